@@ -1,0 +1,80 @@
+"""Problem records, error types and shared limits of the skill engine."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+ERROR = "error"
+WARNING = "warning"
+
+#: Tool names follow OpenAI's rule (Anthropic's and MCP's are no stricter).
+NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
+#: A slash command is "/" followed by one word (letters of any script, digits, "_" or "-").
+COMMAND_RE = re.compile(r"^/[\w-]{1,64}$")
+RESERVED_NAMES = frozenset({"memory_update", "memory_query", "memory_clear"})
+#: Largest instruction.md (and manifest.json) accepted, in bytes.
+MAX_FILE_BYTES = 256 * 1024
+
+MANIFEST_FILE = "manifest.json"
+INSTRUCTION_FILE = "instruction.md"
+TEMPLATES = ("plain", "jinja2")
+DEFAULT_PARAMETERS = {"type": "object", "properties": {}}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One finding about a skill: never raised, always returned as data."""
+
+    severity: str  # "error" | "warning"
+    field: str  # "manifest", "name", "parameters.properties.x", "instruction", ...
+    message: str  # English, says what is wrong and what to do
+    line: int | None = None  # 1-based line in the file the problem is in, when known
+
+    @property
+    def is_error(self) -> bool:
+        return self.severity == ERROR
+
+    @property
+    def file(self) -> str:
+        """The file of the skill folder the problem is about."""
+        if self.field == "folder":
+            return ""
+        if self.field.startswith("instruction"):
+            return INSTRUCTION_FILE
+        return MANIFEST_FILE
+
+    def format(self) -> str:
+        where = self.file
+        if where and self.line is not None:
+            where = f"{where}:{self.line}"
+        prefix = f"{where}: " if where else ""
+        return f"{prefix}{self.severity}: [{self.field}] {self.message}"
+
+
+def error(field: str, message: str, line: int | None = None) -> Problem:
+    return Problem(ERROR, field, message, line)
+
+
+def warning(field: str, message: str, line: int | None = None) -> Problem:
+    return Problem(WARNING, field, message, line)
+
+
+class SkillError(Exception):
+    """Base of the errors raised while rendering a skill."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+class SkillArgumentError(SkillError, ValueError):
+    """The call arguments are wrong: a missing required argument or a schema violation."""
+
+
+class SkillRenderError(SkillError):
+    """The skill itself cannot be rendered (template error, unreadable or broken instruction)."""
+
+
+class UnknownSkillError(LookupError):
+    """No skill of that name is loaded."""

@@ -1,0 +1,234 @@
+"""One-pass rendering of skill instructions, placeholder analysis and the tool-result wrapper."""
+from __future__ import annotations
+
+import json
+import re
+from functools import lru_cache
+from typing import Any, Iterable
+
+import jinja2
+from jinja2 import meta, nodes
+from jinja2.sandbox import SandboxedEnvironment
+from jsonschema import exceptions as js_exceptions
+from jsonschema import validators
+from markupsafe import Markup
+
+from .manifest import declared_names, manifest_parameters
+from .problems import (
+    MAX_FILE_BYTES,
+    TEMPLATES,
+    Problem,
+    SkillArgumentError,
+    SkillRenderError,
+    error,
+    warning,
+)
+
+#: What a `{placeholder}` looks like when it is not a declared parameter (identifier-like names).
+_IDENT_PLACEHOLDER = re.compile(r"\{([^\W\d][\w-]*)\}")
+GUARD_TEMPLATE = ("⚠️ 注意：以下情况不应执行此技能：{exclude}\n"
+                  "如果当前情况符合排除条件，请忽略此技能指令，正常回复用户。\n\n")
+RESULT_TAIL = "请严格按照上述技能指令执行，直接输出执行结果。"
+
+_XML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
+
+_ENV = SandboxedEnvironment(autoescape=False, trim_blocks=True, lstrip_blocks=True,
+                            keep_trailing_newline=True)
+
+
+def xml_escape(text: str) -> str:
+    return text.translate(_XML_ESCAPES)
+
+
+def wrap_value(value: Any) -> str:
+    """`<user_input>VALUE</user_input>`; non-strings are JSON-encoded, then XML-escaped."""
+    if not isinstance(value, str):
+        value = json.dumps(value, ensure_ascii=False)
+    return f"<user_input>{xml_escape(value)}</user_input>"
+
+
+def template_kind(manifest: dict | None) -> str:
+    kind = (manifest or {}).get("template", "plain")
+    return kind if kind in TEMPLATES else "plain"
+
+
+def _declared_pattern(names: Iterable[str]) -> re.Pattern | None:
+    names = sorted(set(names), key=len, reverse=True)
+    if not names:
+        return None
+    return re.compile(r"\{(" + "|".join(re.escape(n) for n in names) + r")\}")
+
+
+def _line_of(text: str, pos: int) -> int:
+    return text.count("\n", 0, pos) + 1
+
+
+# ----------------------------------------------------------------------------- arguments
+
+def validate_arguments(schema: dict, arguments: Any) -> None:
+    """Raise SkillArgumentError naming the failing field when `arguments` breaks `schema`."""
+    if not isinstance(arguments, dict):
+        raise SkillArgumentError("arguments", "arguments must be a JSON object")
+    try:
+        validator = validators.validator_for(schema)(schema)
+        failure = js_exceptions.best_match(validator.iter_errors(arguments))
+    except js_exceptions.SchemaError as exc:
+        raise SkillRenderError("parameters", f"the parameter schema is invalid: {exc.message}") from exc
+    except Exception as exc:  # unresolvable $ref and the like
+        raise SkillRenderError("parameters", f"the parameter schema cannot be used: {exc}") from exc
+    if failure is not None:
+        raise SkillArgumentError(error_field(failure), failure.message)
+
+
+def error_field(err: js_exceptions.ValidationError) -> str:
+    """A dotted path of the argument a jsonschema error is about (`operations.0.key`)."""
+    path = [str(p) for p in err.absolute_path]
+    if err.validator == "required" and isinstance(err.validator_value, list):
+        instance = err.instance if isinstance(err.instance, dict) else {}
+        missing = [str(n) for n in err.validator_value if n not in instance]
+        if missing:
+            path.append(missing[0])
+    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        props = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        patterns = err.schema.get("patternProperties", {}) if isinstance(err.schema, dict) else {}
+        extra = [k for k in err.instance if k not in props
+                 and not any(re.search(p, k) for p in patterns)]
+        if extra:
+            path.append(str(extra[0]))
+    return ".".join(path) or "arguments"
+
+
+# ----------------------------------------------------------------------------- rendering
+
+@lru_cache(maxsize=128)
+def _compile(source: str) -> jinja2.Template:
+    return _ENV.from_string(source)
+
+
+def render_instruction(instruction: str, manifest: dict | None, arguments: dict) -> str:
+    """Render an instruction with call arguments in one pass (plain) or in the Jinja2 sandbox.
+
+    Declared, provided parameters become `<user_input>VALUE</user_input>` (escaped), declared
+    optional parameters not provided become empty, undeclared `{placeholders}` stay as written.
+    Raises SkillArgumentError for arguments that break the schema (a missing required one too).
+    """
+    schema = manifest_parameters(manifest)
+    validate_arguments(schema, arguments)
+    names = declared_names(manifest)
+    values = {name: wrap_value(arguments[name]) for name in names if name in arguments}
+    if template_kind(manifest) == "jinja2":
+        return _render_jinja(instruction, values)
+    pattern = _declared_pattern(names)
+    if pattern is None:
+        return instruction
+    return pattern.sub(lambda m: values.get(m.group(1), ""), instruction)
+
+
+def _render_jinja(instruction: str, values: dict[str, str]) -> str:
+    try:
+        template = _compile(instruction)
+    except jinja2.TemplateSyntaxError as exc:
+        raise SkillRenderError("instruction", f"Jinja2 syntax error on line {exc.lineno}: {exc.message}") from exc
+    try:
+        return template.render({name: Markup(value) for name, value in values.items()})
+    except jinja2.TemplateError as exc:
+        raise SkillRenderError("instruction", f"the Jinja2 template failed: {exc}") from exc
+    except Exception as exc:  # TypeError, ZeroDivisionError, ... raised inside the template
+        raise SkillRenderError("instruction", f"the Jinja2 template failed: {type(exc).__name__}: {exc}") from exc
+
+
+def guard_text(exclude: Any) -> str:
+    if not isinstance(exclude, str) or not exclude.strip():
+        return ""
+    return GUARD_TEMPLATE.format(exclude=exclude.strip())
+
+
+def wrap_tool_result(name: str, instruction: str, memory_block: str = "") -> str:
+    """The exact tool result: the instruction in a `<skill>` element, memory in `<context>`."""
+    memory_block = (memory_block or "").strip("\n")
+    context = f"<context>\n{memory_block}\n</context>\n" if memory_block.strip() else ""
+    return f'<skill name="{name}">\n{instruction}\n{context}</skill>\n{RESULT_TAIL}'
+
+
+def render_tool_result(name: str, instruction: str, manifest: dict | None, arguments: dict,
+                       memory_block: str = "") -> str:
+    """Guard + rendered instruction, wrapped as the tool result the LLM receives."""
+    body = render_instruction(instruction, manifest, arguments).strip()
+    return wrap_tool_result(name, guard_text((manifest or {}).get("exclude")) + body, memory_block)
+
+
+# ----------------------------------------------------------------------------- analysis
+
+def placeholder_spans(instruction: str, declared: Iterable[str],
+                      template: str = "plain") -> list[tuple[int, int, str, bool]]:
+    """(start, end, name, declared) of every placeholder, for editor highlighting.
+
+    Plain templates: `{name}`. Jinja2 templates: `{{ name ... }}` expressions that start with a name.
+    """
+    declared = set(declared)
+    spans: dict[int, tuple[int, int, str, bool]] = {}
+    if template == "jinja2":
+        for m in re.finditer(r"\{\{-?\s*([^\W\d]\w*)(?:(?!\}\}).)*\}\}", instruction, re.S):
+            spans[m.start()] = (m.start(), m.end(), m.group(1), m.group(1) in declared)
+        return [spans[k] for k in sorted(spans)]
+    pattern = _declared_pattern(declared)
+    if pattern is not None:
+        for m in pattern.finditer(instruction):
+            spans[m.start()] = (m.start(), m.end(), m.group(1), True)
+    for m in _IDENT_PLACEHOLDER.finditer(instruction):
+        if m.start() not in spans and m.group(1) not in declared:
+            spans[m.start()] = (m.start(), m.end(), m.group(1), False)
+    return [spans[k] for k in sorted(spans)]
+
+
+def instruction_problems(text: str, manifest: dict | None) -> list[Problem]:
+    """Problems of instruction text against its manifest: empty, oversized, template errors,
+    undeclared placeholders and declared parameters that are never used."""
+    if len(text.encode("utf-8", "surrogatepass")) > MAX_FILE_BYTES:
+        return [error("instruction", f"instruction.md is larger than {MAX_FILE_BYTES // 1024} KiB; "
+                                     "shorten it (the whole text is sent to the LLM on every call).")]
+    if not text.strip():
+        return [error("instruction", "instruction.md is empty; write the steps the LLM should follow.")]
+    names = declared_names(manifest)
+    if template_kind(manifest) == "jinja2":
+        return _jinja_problems(text, names)
+    problems: list[Problem] = []
+    used: set[str] = set()
+    reported: set[str] = set()
+    for start, _end, name, declared in placeholder_spans(text, names):
+        if declared:
+            used.add(name)
+        elif name not in reported:
+            reported.add(name)
+            problems.append(warning("instruction", f"Placeholder {{{name}}} is not a declared parameter, "
+                                                   "so it is sent to the LLM as written; declare "
+                                                   f"{name!r} in parameters.properties or remove it.",
+                                    _line_of(text, start)))
+    problems.extend(_unused(names, used, "{%s}"))
+    return problems
+
+
+def _jinja_problems(text: str, names: list[str]) -> list[Problem]:
+    try:
+        ast = _ENV.parse(text)
+    except jinja2.TemplateSyntaxError as exc:
+        return [error("instruction", f"Jinja2 syntax error: {exc.message}; fix the template.", exc.lineno)]
+    problems: list[Problem] = []
+    variables = meta.find_undeclared_variables(ast)
+    lines: dict[str, int] = {}
+    for node in ast.find_all(nodes.Name):
+        if node.ctx == "load":
+            lines.setdefault(node.name, node.lineno)
+    for name in sorted(variables - set(names), key=lambda n: (lines.get(n, 0), n)):
+        problems.append(warning("instruction", f"Template variable {name!r} is not a declared parameter, "
+                                               "so it is always empty; declare it in "
+                                               "parameters.properties or remove it.", lines.get(name)))
+    problems.extend(_unused(names, variables & set(names), "{{ %s }}"))
+    return problems
+
+
+def _unused(names: list[str], used: set[str], form: str) -> list[Problem]:
+    return [warning(f"parameters.properties.{name}",
+                    f"Parameter {name!r} is declared but never used in instruction.md; write "
+                    f"{form % name} where its value belongs or remove the parameter.")
+            for name in names if name not in used]

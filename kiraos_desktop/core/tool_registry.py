@@ -1,0 +1,208 @@
+"""The tools a bot host sees: the three memory tools plus every enabled skill, in each provider's shape."""
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass
+from typing import Any, Callable, Protocol
+
+from kiraos_desktop.core.skills import (
+    SkillArgumentError,
+    SkillRenderError,
+    SkillRouter,
+    UnknownSkillError,
+    validate_arguments,
+)
+
+#: How many events the memory block handed to a skill carries.
+SKILL_CONTEXT_EVENTS = 3
+
+MEMORY_UPDATE = "memory_update"
+MEMORY_QUERY = "memory_query"
+MEMORY_CLEAR = "memory_clear"
+
+
+class MemoryTools(Protocol):
+    def update(self, user_id: str, operations: list, actor: str) -> str: ...
+    def query(self, user_id: str) -> str: ...
+    def clear(self, user_id: str, actor: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class ToolDescriptor:
+    """One tool, provider-neutral."""
+
+    name: str
+    description: str
+    input_schema: dict
+
+
+@dataclass(frozen=True)
+class ToolResult:
+    tool: str
+    content: str
+    is_error: bool
+
+
+class UnknownToolError(LookupError):
+    """No enabled tool of that name (unknown, disabled, or a skill with errors)."""
+
+    def __init__(self, name: str):
+        super().__init__(f"unknown tool {name!r}")
+        self.name = name
+
+
+class ToolArgumentError(ValueError):
+    """The arguments break the tool's input schema; `field` is the dotted path of the culprit."""
+
+    def __init__(self, field: str, message: str):
+        super().__init__(f"{field}: {message}")
+        self.field = field
+        self.message = message
+
+
+_EMPTY_SCHEMA = {"type": "object", "properties": {}, "additionalProperties": False}
+
+MEMORY_UPDATE_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "operations": {
+            "type": "array",
+            "description": "记忆操作列表，可一次提交多项操作。",
+            "items": {
+                "type": "object",
+                "properties": {
+                    "op": {"type": "string",
+                           "description": "操作类型：set | event | del。set 新增或更新一条画像键值对；"
+                                          "event 追加一条事件日志；del 删除指定 key 的画像条目。"},
+                    "key": {"type": "string", "description": "画像键名（set/del 时必填）"},
+                    "value": {"type": "string", "description": "画像值（set 时）或事件描述（event 时）"},
+                    "category": {"type": "string",
+                                 "description": "basic | preference | social | other（可选，默认 basic）"},
+                    "confidence": {"type": "number",
+                                   "description": "0-1 的置信度（可选，默认 0.5）。确定的信息用 0.8 以上，"
+                                                  "不确定的用 0.3-0.5。"},
+                    "ttl": {"type": "string",
+                            "description": "过期时间，如 30d、7d、12h、30m、2w、1d12h（可选）"},
+                },
+            },
+        },
+    },
+    "required": ["operations"],
+    "additionalProperties": False,
+}
+
+MEMORY_DESCRIPTORS = (
+    ToolDescriptor(
+        MEMORY_UPDATE,
+        "管理用户记忆的主要工具，支持批量操作。在对话中识别到有价值的用户信息（身份、偏好、社交关系、"
+        "重要事件）时调用：set 记录或更新画像，event 记录事件，del 删除画像。闲聊不要调用。",
+        MEMORY_UPDATE_SCHEMA,
+    ),
+    ToolDescriptor(
+        MEMORY_QUERY,
+        "查询当前用户的全部记忆，返回按分类分组的完整画像和近期事件。用户主动查询自身记忆时使用，"
+        "例如「你记得我什么？」「你知道我的信息吗？」「我的画像」。",
+        _EMPTY_SCHEMA,
+    ),
+    ToolDescriptor(
+        MEMORY_CLEAR,
+        "清除用户全部记忆数据（画像 + 事件日志）。仅当用户明确要求时调用，"
+        "例如「忘记我」「清除我的记忆」「删除我的所有信息」。",
+        _EMPTY_SCHEMA,
+    ),
+)
+_MEMORY_BY_NAME = {d.name: d for d in MEMORY_DESCRIPTORS}
+
+
+class ToolRegistry:
+    """Lists tools for a bot host and dispatches calls by name, validating arguments first."""
+
+    def __init__(self, memory_tools: MemoryTools, skills: SkillRouter,
+                 context_fn: Callable[[str, int], str]):
+        self._memory = memory_tools
+        self._skills = skills
+        self._context_fn = context_fn
+
+    @property
+    def skills(self) -> SkillRouter:
+        return self._skills
+
+    # ------------------------------------------------------------------ listing
+
+    def descriptors(self) -> list[ToolDescriptor]:
+        """memory_update, memory_query, memory_clear, then every enabled valid skill."""
+        tools = list(MEMORY_DESCRIPTORS)
+        for skill in self._skills.enabled_skills():
+            tools.append(ToolDescriptor(skill.name, skill.tool_description, skill.parameters))
+        return tools
+
+    def descriptor(self, name: str) -> ToolDescriptor:
+        """The descriptor of a callable tool, or UnknownToolError."""
+        if name in _MEMORY_BY_NAME:
+            return _MEMORY_BY_NAME[name]
+        skill = self._skills.get(name)
+        if skill is None or not skill.valid or not skill.enabled:
+            raise UnknownToolError(name)
+        return ToolDescriptor(skill.name, skill.tool_description, skill.parameters)
+
+    def as_openai(self) -> list[dict]:
+        """Chat Completions `tools`: {"type": "function", "function": {name, description, parameters}}."""
+        return [{"type": "function",
+                 "function": {"name": d.name, "description": d.description,
+                              "parameters": copy.deepcopy(d.input_schema)}}
+                for d in self.descriptors()]
+
+    def as_anthropic(self) -> list[dict]:
+        """Messages API `tools`: {name, description, input_schema}."""
+        return [{"name": d.name, "description": d.description,
+                 "input_schema": copy.deepcopy(d.input_schema)}
+                for d in self.descriptors()]
+
+    def as_mcp(self) -> list[dict]:
+        """MCP `tools/list` entries: {name, description, inputSchema}."""
+        return [{"name": d.name, "description": d.description,
+                 "inputSchema": copy.deepcopy(d.input_schema)}
+                for d in self.descriptors()]
+
+    def list_tools(self, fmt: str) -> list[dict]:
+        """The tool list in format "openai", "anthropic" or "mcp" (ValueError otherwise)."""
+        formats = {"openai": self.as_openai, "anthropic": self.as_anthropic, "mcp": self.as_mcp}
+        if fmt not in formats:
+            raise ValueError(f"unknown tool format {fmt!r}; use openai, anthropic or mcp")
+        return formats[fmt]()
+
+    # ------------------------------------------------------------------ dispatch
+
+    def call(self, name: str, user_id: str, arguments: dict | None,
+             actor: str = "tool") -> ToolResult:
+        """Run a tool for `user_id`. Raises UnknownToolError or ToolArgumentError; a skill whose
+        template fails at run time gives a ToolResult with is_error=True."""
+        descriptor = self.descriptor(name)
+        if arguments is None:
+            arguments = {}
+        try:
+            validate_arguments(descriptor.input_schema, arguments)
+        except SkillArgumentError as exc:
+            raise ToolArgumentError(exc.field, exc.message) from exc
+        except SkillRenderError as exc:
+            return ToolResult(name, f"技能 {name} 无法执行: {exc.message}", True)
+
+        if name == MEMORY_UPDATE:
+            return ToolResult(name, self._memory.update(user_id, arguments["operations"], actor), False)
+        if name == MEMORY_QUERY:
+            return ToolResult(name, self._memory.query(user_id), False)
+        if name == MEMORY_CLEAR:
+            return ToolResult(name, self._memory.clear(user_id, actor), False)
+        return self._call_skill(name, user_id, arguments)
+
+    def _call_skill(self, name: str, user_id: str, arguments: dict[str, Any]) -> ToolResult:
+        memory_block = self._context_fn(user_id, SKILL_CONTEXT_EVENTS) or ""
+        try:
+            content = self._skills.render(name, arguments, memory_block)
+        except UnknownSkillError as exc:  # deleted by a reload between lookup and render
+            raise UnknownToolError(name) from exc
+        except SkillArgumentError as exc:
+            raise ToolArgumentError(exc.field, exc.message) from exc
+        except SkillRenderError as exc:
+            return ToolResult(name, f"技能 {name} 无法执行: {exc.message}", True)
+        return ToolResult(name, content, False)
