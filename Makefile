@@ -1,0 +1,35 @@
+# KiraOS Desktop developer commands. Every target creates the virtual environment when missing.
+PYTHON ?= python3
+VENV ?= .venv
+PY := $(VENV)/bin/python
+STAMP := $(VENV)/.installed
+DATA_DIR ?=
+RUN_ARGS ?=
+
+.PHONY: run test bench dist screenshots clean
+
+$(PY):
+	$(PYTHON) -m venv $(VENV)
+	$(PY) -m pip install --quiet --upgrade pip
+
+$(STAMP): pyproject.toml | $(PY)
+	$(PY) -m pip install --quiet -e '.[test,build]'
+	touch $(STAMP)
+
+run: $(STAMP)
+	$(VENV)/bin/kiraos-desktop $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(RUN_ARGS)
+
+test: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
+
+bench: $(STAMP)
+	$(PY) bench/run_all.py
+
+dist: $(STAMP)
+	$(PY) -m PyInstaller --noconfirm --clean build.spec
+
+screenshots: $(STAMP)
+	QT_QPA_PLATFORM=offscreen $(VENV)/bin/kiraos-desktop --screenshot docs/screenshots
+
+clean:
+	rm -rf build dist *.egg-info .pytest_cache

@@ -1,0 +1,205 @@
+"""Command-line interface: the GUI by default, `serve`, and one-shot commands (argparse)."""
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from kiraos_desktop import __version__
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    """Bad usage or bad input: printed as one line on stderr, exit code 2."""
+
+
+def _common_parent() -> argparse.ArgumentParser:
+    # default=SUPPRESS lets the same options appear before and after the subcommand without the
+    # subcommand's unset copy overwriting a value given before it.
+    parent = argparse.ArgumentParser(add_help=False)
+    data = parent.add_argument_group("data options")
+    data.add_argument("--data-dir", metavar="D", default=argparse.SUPPRESS,
+                      help="data dir (default: the platform's user data dir, or $KIRAOS_DATA_DIR)")
+    data.add_argument("--kira-data", metavar="D", default=argparse.SUPPRESS,
+                      help="companion mode: use D/memory/kiraos.db and D/skills of a KiraOS plugin install")
+    data.add_argument("--db", metavar="FILE", default=argparse.SUPPRESS, help="database file to use")
+    data.add_argument("--skills-dir", metavar="D", default=argparse.SUPPRESS, help="skills folder to use")
+    return parent
+
+
+def _api_parent() -> argparse.ArgumentParser:
+    parent = argparse.ArgumentParser(add_help=False)
+    api = parent.add_argument_group("API options (override settings for this run)")
+    api.add_argument("--host", default=argparse.SUPPRESS, help="address to bind (default 127.0.0.1)")
+    api.add_argument("--port", type=int, default=argparse.SUPPRESS, help="port to bind (0: any free port)")
+    auth = api.add_mutually_exclusive_group()
+    auth.add_argument("--token", default=argparse.SUPPRESS, help="bearer token for this run")
+    auth.add_argument("--no-auth", action="store_true", default=argparse.SUPPRESS,
+                      help="serve without a token (only allowed on a loopback address)")
+    return parent
+
+
+def build_parser() -> argparse.ArgumentParser:
+    common, api = _common_parent(), _api_parent()
+    parser = argparse.ArgumentParser(
+        prog="kiraos-desktop", parents=[common, api],
+        description="KiraOS Desktop: memory manager and skill workbench for chatbots.")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--screenshot", metavar="DIR", help="render every page to PNG files in DIR and exit")
+    parser.add_argument("--self-test", action="store_true", help="smoke test in a temporary data dir, then exit")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    sub.add_parser("serve", parents=[common, api], help="serve the API only, no window")
+
+    p = sub.add_parser("context", parents=[common], help="print the memory block for users")
+    p.add_argument("--user", action="append", required=True, metavar="U", help="user id (repeatable)")
+    p.add_argument("--max-chars", type=int, metavar="N", help="character budget per user (0: unlimited)")
+    p.add_argument("--json", action="store_true", help="print the API's JSON reply instead of the text")
+
+    p = sub.add_parser("call", parents=[common], help="run a tool as the bot would")
+    p.add_argument("tool", metavar="TOOL")
+    p.add_argument("--user", required=True, metavar="U")
+    p.add_argument("--json", dest="arguments", metavar="ARGS", default="{}", help="tool arguments as JSON")
+
+    try:
+        from kiraos_desktop.cli_skills import add_skills_parser
+    except ImportError:  # the skills commands are optional while the package is being assembled
+        add_skills_parser = None
+    if add_skills_parser is not None:
+        add_skills_parser(sub, [common])
+
+    p = sub.add_parser("backup", parents=[common], help="copy the live database to FILE")
+    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser("export", parents=[common], help="write users' memory to a JSON file")
+    p.add_argument("--user", action="append", metavar="U", help="only this user (repeatable)")
+    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser("import", parents=[common], help="merge a JSON export (all or nothing)")
+    p.add_argument("file", metavar="FILE")
+    p = sub.add_parser("token", parents=[common], help="print the API token")
+    p.add_argument("--regenerate", action="store_true", help="make a new token first")
+    return parser
+
+
+def open_engine(args: argparse.Namespace):
+    from kiraos_desktop.core.engine import Engine
+
+    return Engine.open(data_dir=getattr(args, "data_dir", None), kira_data=getattr(args, "kira_data", None),
+                       db=getattr(args, "db", None), skills_dir=getattr(args, "skills_dir", None))
+
+
+def _context(args, engine) -> int:
+    if args.max_chars is not None and args.max_chars < 0:
+        raise UsageError("--max-chars must be 0 or more")
+    result = engine.context.build(args.user, max_chars=args.max_chars)
+    if args.json:
+        print(json.dumps({"context": result.text, "users": result.users, "truncated": result.truncated},
+                         ensure_ascii=False))
+    elif result.text:
+        print(result.text)
+    return EXIT_OK
+
+
+def _call(args, engine) -> int:
+    from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolError
+
+    try:
+        arguments = json.loads(args.arguments)
+    except json.JSONDecodeError as exc:
+        raise UsageError(f"--json is not valid JSON: {exc.msg} (column {exc.colno})") from None
+    if not isinstance(arguments, dict):
+        raise UsageError("--json must be a JSON object of tool arguments")
+    try:
+        result = engine.tools.call(args.tool, args.user, arguments, actor="cli")
+    except UnknownToolError:
+        raise UsageError(f"unknown tool {args.tool!r}; see `kiraos-desktop skills list`") from None
+    except ToolArgumentError as exc:
+        raise UsageError(f"invalid arguments for {args.tool}: {exc}") from None
+    print(result.content)
+    return EXIT_FAILURE if result.is_error else EXIT_OK
+
+
+def _transfer(args, engine) -> int:
+    from kiraos_desktop.core import transfer
+
+    if args.command == "backup":
+        path = transfer.backup(engine.store, Path(args.file))
+        print(f"backup written to {path}")
+    elif args.command == "export":
+        count = transfer.export_file(engine.store, Path(args.file), args.user)
+        print(f"exported {count} user(s) to {args.file}")
+    else:
+        plan = transfer.read_import_file(Path(args.file))
+        profiles, events = transfer.apply_import(engine.store, plan, actor="import")
+        print(f"imported {len(plan.user_ids)} user(s): {profiles} profile entries, {events} new events")
+    return EXIT_OK
+
+
+def _token(args, engine) -> int:
+    print(engine.regenerate_token() if args.regenerate else engine.api_token)
+    return EXIT_OK
+
+
+def _run_command(args) -> int:
+    from kiraos_desktop.core.records import StoreError
+    from kiraos_desktop.core.settings import SettingsError
+
+    if args.command == "skills":
+        from kiraos_desktop.cli_skills import run_skills
+
+        if getattr(args, "dir", None):
+            return run_skills(args, None)
+    if args.self_test:
+        from kiraos_desktop.selftest import run_self_test
+
+        return run_self_test()
+    try:
+        engine = open_engine(args)
+    except (SettingsError, ValueError, OSError) as exc:
+        raise UsageError(str(exc)) from None
+    try:
+        for warning in engine.settings_warnings:
+            print(f"warning: {warning}", file=sys.stderr)
+        if args.command == "serve":
+            from kiraos_desktop.api.server import serve_forever
+
+            return serve_forever(engine, args)
+        if args.command is None:
+            from kiraos_desktop.ui.app import run_gui
+
+            return run_gui(engine, args)
+        handlers = {"context": _context, "call": _call, "backup": _transfer, "export": _transfer,
+                    "import": _transfer, "token": _token}
+        if args.command == "skills":
+            from kiraos_desktop.cli_skills import run_skills
+
+            return run_skills(args, engine)
+        try:
+            return handlers[args.command](args, engine)
+        except StoreError as exc:
+            raise UsageError(str(exc)) from None
+    finally:
+        engine.close()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if getattr(args, "kira_data", None) and getattr(args, "data_dir", None):
+        parser.error("use either --data-dir or --kira-data, not both")
+    try:
+        return _run_command(args)
+    except UsageError as exc:
+        print(f"kiraos-desktop: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        return EXIT_FAILURE
+    except Exception as exc:  # last resort: one clear line, not a traceback, for the user
+        print(f"kiraos-desktop: failed: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return EXIT_FAILURE
+
+
+if __name__ == "__main__":
+    sys.exit(main())

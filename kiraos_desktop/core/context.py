@@ -1,0 +1,158 @@
+"""Builds the memory block injected into the system prompt, with item-wise truncation and a cache."""
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import TYPE_CHECKING, Callable
+
+from kiraos_desktop.core.changes import ChangeEvent
+from kiraos_desktop.core.records import CATEGORIES, EventEntry, ProfileEntry
+from kiraos_desktop.core.templates import template
+from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
+
+if TYPE_CHECKING:
+    from kiraos_desktop.core.store import MemoryStore
+
+_SANITIZE = str.maketrans({"<": "＜", ">": "＞", "\r": " ", "\n": " "})
+
+
+def sanitize(text: object) -> str:
+    """Keep stored text from breaking out of the block: no tags, no line breaks."""
+    return str(text).translate(_SANITIZE)
+
+
+def confidence_mark(confidence: float) -> str:
+    if confidence >= 0.8:
+        return "✓"
+    if confidence >= 0.5:
+        return "?"
+    return "~"
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    kind: str  # a category name or "events"
+    label: str  # what the item says, for people (e.g. "昵称=小明" or "2025-03-01 完成半马")
+    payload: dict
+
+
+@dataclass(frozen=True)
+class UserContext:
+    user_id: str
+    text: str
+    budget: int  # 0 = unlimited
+    kept: tuple[ContextItem, ...]
+    dropped: tuple[ContextItem, ...]
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.dropped)
+
+
+@dataclass(frozen=True)
+class ContextResult:
+    text: str
+    users: list[str]
+    per_user: list[UserContext] = field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        return any(u.truncated for u in self.per_user)
+
+
+def _items(profiles: list[ProfileEntry], events: list[EventEntry]) -> list[ContextItem]:
+    """All items in priority order: basic, preference, social, other (then unknown), then events."""
+    rank = {name: i for i, name in enumerate(CATEGORIES)}
+    ordered = sorted(profiles, key=lambda p: rank.get(p.category, len(rank)))  # stable: keeps in-category order
+    items = [
+        ContextItem(p.category, f"{p.key}={p.value}",
+                    {"key": sanitize(p.key), "value": sanitize(p.value), "mark": confidence_mark(p.confidence)})
+        for p in ordered
+    ]
+    for e in events:
+        date = (e.created_at or "")[:10]
+        items.append(ContextItem("events", f"{date} {e.summary}", {"date": date, "summary": sanitize(e.summary)}))
+    return items
+
+
+def _render(user_id: str, items: list[ContextItem]) -> str:
+    sections: list[dict] = []
+    for item in items:
+        if not sections or sections[-1]["label"] != item.kind:
+            sections.append({"label": item.kind, "entries": []})
+        sections[-1]["entries"].append(item.payload)
+    return template("context.j2").render(user_id=sanitize(user_id), sections=sections)
+
+
+def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[EventEntry],
+                      max_chars: int) -> UserContext:
+    """Keep items in priority order; the first item that does not fit ends the block (never cut)."""
+    items = _items(profiles, events)
+    full = _render(user_id, items)
+    if not max_chars or len(full) <= max_chars:
+        return UserContext(user_id, full, max_chars, tuple(items), ())
+    # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
+    low, high, best = 0, len(items) - 1, ""
+    while low <= high:
+        mid = (low + high) // 2
+        text = _render(user_id, items[:mid + 1])
+        if len(text) <= max_chars:
+            low, best = mid + 1, text
+        else:
+            high = mid - 1
+    return UserContext(user_id, best, max_chars, tuple(items[:low]), tuple(items[low:]))
+
+
+class ContextBuilder:
+    """Memory blocks for one or more users, cached per user until a change event drops them."""
+
+    def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object]):
+        self._store = store
+        self._settings = settings_getter
+        self._lock = threading.Lock()
+        self._cache: dict[tuple[str, int, int], tuple[UserContext, str | None]] = {}
+        self._generation = 0
+        store.changes.subscribe(self._on_store_changed)
+
+    def _on_store_changed(self, event: ChangeEvent) -> None:
+        with self._lock:
+            self._generation += 1
+            if event.user_id is None:
+                self._cache.clear()
+            else:
+                for cache_key in [k for k in self._cache if k[0] == event.user_id]:
+                    del self._cache[cache_key]
+
+    def invalidate(self) -> None:
+        self._on_store_changed(ChangeEvent(None, "settings", "gui"))
+
+    def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext:
+        settings = self._settings()
+        events = settings.max_events_per_user if max_events is None else max_events
+        budget = settings.max_context_chars if max_chars is None else max_chars
+        cache_key = (user_id, events, budget)
+        now = now_iso()
+        with self._lock:
+            hit = self._cache.get(cache_key)
+            generation = self._generation
+        if hit is not None and (hit[1] is None or now < hit[1]):
+            return hit[0]
+        profiles, event_rows = self._store.context_rows(user_id, events, now)
+        block = render_user_block(user_id, profiles, event_rows, budget)
+        # The block is exact until the earliest expiry among the entries it read.
+        expiries = [parse_timestamp(p.expires_at) for p in profiles if p.expires_at]
+        valid_until = min(expiries).isoformat() if expiries else None
+        with self._lock:
+            if generation == self._generation:
+                self._cache[cache_key] = (block, valid_until)
+        return block
+
+    def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None) -> ContextResult:
+        """One block per user (each with its own budget), joined by newlines; empty users add nothing."""
+        blocks = [self.user_block(uid, max_events=max_events, max_chars=max_chars) for uid in user_ids]
+        text = "\n".join(b.text for b in blocks if b.text)
+        return ContextResult(text, list(user_ids), blocks)
+
+    def block_text(self, user_id: str, max_events: int) -> str:
+        return self.user_block(user_id, max_events=max_events).text

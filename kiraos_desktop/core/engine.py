@@ -1,0 +1,106 @@
+"""The application service: wires settings, store, context, memory tools, skills and tool registry."""
+from __future__ import annotations
+
+import logging
+import threading
+from pathlib import Path
+from typing import Callable
+
+from kiraos_desktop.core.context import ContextBuilder
+from kiraos_desktop.core.memory_tools import MemoryTools
+from kiraos_desktop.core.paths import DataPaths, resolve_paths
+from kiraos_desktop.core.settings import Settings, load_settings, save_settings
+from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.token import generate_token, load_or_create_token, save_token
+from kiraos_desktop.core.tool_registry import ToolRegistry
+from kiraos_desktop.core.watcher import ExternalChangeWatcher
+
+log = logging.getLogger(__name__)
+SettingsListener = Callable[[Settings, Settings], None]
+
+
+class Engine:
+    """One per process. The API and the UI both receive it; neither builds its own store."""
+
+    def __init__(self, paths: DataPaths, settings: Settings, *, settings_warnings: list[str] | None = None,
+                 install_examples: bool = True):
+        first_start = not paths.settings_file.exists()
+        paths.ensure()
+        self.paths = paths
+        self._settings = settings
+        self.settings_warnings = list(settings_warnings or [])
+        self._listeners: list[SettingsListener] = []
+        self._lock = threading.Lock()
+        self.store = MemoryStore(paths.db_path, max_profiles_per_user=settings.max_profiles_per_user,
+                                 max_event_keep=settings.max_event_keep)
+        self.context = ContextBuilder(self.store, lambda: self._settings)
+        self.memory_tools = MemoryTools(self.store, lambda: self._settings)
+        if first_start:
+            if install_examples and not paths.companion:
+                copied = install_bundled_skills(paths.skills_dir)
+                log.info("installed example skills: %s", ", ".join(copied) or "none")
+            save_settings(paths.settings_file, settings)
+        self.skills = SkillRouter(paths.skills_dir, disabled=settings.disabled_skills)
+        self.tools = ToolRegistry(self.memory_tools, self.skills, self.context.block_text)
+        self._watcher = ExternalChangeWatcher(self.store.poll_external_change)
+
+    @classmethod
+    def open(cls, data_dir=None, kira_data=None, db=None, skills_dir=None, install_examples: bool = True) -> "Engine":
+        base = resolve_paths(data_dir=data_dir, kira_data=kira_data)
+        settings, unknown = load_settings(base.settings_file)
+        paths = resolve_paths(data_dir=data_dir, kira_data=kira_data, db=db, skills_dir=skills_dir,
+                              configured_skills_dir=settings.skills_dir)
+        warnings = [f"unknown setting ignored: {key}" for key in unknown]
+        return cls(paths, settings, settings_warnings=warnings, install_examples=install_examples)
+
+    # ---- settings ------------------------------------------------------------------------
+
+    @property
+    def settings(self) -> Settings:
+        return self._settings
+
+    def on_settings_changed(self, listener: SettingsListener) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener)
+
+    def update_settings(self, new: Settings) -> None:
+        """Persist atomically, then apply: limits, disabled skills, context cache, listeners."""
+        with self._lock:
+            old = self._settings
+            save_settings(self.paths.settings_file, new)
+            self._settings = new
+            self.store.max_profiles_per_user = new.max_profiles_per_user
+            self.store.max_event_keep = new.max_event_keep
+        if new.disabled_skills != old.disabled_skills:
+            self.skills.set_disabled(new.disabled_skills)
+        self.context.invalidate()
+        for listener in list(self._listeners):
+            listener(old, new)
+
+    # ---- API token -----------------------------------------------------------------------
+
+    @property
+    def api_token(self) -> str:
+        return self._settings.api_token or load_or_create_token(self.paths.token_file)
+
+    def regenerate_token(self) -> str:
+        token = generate_token()
+        save_token(self.paths.token_file, token)
+        if self._settings.api_token:
+            self.update_settings(self._settings.replace(api_token=""))
+        return token
+
+    # ---- lifecycle -----------------------------------------------------------------------
+
+    def start_watching(self) -> None:
+        self._watcher.start()
+
+    def close(self) -> None:
+        self._watcher.stop()
+        self.store.close()
+
+
+def open_engine_at(data_dir: Path) -> Engine:
+    """Convenience for tests and scripts: a standalone engine on one data dir."""
+    return Engine.open(data_dir=data_dir)

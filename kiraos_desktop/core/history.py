@@ -1,0 +1,66 @@
+"""Reverting audited changes: the basis of "revert this change" and of undo/redo in the window."""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from kiraos_desktop.core.records import NotFoundError
+
+if TYPE_CHECKING:
+    from kiraos_desktop.core.store import MemoryStore
+    from kiraos_desktop.core.write_batch import WriteBatch
+
+REVERTIBLE = ("profile_set", "profile_delete", "event_add", "event_update", "event_delete",
+              "event_trim", "user_clear", "purge_expired")
+
+
+def describe(action: str, target: str | None) -> str:
+    """A short English phrase for a change, for logs and feeds (the UI translates its own)."""
+    subject = f" {target}" if target else ""
+    return f"{action.replace('_', ' ')}{subject}"
+
+
+def _restore_snapshot(batch: "WriteBatch", snapshot: dict) -> None:
+    for profile in snapshot.get("profiles", []):
+        batch.restore_profile(profile)
+    for event in snapshot.get("events", []):
+        batch.restore_event(event)
+
+
+def apply_revert(batch: "WriteBatch", change) -> None:
+    """Write, inside `batch`, what undoes `change` (the inverse is audited like any write)."""
+    before, after = change.before, change.after
+    if change.action == "profile_set":
+        if before is None:
+            batch.delete_profile(change.user_id, change.target)
+        else:
+            batch.restore_profile(before)
+    elif change.action == "profile_delete":
+        batch.restore_profile(before)
+    elif change.action == "event_add":
+        batch.delete_event(change.user_id, int(after["id"]))
+    elif change.action == "event_update":
+        batch.update_event(change.user_id, int(before["id"]), before["summary"])
+    elif change.action == "event_delete":
+        batch.restore_event(before)
+    elif change.action in ("event_trim", "user_clear", "purge_expired"):
+        _restore_snapshot(batch, before or {})
+    else:
+        raise ValueError(f"a change of kind {change.action!r} cannot be reverted")
+
+
+def revert_changes(store: "MemoryStore", change_ids: list[int], actor: str) -> list[int]:
+    """Revert several changes (newest first) in one transaction; returns the ids of the new changes."""
+    changes = []
+    for change_id in change_ids:
+        change = store.get_change(change_id)
+        if change is None:
+            raise NotFoundError(f"change {change_id} does not exist")
+        changes.append(change)
+    with store.batch(actor) as batch:
+        for change in sorted(changes, key=lambda c: c.id, reverse=True):
+            apply_revert(batch, change)
+    return list(batch.change_ids)
+
+
+def revert_change(store: "MemoryStore", change_id: int, actor: str) -> list[int]:
+    return revert_changes(store, [change_id], actor)

@@ -1,0 +1,113 @@
+"""The three memory tools the LLM calls: memory_update, memory_query, memory_clear (plugin texts)."""
+from __future__ import annotations
+
+from datetime import datetime
+from typing import TYPE_CHECKING, Any, Callable
+
+from kiraos_desktop.core.context import sanitize
+from kiraos_desktop.core.records import CATEGORIES, LimitError, ValidationError, check_user_id
+from kiraos_desktop.core.templates import template
+from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
+
+if TYPE_CHECKING:
+    from kiraos_desktop.core.store import MemoryStore
+
+SUMMARY_ITEMS = 5
+
+
+class MemoryTools:
+    def __init__(self, store: "MemoryStore", settings_getter: Callable[[], Any]):
+        self._store = store
+        self._settings = settings_getter
+
+    def update(self, user_id: str, operations: list, actor: str = "tool") -> str:
+        """Apply every operation in one transaction; refused ones become `skip: reason` results."""
+        check_user_id(user_id)
+        if not isinstance(operations, list):
+            raise ValidationError("operations", "must be a list of operations")
+        results: list[str] = []
+        done = 0
+        with self._store.batch(actor) as batch:
+            for op in operations:
+                text, applied = self._apply(batch, user_id, op)
+                results.append(text)
+                done += applied
+        live = self._store.get_profiles(user_id, include_expired=False)
+        summary = [f"{sanitize(p.key)}={sanitize(p.value)}" for p in live[:SUMMARY_ITEMS]]
+        return template("memory_update.j2").render(
+            done=done, results=results, summary=summary, more=max(0, len(live) - SUMMARY_ITEMS))
+
+    def _apply(self, batch, user_id: str, op: Any) -> tuple[str, int]:
+        if not isinstance(op, dict):
+            return "skip: 操作必须是对象 (operation must be an object)", 0
+        kind = op.get("op")
+        if kind == "set":
+            return self._set(batch, user_id, op)
+        if kind == "event":
+            value = op.get("value")
+            try:
+                batch.add_event(user_id, value)
+            except ValidationError as exc:
+                return f"skip: event {_reason(exc)}", 0
+            return f"event: {sanitize(value)}", 1
+        if kind == "del":
+            key = op.get("key")
+            if not isinstance(key, str) or not key.strip():
+                return "skip: del 缺少 key (del needs a key)", 0
+            found = batch.delete_profile(user_id, key.strip())
+            return f"del {sanitize(key.strip())}: {'ok' if found else 'not found'}", int(found)
+        return f"skip: 未知操作 {sanitize(kind)!r}，可用: set, event, del (unknown op)", 0
+
+    def _set(self, batch, user_id: str, op: dict) -> tuple[str, int]:
+        key, value = op.get("key"), op.get("value")
+        label = sanitize(key) if isinstance(key, str) else "?"
+        if not isinstance(key, str) or not key.strip() or value is None or (isinstance(value, str) and not value.strip()):
+            return f"skip: set {label} 缺少 key 或 value (set needs key and value)", 0
+        category = op.get("category") or "basic"
+        if category not in CATEGORIES:
+            return f"skip: set {label} 分类 {sanitize(category)!r} 无效，可用: {', '.join(CATEGORIES)}", 0
+        ttl = op.get("ttl")
+        expires_at = None
+        if ttl not in (None, ""):
+            try:
+                expires_at = to_iso(datetime.fromisoformat(batch.now) + parse_ttl(ttl))
+            except TTLError as exc:
+                return f"skip: set {label} ttl 无效: {sanitize(exc)}", 0
+        existed = batch.profile(user_id, key.strip())
+        is_update = existed is not None and not existed.is_expired(batch.now)
+        try:
+            entry = batch.set_profile(user_id, key, value, category=category,
+                                      confidence=op.get("confidence", 0.5), expires_at=expires_at)
+        except LimitError:
+            limit = self._store.max_profiles_per_user
+            return f"skip: set {label} 画像已达上限 {limit} 条 (profile limit reached)", 0
+        except ValidationError as exc:
+            return f"skip: set {label} {_reason(exc)}", 0
+        verb = "updated" if is_update else "set"
+        text = f"{verb} {sanitize(entry.key)}={sanitize(entry.value)} [{entry.category}]"
+        if expires_at:
+            text += f" (expires: {sanitize(ttl)})"
+        return text, 1
+
+    def query(self, user_id: str) -> str:
+        check_user_id(user_id)
+        profiles = self._store.get_profiles(user_id, include_expired=False)
+        events = self._store.get_events(user_id, limit=self._settings().max_events_per_user)
+        categories: list[dict] = []
+        for p in profiles:
+            if not categories or categories[-1]["name"] != p.category:
+                categories.append({"name": sanitize(p.category), "entries": []})
+            categories[-1]["entries"].append({
+                "key": sanitize(p.key), "value": sanitize(p.value), "confidence": p.confidence,
+                "expires": (p.expires_at or "")[:10]})
+        event_rows = [{"date": (e.created_at or "")[:10], "summary": sanitize(e.summary)} for e in events]
+        return template("memory_query.j2").render(categories=categories, events=event_rows)
+
+    def clear(self, user_id: str, actor: str = "tool") -> str:
+        check_user_id(user_id)
+        profiles, events = self._store.clear_user(user_id, actor=actor)
+        return template("memory_clear.j2").render(profiles=profiles, events=events)
+
+
+def _reason(exc: ValidationError) -> str:
+    return sanitize(f"{exc.field} {exc.message}")

@@ -1,0 +1,144 @@
+"""Database schema: the plugin's two tables (exact DDL), our additive tables, and in-place migration."""
+from __future__ import annotations
+
+import peewee
+
+SCHEMA_VERSION = 1
+
+# The KiraOS plugin's tables, column for column, so both programs can share one file.
+PLUGIN_DDL = (
+    """CREATE TABLE IF NOT EXISTS user_profiles (
+        user_id TEXT NOT NULL,
+        memory_key TEXT NOT NULL,
+        memory_value TEXT NOT NULL,
+        updated_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+        confidence REAL DEFAULT 0.5,
+        category TEXT DEFAULT 'basic',
+        expires_at DATETIME DEFAULT NULL,
+        PRIMARY KEY (user_id, memory_key)
+    )""",
+    """CREATE TABLE IF NOT EXISTS event_logs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL,
+        event_summary TEXT NOT NULL,
+        created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+    )""",
+    "CREATE INDEX IF NOT EXISTS idx_event_logs_user ON event_logs (user_id, created_at DESC)",
+)
+
+# Our additions: new tables and triggers only. The triggers keep per-user counts current even
+# for writes made by the plugin itself, so the user list never aggregates millions of rows.
+DESKTOP_DDL = (
+    """CREATE TABLE IF NOT EXISTS kiraos_desktop_meta (
+        key TEXT PRIMARY KEY,
+        value TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS memory_changes (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        at TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        actor TEXT NOT NULL,
+        action TEXT NOT NULL,
+        target TEXT,
+        before TEXT,
+        after TEXT
+    )""",
+    "CREATE INDEX IF NOT EXISTS idx_memory_changes_user ON memory_changes (user_id, id DESC)",
+    """CREATE TABLE IF NOT EXISTS user_summary (
+        user_id TEXT PRIMARY KEY,
+        profile_count INTEGER NOT NULL DEFAULT 0,
+        event_count INTEGER NOT NULL DEFAULT 0,
+        last_activity TEXT
+    )""",
+    "CREATE INDEX IF NOT EXISTS idx_user_summary_activity ON user_summary (last_activity)",
+    "CREATE INDEX IF NOT EXISTS idx_user_summary_profiles ON user_summary (profile_count)",
+    "CREATE INDEX IF NOT EXISTS idx_user_summary_events ON user_summary (event_count)",
+)
+
+_ENSURE_SUMMARY = (
+    "INSERT INTO user_summary (user_id, profile_count, event_count, last_activity) "
+    "VALUES ({uid}, 0, 0, NULL) ON CONFLICT(user_id) DO NOTHING;"
+)
+_DROP_EMPTY = (
+    "DELETE FROM user_summary WHERE user_id = {uid} AND profile_count <= 0 AND event_count <= 0;"
+)
+
+TRIGGERS = (
+    f"""CREATE TRIGGER IF NOT EXISTS kd_profiles_ins AFTER INSERT ON user_profiles BEGIN
+        {_ENSURE_SUMMARY.format(uid="NEW.user_id")}
+        UPDATE user_summary SET profile_count = profile_count + 1,
+            last_activity = max(coalesce(last_activity, ''), coalesce(NEW.updated_at, ''))
+            WHERE user_id = NEW.user_id;
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS kd_profiles_del AFTER DELETE ON user_profiles BEGIN
+        UPDATE user_summary SET profile_count = profile_count - 1 WHERE user_id = OLD.user_id;
+        {_DROP_EMPTY.format(uid="OLD.user_id")}
+    END""",
+    """CREATE TRIGGER IF NOT EXISTS kd_profiles_upd AFTER UPDATE OF updated_at ON user_profiles BEGIN
+        UPDATE user_summary SET
+            last_activity = max(coalesce(last_activity, ''), coalesce(NEW.updated_at, ''))
+            WHERE user_id = NEW.user_id;
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS kd_events_ins AFTER INSERT ON event_logs BEGIN
+        {_ENSURE_SUMMARY.format(uid="NEW.user_id")}
+        UPDATE user_summary SET event_count = event_count + 1,
+            last_activity = max(coalesce(last_activity, ''), coalesce(NEW.created_at, ''))
+            WHERE user_id = NEW.user_id;
+    END""",
+    f"""CREATE TRIGGER IF NOT EXISTS kd_events_del AFTER DELETE ON event_logs BEGIN
+        UPDATE user_summary SET event_count = event_count - 1 WHERE user_id = OLD.user_id;
+        {_DROP_EMPTY.format(uid="OLD.user_id")}
+    END""",
+)
+
+_REBUILD_SUMMARY = """
+    INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
+    SELECT user_id, sum(p), sum(e), max(ts) FROM (
+        SELECT user_id, count(*) AS p, 0 AS e, max(updated_at) AS ts FROM user_profiles GROUP BY user_id
+        UNION ALL
+        SELECT user_id, 0, count(*), max(created_at) FROM event_logs GROUP BY user_id
+    ) GROUP BY user_id
+"""
+
+# Columns that plugin versions before 1.2 lacked, with the plugin's own column definitions.
+_PLUGIN_LATER_COLUMNS = {
+    "confidence": "REAL DEFAULT 0.5",
+    "category": "TEXT DEFAULT 'basic'",
+    "expires_at": "DATETIME DEFAULT NULL",
+}
+
+
+def _profile_columns(db: peewee.SqliteDatabase) -> set[str]:
+    return {c.name for c in db.get_columns("user_profiles")}
+
+
+def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
+    """Create or upgrade the schema in place; returns what was done (for logs and tests)."""
+    done: list[str] = []
+    with db.atomic():
+        for ddl in PLUGIN_DDL:
+            db.execute_sql(ddl)
+        missing = [name for name in _PLUGIN_LATER_COLUMNS if name not in _profile_columns(db)]
+        if missing:
+            for name in missing:
+                db.execute_sql(f"ALTER TABLE user_profiles ADD COLUMN {name} {_PLUGIN_LATER_COLUMNS[name]}")
+            done.append("added columns " + ", ".join(missing))
+        had_summary = "user_summary" in db.get_tables()
+        for ddl in DESKTOP_DDL + TRIGGERS:
+            db.execute_sql(ddl)
+        if not had_summary:
+            db.execute_sql(_REBUILD_SUMMARY)
+            done.append("built user_summary")
+        db.execute_sql(
+            "INSERT INTO kiraos_desktop_meta (key, value) VALUES ('schema_version', ?) "
+            "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (str(SCHEMA_VERSION),),
+        )
+    return done
+
+
+def rebuild_summary(db: peewee.SqliteDatabase) -> None:
+    """Recount every user; used after bulk work done with the triggers' help unavailable."""
+    with db.atomic():
+        db.execute_sql("DELETE FROM user_summary")
+        db.execute_sql(_REBUILD_SUMMARY)

@@ -1,0 +1,136 @@
+"""Application settings: defaults, validation, aliases and atomic persistence to settings.json."""
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+# The KiraOS plugin's WebUI keys map onto our API keys when importing its config.
+ALIASES = {"webui_host": "api_host", "webui_port": "api_port", "webui_token": "api_token"}
+
+INT_KEYS = ("max_events_per_user", "max_profiles_per_user", "max_event_keep", "max_context_chars", "api_port")
+
+
+class SettingsError(ValueError):
+    """Raised with a message that names the offending key."""
+
+
+@dataclass
+class Settings:
+    max_events_per_user: int = 10
+    max_profiles_per_user: int = 50
+    max_event_keep: int = 100
+    max_context_chars: int = 500
+    skills_dir: str | None = None
+    disabled_skills: list[str] = field(default_factory=list)
+    enable_slash_commands: bool = False
+    api_host: str = "127.0.0.1"
+    api_port: int = 8765
+    api_token: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+    def replace(self, **changes: Any) -> "Settings":
+        merged = self.to_dict()
+        merged.update(changes)
+        settings, unknown = settings_from_dict(merged)
+        if unknown:
+            raise SettingsError(f"unknown setting: {unknown[0]}")
+        return settings
+
+
+def _field_names() -> set[str]:
+    return {f.name for f in dataclasses.fields(Settings)}
+
+
+def _check(key: str, value: Any) -> Any:
+    if key in INT_KEYS:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise SettingsError(f"{key} must be a whole number, got {value!r}")
+        if value < 0:
+            raise SettingsError(f"{key} must be 0 or more, got {value}")
+        if key == "api_port" and value > 65535:
+            raise SettingsError(f"api_port must be at most 65535, got {value}")
+        return value
+    if key == "skills_dir":
+        if value is not None and not isinstance(value, str):
+            raise SettingsError(f"skills_dir must be a path or null, got {value!r}")
+        return value or None
+    if key == "disabled_skills":
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise SettingsError("disabled_skills must be a list of skill names")
+        return list(dict.fromkeys(value))
+    if key == "enable_slash_commands":
+        if not isinstance(value, bool):
+            raise SettingsError(f"enable_slash_commands must be true or false, got {value!r}")
+        return value
+    if key in ("api_host", "api_token"):
+        if not isinstance(value, str):
+            raise SettingsError(f"{key} must be a string, got {value!r}")
+        if key == "api_host" and not value.strip():
+            raise SettingsError("api_host must not be empty")
+        return value.strip()
+    raise SettingsError(f"unknown setting: {key}")
+
+
+def settings_from_dict(data: dict[str, Any]) -> tuple[Settings, list[str]]:
+    """Validate a mapping; returns the settings and the list of unknown keys (reported, not fatal)."""
+    if not isinstance(data, dict):
+        raise SettingsError("settings must be a JSON object")
+    names = _field_names()
+    values: dict[str, Any] = {}
+    unknown: list[str] = []
+    for raw_key, value in data.items():
+        key = ALIASES.get(raw_key, raw_key)
+        if key not in names:
+            unknown.append(raw_key)
+            continue
+        if raw_key in ALIASES and key in data:
+            continue  # the native key wins over the plugin alias
+        values[key] = _check(key, value)
+    return Settings(**values), unknown
+
+
+def load_settings(path: Path) -> tuple[Settings, list[str]]:
+    """Read settings.json; a missing file gives the defaults. Raises SettingsError on bad content."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return Settings(), []
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise SettingsError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    try:
+        return settings_from_dict(data)
+    except SettingsError as exc:
+        raise SettingsError(f"{path}: {exc}") from exc
+
+
+def atomic_write_text(path: Path, text: str, mode: int | None = None) -> None:
+    """Write via a temp file in the same folder and os.replace, so readers never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is not None:
+            os.chmod(tmp, mode)
+        os.replace(tmp, path)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except FileNotFoundError:
+            pass
+        raise
+
+
+def save_settings(path: Path, settings: Settings) -> None:
+    atomic_write_text(path, json.dumps(settings.to_dict(), ensure_ascii=False, indent=2) + "\n")

@@ -1,0 +1,259 @@
+"""The memory store: every read and write of profiles, events and the audit log goes through here."""
+from __future__ import annotations
+
+import json
+import threading
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, Iterator
+
+import peewee
+
+from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
+from kiraos_desktop.core.records import (
+    CATEGORY_RANK,
+    ChangeRecord,
+    EventEntry,
+    ProfileEntry,
+    Stats,
+    UserSummary,
+    check_user_id,
+)
+from kiraos_desktop.core.schema import ensure_schema
+from kiraos_desktop.core.timeutil import now_iso
+from kiraos_desktop.core.write_batch import WriteBatch
+
+BUSY_TIMEOUT_S = 10
+PROFILE_COLUMNS = "user_id, memory_key, memory_value, updated_at, confidence, category, expires_at"
+LIVE_CONDITION = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
+USER_SORT_COLUMNS = ("user_id", "profile_count", "event_count", "last_activity")
+
+
+def profile_from_row(row: tuple) -> ProfileEntry:
+    user_id, key, value, updated_at, confidence, category, expires_at = row
+    return ProfileEntry(
+        user_id, key, value, updated_at,
+        0.5 if confidence is None else float(confidence),
+        category or "basic", expires_at,
+    )
+
+
+def sort_profiles(entries) -> list[ProfileEntry]:
+    """Category priority, then higher confidence, then most recently updated (two stable sorts)."""
+    ordered = sorted(entries, key=lambda e: e.updated_at or "", reverse=True)
+    ordered.sort(key=lambda e: (CATEGORY_RANK.get(e.category, len(CATEGORY_RANK)), e.category, -e.confidence))
+    return ordered
+
+
+class MemoryStore:
+    """Reads use one connection per thread; writes are serialised on one writer connection.
+
+    The single writer makes `PRAGMA data_version` on it change only when another process
+    commits, which is exactly the signal companion mode needs.
+    """
+
+    def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
+        self.path = Path(db_path)
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        self.max_profiles_per_user = max_profiles_per_user
+        self.max_event_keep = max_event_keep
+        self.changes = ChangeBus()
+        common = {"timeout": BUSY_TIMEOUT_S}
+        self.writer = peewee.SqliteDatabase(
+            str(self.path), thread_safe=False, check_same_thread=False, lock_type="IMMEDIATE",
+            pragmas=[("journal_mode", "wal"), ("synchronous", "normal"),
+                     ("busy_timeout", BUSY_TIMEOUT_S * 1000)], **common)
+        self.reader = peewee.SqliteDatabase(
+            str(self.path), pragmas=[("busy_timeout", BUSY_TIMEOUT_S * 1000)], **common)
+        self._write_lock = threading.RLock()
+        with self._write_lock:
+            self.writer.connect()
+            self.migrations = ensure_schema(self.writer)
+            self._data_version = self.writer.data_version
+
+    def close(self) -> None:
+        with self._write_lock:
+            if not self.writer.is_closed():
+                self.writer.close()
+        if not self.reader.is_closed():
+            self.reader.close()
+
+    # ---- writing -------------------------------------------------------------------------
+
+    @contextmanager
+    def batch(self, actor: str) -> Iterator[WriteBatch]:
+        """One transaction; change events are published after it commits, never on rollback."""
+        with self._write_lock:
+            if self.writer.is_closed():
+                self.writer.connect()
+            batch = WriteBatch(self, actor)
+            with self.writer.atomic():
+                yield batch
+        for user_id, action in batch.touched():
+            self.changes.publish(ChangeEvent(user_id, action, actor))
+
+    def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
+                    category: str = "basic", expires_at: str | None = None) -> ProfileEntry:
+        with self.batch(actor) as batch:
+            return batch.set_profile(user_id, key, value, confidence=confidence, category=category,
+                                     expires_at=expires_at)
+
+    def delete_profile(self, user_id: str, key: str, *, actor: str) -> bool:
+        with self.batch(actor) as batch:
+            return batch.delete_profile(user_id, key)
+
+    def delete_profiles(self, user_id: str, keys: list[str], *, actor: str) -> int:
+        with self.batch(actor) as batch:
+            return sum(1 for key in keys if batch.delete_profile(user_id, key))
+
+    def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None) -> int:
+        with self.batch(actor) as batch:
+            return batch.add_event(user_id, summary, created_at=created_at)
+
+    def update_event(self, user_id: str, event_id: int, summary: str, *, actor: str) -> bool:
+        with self.batch(actor) as batch:
+            return batch.update_event(user_id, event_id, summary)
+
+    def delete_event(self, user_id: str, event_id: int, *, actor: str) -> bool:
+        with self.batch(actor) as batch:
+            return batch.delete_event(user_id, event_id)
+
+    def clear_user(self, user_id: str, *, actor: str) -> tuple[int, int]:
+        with self.batch(actor) as batch:
+            return batch.clear_user(user_id)
+
+    def purge_expired(self, *, actor: str, user_id: str | None = None) -> int:
+        with self.batch(actor) as batch:
+            return batch.purge_expired(user_id)
+
+    # ---- companion mode ------------------------------------------------------------------
+
+    def poll_external_change(self) -> bool:
+        """True (and an event published) when another process committed since the last poll."""
+        with self._write_lock:
+            if self.writer.is_closed():
+                return False
+            version = self.writer.data_version
+            changed = version != self._data_version
+            self._data_version = version
+        if changed:
+            self.changes.publish(ChangeEvent(None, "external", "external"))
+        return changed
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        return self.reader.execute_sql(sql, params).fetchall()
+
+    def stats(self) -> Stats:
+        row = self._rows("SELECT count(*), coalesce(sum(profile_count), 0), coalesce(sum(event_count), 0) "
+                         "FROM user_summary")[0]
+        return Stats(int(row[0]), int(row[1]), int(row[2]))
+
+    def _user_filter(self, search: str, in_content: bool) -> tuple[str, tuple]:
+        if not search:
+            return "", ()
+        like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        clause = "user_id LIKE ? ESCAPE '\\'"
+        params: tuple = (like,)
+        if in_content:
+            clause = (f"({clause} OR user_id IN (SELECT user_id FROM user_profiles WHERE memory_key LIKE ? "
+                      "ESCAPE '\\' OR memory_value LIKE ? ESCAPE '\\' UNION SELECT user_id FROM event_logs "
+                      "WHERE event_summary LIKE ? ESCAPE '\\'))")
+            params = (like, like, like, like)
+        return "WHERE " + clause, params
+
+    def count_users(self, search: str = "", in_content: bool = False) -> int:
+        where, params = self._user_filter(search, in_content)
+        return int(self._rows(f"SELECT count(*) FROM user_summary {where}", params)[0][0])
+
+    def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
+                   descending: bool = False, offset: int = 0, limit: int = 200) -> list[UserSummary]:
+        if order_by not in USER_SORT_COLUMNS:
+            raise ValueError(f"cannot sort users by {order_by!r}")
+        where, params = self._user_filter(search, in_content)
+        direction = "DESC" if descending else "ASC"
+        tie = "" if order_by == "user_id" else f", user_id {direction}"
+        rows = self._rows(
+            f"SELECT user_id, profile_count, event_count, last_activity FROM user_summary {where} "
+            f"ORDER BY {order_by} {direction}{tie} LIMIT ? OFFSET ?", params + (limit, offset))
+        return [UserSummary(*row) for row in rows]
+
+    def user_summary(self, user_id: str) -> UserSummary | None:
+        rows = self._rows("SELECT user_id, profile_count, event_count, last_activity FROM user_summary "
+                          "WHERE user_id = ?", (user_id,))
+        return UserSummary(*rows[0]) if rows else None
+
+    def all_user_ids(self) -> list[str]:
+        return [r[0] for r in self._rows("SELECT user_id FROM user_summary ORDER BY user_id")]
+
+    def get_profile(self, user_id: str, key: str) -> ProfileEntry | None:
+        rows = self._rows(f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ? AND memory_key = ?",
+                          (user_id, key))
+        return profile_from_row(rows[0]) if rows else None
+
+    def get_profiles(self, user_id: str, include_expired: bool = True, now: str | None = None) -> list[ProfileEntry]:
+        check_user_id(user_id)
+        if include_expired:
+            rows = self._rows(f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ?", (user_id,))
+        else:
+            rows = self._rows(f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ? AND {LIVE_CONDITION}",
+                              (user_id, now or now_iso()))
+        return sort_profiles(profile_from_row(r) for r in rows)
+
+    def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
+        rows = self._rows("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ? "
+                          "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+                          (user_id, -1 if limit is None else limit, offset))
+        return [EventEntry(*row) for row in rows]
+
+    def get_event(self, event_id: int) -> EventEntry | None:
+        rows = self._rows("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE id = ?", (event_id,))
+        return EventEntry(*rows[0]) if rows else None
+
+    def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:
+        """What the context block needs, in two indexed queries on this thread's connection."""
+        cursor = self.reader.connection().cursor()
+        profiles = [profile_from_row(r) for r in cursor.execute(
+            f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ? AND {LIVE_CONDITION}", (user_id, now))]
+        events = []
+        if max_events > 0:
+            events = [EventEntry(*r) for r in cursor.execute(
+                "SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ? "
+                "ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, max_events))]
+        cursor.close()
+        return sort_profiles(profiles), events
+
+    def next_expiry(self, user_id: str, now: str) -> str | None:
+        rows = self._rows(f"SELECT min(expires_at) FROM user_profiles WHERE user_id = ? AND expires_at IS NOT NULL "
+                          f"AND {LIVE_CONDITION}", (user_id, now))
+        return rows[0][0] if rows else None
+
+    def list_changes(self, user_id: str | None = None, limit: int = 100,
+                     before_id: int | None = None) -> list[ChangeRecord]:
+        clauses, params = [], []
+        if user_id is not None:
+            clauses.append("user_id = ?")
+            params.append(user_id)
+        if before_id is not None:
+            clauses.append("id < ?")
+            params.append(before_id)
+        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
+        rows = self._rows(f"SELECT id, at, user_id, actor, action, target, before, after FROM memory_changes "
+                          f"{where} ORDER BY id DESC LIMIT ?", tuple(params) + (limit,))
+        return [ChangeRecord(*row[:6], _json_or_none(row[6]), _json_or_none(row[7])) for row in rows]
+
+    def get_change(self, change_id: int) -> ChangeRecord | None:
+        rows = self._rows("SELECT id, at, user_id, actor, action, target, before, after FROM memory_changes "
+                          "WHERE id = ?", (change_id,))
+        if not rows:
+            return None
+        row = rows[0]
+        return ChangeRecord(*row[:6], _json_or_none(row[6]), _json_or_none(row[7]))
+
+    def last_change_id(self) -> int:
+        return int(self._rows("SELECT coalesce(max(id), 0) FROM memory_changes")[0][0])
+
+
+def _json_or_none(text: str | None) -> Any:
+    return None if text is None else json.loads(text)

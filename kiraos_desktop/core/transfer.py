@@ -1,0 +1,215 @@
+"""Backup (SQLite online backup), and export/import in a versioned JSON format."""
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from kiraos_desktop.core.records import (
+    EventEntry,
+    ProfileEntry,
+    StoreError,
+    ValidationError,
+    check_category,
+    check_confidence,
+    check_event_text,
+    check_expiry,
+    check_key,
+    check_user_id,
+    check_value,
+)
+from kiraos_desktop.core.timeutil import now_iso
+
+if TYPE_CHECKING:
+    from kiraos_desktop.core.store import MemoryStore
+
+EXPORT_FORMAT = "kiraos-desktop-export"
+EXPORT_VERSION = 1
+Progress = Callable[[int, int], None]  # (done, total)
+IsCancelled = Callable[[], bool]
+
+
+class TransferError(StoreError):
+    """Bad file or failed transfer; the message names the first problem."""
+
+
+class Cancelled(StoreError):
+    pass
+
+
+def backup(store: "MemoryStore", target: Path, progress: Progress | None = None,
+           is_cancelled: IsCancelled | None = None) -> Path:
+    """Consistent copy of the live database (writers may keep going); atomic at the target path."""
+    target = Path(target)
+    if target.exists():
+        raise TransferError(f"{target} already exists; choose a new file name")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".backup.", suffix=".tmp", dir=target.parent)
+    os.close(fd)
+    source = sqlite3.connect(str(store.path), timeout=10)
+    dest = sqlite3.connect(tmp)
+
+    def step(status: int, remaining: int, total: int) -> None:
+        if progress:
+            progress(total - remaining, total)
+        if is_cancelled and is_cancelled():
+            raise Cancelled("backup cancelled")
+
+    try:
+        source.backup(dest, pages=256, progress=step)
+        dest.close()
+        os.replace(tmp, target)
+    except BaseException:
+        dest.close()
+        Path(tmp).unlink(missing_ok=True)
+        raise
+    finally:
+        source.close()
+    return target
+
+
+def export_data(store: "MemoryStore", user_ids: list[str] | None = None, progress: Progress | None = None) -> dict:
+    ids = user_ids if user_ids is not None else store.all_user_ids()
+    users = []
+    for done, uid in enumerate(ids, 1):
+        profiles = [{"key": p.key, "value": p.value, "updated_at": p.updated_at, "confidence": p.confidence,
+                     "category": p.category, "expires_at": p.expires_at} for p in store.get_profiles(uid)]
+        events = [{"event_summary": e.summary, "created_at": e.created_at}
+                  for e in reversed(store.get_events(uid))]
+        users.append({"user_id": uid, "profiles": profiles, "events": events})
+        if progress:
+            progress(done, len(ids))
+    return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": now_iso(), "users": users}
+
+
+def export_file(store: "MemoryStore", target: Path, user_ids: list[str] | None = None,
+                progress: Progress | None = None) -> int:
+    from kiraos_desktop.core.settings import atomic_write_text
+
+    data = export_data(store, user_ids, progress)
+    atomic_write_text(Path(target), json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    return len(data["users"])
+
+
+@dataclass(frozen=True)
+class ImportPlan:
+    profiles: list[ProfileEntry]
+    events: list[EventEntry]  # id 0: assigned on insert
+    user_ids: list[str]
+
+
+def _require(condition: bool, where: str, message: str) -> None:
+    if not condition:
+        raise TransferError(f"{where}: {message}")
+
+
+def _field(where: str, check: Callable[[Any], Any], value: Any) -> Any:
+    try:
+        return check(value)
+    except ValidationError as exc:
+        raise TransferError(f"{where}: {exc.message}") from None
+
+
+def validate_import(data: Any) -> ImportPlan:
+    """Check the whole document before anything is written; the first problem is raised."""
+    _require(isinstance(data, dict), "file", "must be a JSON object")
+    _require(data.get("format") == EXPORT_FORMAT, "format", f"must be {EXPORT_FORMAT!r}")
+    _require(data.get("version") == EXPORT_VERSION, "version",
+             f"this version of KiraOS Desktop reads version {EXPORT_VERSION}, got {data.get('version')!r}")
+    unknown = set(data) - {"format", "version", "exported_at", "users"}
+    _require(not unknown, "file", f"unknown field {sorted(unknown)[0]!r}")
+    users = data.get("users")
+    _require(isinstance(users, list), "users", "must be a list")
+    profiles: list[ProfileEntry] = []
+    events: list[EventEntry] = []
+    seen_users: set[str] = set()
+    for i, user in enumerate(users):
+        at = f"users[{i}]"
+        _require(isinstance(user, dict), at, "must be an object")
+        _require(not set(user) - {"user_id", "profiles", "events"}, at, "has unknown fields")
+        uid = _field(f"{at}.user_id", check_user_id, user.get("user_id"))
+        _require(uid not in seen_users, f"{at}.user_id", f"{uid!r} appears twice")
+        seen_users.add(uid)
+        _require(isinstance(user.get("profiles", []), list), f"{at}.profiles", "must be a list")
+        _require(isinstance(user.get("events", []), list), f"{at}.events", "must be a list")
+        keys: set[str] = set()
+        for j, p in enumerate(user.get("profiles", [])):
+            pat = f"{at}.profiles[{j}]"
+            _require(isinstance(p, dict), pat, "must be an object")
+            _require(not set(p) - {"key", "value", "updated_at", "confidence", "category", "expires_at"},
+                     pat, "has unknown fields")
+            key = _field(f"{pat}.key", check_key, p.get("key"))
+            _require(key not in keys, f"{pat}.key", f"{key!r} appears twice")
+            keys.add(key)
+            profiles.append(ProfileEntry(
+                uid, key, _field(f"{pat}.value", check_value, p.get("value")),
+                _field(f"{pat}.updated_at", check_expiry, p.get("updated_at")) or now_iso(),
+                _field(f"{pat}.confidence", check_confidence, p.get("confidence", 0.5)),
+                _field(f"{pat}.category", check_category, p.get("category", "basic")),
+                _field(f"{pat}.expires_at", check_expiry, p.get("expires_at"))))
+        for j, e in enumerate(user.get("events", [])):
+            eat = f"{at}.events[{j}]"
+            _require(isinstance(e, dict), eat, "must be an object")
+            _require(not set(e) - {"event_summary", "created_at"}, eat, "has unknown fields")
+            events.append(EventEntry(
+                0, uid, _field(f"{eat}.event_summary", check_event_text, e.get("event_summary")),
+                _field(f"{eat}.created_at", check_expiry, e.get("created_at")) or now_iso()))
+    return ImportPlan(profiles, events, sorted(seen_users))
+
+
+def read_import_file(path: Path) -> ImportPlan:
+    try:
+        text = Path(path).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise TransferError(f"{path}: no such file") from None
+    except UnicodeDecodeError:
+        raise TransferError(f"{path}: not UTF-8 text") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise TransferError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    return validate_import(data)
+
+
+def apply_import(store: "MemoryStore", plan: ImportPlan, actor: str = "import", progress: Progress | None = None,
+                 is_cancelled: IsCancelled | None = None) -> tuple[int, int]:
+    """Merge the plan in one transaction: profiles replace same keys; identical events are not duplicated."""
+    total = len(plan.profiles) + len(plan.events)
+    done = 0
+    added_events = 0
+    counts: dict[str, list[int]] = {uid: [0, 0] for uid in plan.user_ids}
+    with store.batch(actor) as batch:
+        batch.bulk_action = "import"
+        for entry in plan.profiles:
+            batch.put_profile(entry)
+            counts[entry.user_id][0] += 1
+            done += 1
+            if done % 2000 == 0:
+                _tick(progress, is_cancelled, done, total)
+        for event in plan.events:
+            exists = batch.execute("SELECT 1 FROM event_logs WHERE user_id = ? AND event_summary = ? AND created_at = ?",
+                                (event.user_id, event.summary, event.created_at)).fetchone()
+            if not exists:
+                batch.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
+                           (event.user_id, event.summary, event.created_at))
+                counts[event.user_id][1] += 1
+                added_events += 1
+            done += 1
+            if done % 2000 == 0:
+                _tick(progress, is_cancelled, done, total)
+        for uid, (p, e) in counts.items():
+            batch.audit(uid, "import", None, None, {"profiles": p, "events": e})
+    if progress:
+        progress(total, total)
+    return len(plan.profiles), added_events
+
+
+def _tick(progress: Progress | None, is_cancelled: IsCancelled | None, done: int, total: int) -> None:
+    if progress:
+        progress(done, total)
+    if is_cancelled and is_cancelled():
+        raise Cancelled("import cancelled; nothing was changed")

@@ -1,0 +1,36 @@
+"""Polls the database for commits made by another process (companion mode), about once a second."""
+from __future__ import annotations
+
+import logging
+import threading
+from typing import Callable
+
+log = logging.getLogger(__name__)
+
+
+class ExternalChangeWatcher:
+    def __init__(self, poll: Callable[[], bool], interval: float = 1.0):
+        self._poll = poll
+        self._interval = interval
+        self._stop = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self) -> None:
+        if self._thread and self._thread.is_alive():
+            return
+        self._stop.clear()
+        self._thread = threading.Thread(target=self._run, name="kiraos-db-watcher", daemon=True)
+        self._thread.start()
+
+    def stop(self) -> None:
+        self._stop.set()
+        if self._thread:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self) -> None:
+        while not self._stop.wait(self._interval):
+            try:
+                self._poll()
+            except Exception:  # a transient error (file briefly locked) must not end the watcher
+                log.exception("polling the database for external changes failed")

@@ -1,0 +1,204 @@
+"""One write transaction of the store: validated operations, each recorded in the audit log."""
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any
+
+from kiraos_desktop.core.records import (
+    EventEntry,
+    LimitError,
+    ProfileEntry,
+    ValidationError,
+    check_category,
+    check_confidence,
+    check_event_text,
+    check_expiry,
+    check_key,
+    check_user_id,
+    check_value,
+)
+from kiraos_desktop.core.timeutil import now_iso
+
+if TYPE_CHECKING:
+    from kiraos_desktop.core.store import MemoryStore
+
+_PROFILE_SELECT = ("SELECT user_id, memory_key, memory_value, updated_at, confidence, category, expires_at "
+                   "FROM user_profiles")
+_LIVE = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
+
+
+def _dump(value: Any) -> str | None:
+    return None if value is None else json.dumps(value, ensure_ascii=False)
+
+
+class WriteBatch:
+    """Created by MemoryStore.batch(); valid only inside its `with` block (the write lock is held)."""
+
+    def __init__(self, store: "MemoryStore", actor: str) -> None:
+        from kiraos_desktop.core.store import profile_from_row  # avoid an import cycle at load time
+
+        self._store = store
+        self._profile_from_row = profile_from_row
+        self._sql = store.writer.execute_sql
+        self.actor = actor
+        self.now = now_iso()
+        self._touched: dict[str, str] = {}
+        self.change_ids: list[int] = []  # audit rows written by this batch, in order
+        self.bulk_action: str | None = None  # set for bulk work: one event for all users instead of one each
+
+    def execute(self, sql: str, params: tuple = ()):
+        """Raw SQL inside this transaction, for bulk work that has validated its input already."""
+        return self._sql(sql, params)
+
+    def touched(self) -> list[tuple[str | None, str]]:
+        if self.bulk_action and self._touched:
+            return [(None, self.bulk_action)]
+        return list(self._touched.items())
+
+    def audit(self, user_id: str, action: str, target: str | None, before: Any, after: Any) -> None:
+        cursor = self._sql("INSERT INTO memory_changes (at, user_id, actor, action, target, before, after) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                           (self.now, user_id, self.actor, action, target, _dump(before), _dump(after)))
+        self.change_ids.append(cursor.lastrowid)
+        self._touched[user_id] = action if user_id not in self._touched else "batch"
+
+    # ---- profiles ------------------------------------------------------------------------
+
+    def profile(self, user_id: str, key: str) -> ProfileEntry | None:
+        row = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND memory_key = ?", (user_id, key)).fetchone()
+        return self._profile_from_row(row) if row else None
+
+    def live_profile_count(self, user_id: str) -> int:
+        return self._sql(f"SELECT count(*) FROM user_profiles WHERE user_id = ? AND {_LIVE}",
+                         (user_id, self.now)).fetchone()[0]
+
+    def set_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
+                    expires_at: Any = None, enforce_limit: bool = True) -> ProfileEntry:
+        """Insert or update one entry; returns the new entry. Raises ValidationError or LimitError."""
+        user_id, key = check_user_id(user_id), check_key(key)
+        value, confidence = check_value(value), check_confidence(confidence)
+        category, expires_at = check_category(category), check_expiry(expires_at)
+        before = self.profile(user_id, key)
+        is_new = before is None or before.is_expired(self.now)
+        limit = self._store.max_profiles_per_user
+        if enforce_limit and is_new and limit and self.live_profile_count(user_id) >= limit:
+            raise LimitError(f"profile limit reached ({limit} entries); delete an entry or raise "
+                             f"max_profiles_per_user")
+        after = ProfileEntry(user_id, key, value, self.now, confidence, category, expires_at)
+        self.put_profile(after)
+        self.audit(user_id, "profile_set", key, before and before.to_dict(), after.to_dict())
+        return after
+
+    def put_profile(self, entry: ProfileEntry) -> None:
+        """Store an entry as given, without audit or limit (bulk import, restore)."""
+        self._sql("INSERT INTO user_profiles (user_id, memory_key, memory_value, updated_at, confidence, category, "
+                  "expires_at) VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT(user_id, memory_key) DO UPDATE SET "
+                  "memory_value = excluded.memory_value, updated_at = excluded.updated_at, "
+                  "confidence = excluded.confidence, category = excluded.category, expires_at = excluded.expires_at",
+                  (entry.user_id, entry.key, entry.value, entry.updated_at, entry.confidence, entry.category,
+                   entry.expires_at))
+
+    def restore_profile(self, data: dict) -> None:
+        """Put back an entry exactly as an audit record saw it (no limit: restoring is explicit)."""
+        entry = ProfileEntry(**data)
+        before = self.profile(entry.user_id, entry.key)
+        self.put_profile(entry)
+        self.audit(entry.user_id, "profile_set", entry.key, before and before.to_dict(), entry.to_dict())
+
+    def delete_profile(self, user_id: str, key: str) -> bool:
+        before = self.profile(user_id, key)
+        if before is None:
+            return False
+        self._sql("DELETE FROM user_profiles WHERE user_id = ? AND memory_key = ?", (user_id, key))
+        self.audit(user_id, "profile_delete", key, before.to_dict(), None)
+        return True
+
+    # ---- events --------------------------------------------------------------------------
+
+    def _event(self, event_id: int) -> EventEntry | None:
+        row = self._sql("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE id = ?",
+                        (event_id,)).fetchone()
+        return EventEntry(*row) if row else None
+
+    def add_event(self, user_id: str, summary: Any, *, created_at: str | None = None, trim: bool = True) -> int:
+        user_id, summary = check_user_id(user_id), check_event_text(summary)
+        when = check_expiry(created_at) if created_at else self.now
+        cursor = self._sql("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
+                           (user_id, summary, when))
+        event = EventEntry(cursor.lastrowid, user_id, summary, when)
+        self.audit(user_id, "event_add", str(event.id), None, event.to_dict())
+        if trim:
+            self.trim_events(user_id)
+        return event.id
+
+    def restore_event(self, data: dict) -> None:
+        event = EventEntry(**data)
+        self._sql("INSERT OR REPLACE INTO event_logs (id, user_id, event_summary, created_at) VALUES (?, ?, ?, ?)",
+                  (event.id, event.user_id, event.summary, event.created_at))
+        self.audit(event.user_id, "event_add", str(event.id), None, event.to_dict())
+
+    def trim_events(self, user_id: str) -> int:
+        keep = self._store.max_event_keep
+        if not keep:
+            return 0
+        rows = self._sql("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ? "
+                         "ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?", (user_id, keep)).fetchall()
+        if not rows:
+            return 0
+        dropped = [EventEntry(*r).to_dict() for r in rows]
+        self._sql(f"DELETE FROM event_logs WHERE id IN ({','.join('?' * len(rows))})", tuple(r[0] for r in rows))
+        self.audit(user_id, "event_trim", None, {"events": dropped}, None)
+        return len(rows)
+
+    def update_event(self, user_id: str, event_id: int, summary: Any) -> bool:
+        summary = check_event_text(summary)
+        before = self._event(event_id)
+        if before is None or before.user_id != user_id:
+            return False
+        self._sql("UPDATE event_logs SET event_summary = ? WHERE id = ?", (summary, event_id))
+        after = EventEntry(before.id, user_id, summary, before.created_at)
+        self.audit(user_id, "event_update", str(event_id), before.to_dict(), after.to_dict())
+        return True
+
+    def delete_event(self, user_id: str, event_id: int) -> bool:
+        before = self._event(event_id)
+        if before is None or before.user_id != user_id:
+            return False
+        self._sql("DELETE FROM event_logs WHERE id = ?", (event_id,))
+        self.audit(user_id, "event_delete", str(event_id), before.to_dict(), None)
+        return True
+
+    # ---- whole users ---------------------------------------------------------------------
+
+    def clear_user(self, user_id: str) -> tuple[int, int]:
+        check_user_id(user_id)
+        profiles = [self._profile_from_row(r).to_dict() for r in
+                    self._sql(f"{_PROFILE_SELECT} WHERE user_id = ?", (user_id,)).fetchall()]
+        events = [EventEntry(*r).to_dict() for r in self._sql(
+            "SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ?", (user_id,)).fetchall()]
+        if not profiles and not events:
+            return 0, 0
+        self._sql("DELETE FROM user_profiles WHERE user_id = ?", (user_id,))
+        self._sql("DELETE FROM event_logs WHERE user_id = ?", (user_id,))
+        self.audit(user_id, "user_clear", None, {"profiles": profiles, "events": events}, None)
+        return len(profiles), len(events)
+
+    def purge_expired(self, user_id: str | None = None) -> int:
+        where = "expires_at IS NOT NULL AND datetime(expires_at) <= datetime(?)"
+        params: tuple = (self.now,)
+        if user_id is not None:
+            where += " AND user_id = ?"
+            params += (user_id,)
+        rows = [self._profile_from_row(r) for r in self._sql(f"{_PROFILE_SELECT} WHERE {where}", params).fetchall()]
+        if not rows:
+            return 0
+        self._sql(f"DELETE FROM user_profiles WHERE {where}", params)
+        by_user: dict[str, list[dict]] = {}
+        for entry in rows:
+            by_user.setdefault(entry.user_id, []).append(entry.to_dict())
+        for uid, entries in by_user.items():
+            self.audit(uid, "purge_expired", None, {"profiles": entries}, None)
+        return len(rows)
+
+
+__all__ = ["WriteBatch", "ValidationError", "LimitError"]
