@@ -1,0 +1,237 @@
+"""The `skills` command of the CLI: list, lint and preview skills."""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+from kiraos_desktop.core.skills import Skill, SkillRouter
+from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolError
+
+
+def add_skills_parser(subparsers, parents: list) -> None:
+    """Add `skills list | lint [DIR] | preview NAME ...` to an argparse subparsers object."""
+    skills = subparsers.add_parser("skills", help="list, lint or preview skills",
+                                   description="Inspect the skills folder.")
+    commands = skills.add_subparsers(dest="skills_command", metavar="{list,lint,preview}")
+    commands.required = True
+
+    commands.add_parser("list", parents=parents, help="show every skill with its state",
+                        description="Show every skill: name, command, whether it is enabled, "
+                                    "how many problems it has.")
+
+    lint = commands.add_parser("lint", parents=parents, help="report skill problems",
+                               description="Report every problem of every skill; exit status 2 "
+                                           "when any skill has an error.")
+    lint.add_argument("dir", nargs="?", metavar="DIR",
+                      help="skills folder to check (default: the configured skills folder)")
+
+    preview = commands.add_parser("preview", parents=parents,
+                                  help="print the exact tool result of a skill call",
+                                  description="Print exactly what calling the skill returns to the LLM.")
+    preview.add_argument("name", metavar="NAME", help="skill name")
+    preview.add_argument("--arg", dest="skill_args", action="append", default=[], metavar="K=V",
+                         help="an argument; the value is converted to the declared type "
+                              "(integer, number, boolean; JSON for object/array). Repeatable.")
+    preview.add_argument("--json", dest="skill_json", metavar="ARGS",
+                         help="all arguments as one JSON object (--arg values override it)")
+    preview.add_argument("--user", dest="skill_user", default="preview", metavar="U",
+                         help="user whose memory goes into <context> (default: preview)")
+
+
+def run_skills(args, engine) -> int:
+    """Run a parsed `skills` command. `engine` may be None for `skills lint DIR`."""
+    command = getattr(args, "skills_command", None)
+    if command == "lint":
+        return _lint(args, engine)
+    if engine is None:
+        print(f"error: `skills {command}` needs an opened data dir", file=sys.stderr)
+        return 2
+    if command == "list":
+        return _list(engine)
+    if command == "preview":
+        return _preview(args, engine)
+    print("error: choose one of: skills list, skills lint [DIR], skills preview NAME", file=sys.stderr)
+    return 2
+
+
+# ---------------------------------------------------------------------- list
+
+def _state(skill: Skill) -> str:
+    if not skill.valid:
+        return "invalid"
+    return "yes" if skill.enabled else "no"
+
+
+def _list(engine) -> int:
+    router: SkillRouter = engine.skills
+    skills = router.skills()
+    if not skills:
+        print(f"no skills in {router.skills_dir}")
+        return 0
+    rows = [("NAME", "COMMAND", "ENABLED", "PROBLEMS", "FOLDER")]
+    for skill in skills:
+        counts = str(len(skill.problems))
+        if skill.errors:
+            counts += f" ({len(skill.errors)} error{'s' if len(skill.errors) > 1 else ''})"
+        rows.append((skill.name, skill.command or "-", _state(skill), counts, skill.folder.name))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]) - 1)]
+    for row in rows:
+        cells = [cell.ljust(width) for cell, width in zip(row, widths)] + [row[-1]]
+        print("  ".join(cells).rstrip())
+    return 0
+
+
+# ---------------------------------------------------------------------- lint
+
+def _lint(args, engine) -> int:
+    directory = getattr(args, "dir", None)
+    if directory:
+        path = Path(directory)
+        if not path.is_dir():
+            print(f"error: {path} is not a folder", file=sys.stderr)
+            return 2
+        router = SkillRouter(path)
+    elif engine is not None:
+        router = engine.skills
+        router.reload()
+    else:
+        print("error: give a skills folder to lint (skills lint DIR) or open a data dir", file=sys.stderr)
+        return 2
+    skills = router.skills()
+    errors = warnings = 0
+    for skill in skills:
+        for problem in skill.problems:
+            location = skill.folder.name
+            if problem.file:
+                location += f"/{problem.file}"
+            if problem.line is not None:
+                location += f":{problem.line}"
+            print(f"{location}: {problem.severity}: [{problem.field}] {problem.message}")
+            if problem.is_error:
+                errors += 1
+            else:
+                warnings += 1
+    noun = "skill" if len(skills) == 1 else "skills"
+    if errors or warnings:
+        print(f"{len(skills)} {noun} checked in {router.skills_dir}: "
+              f"{errors} error(s), {warnings} warning(s)")
+    else:
+        print(f"{len(skills)} {noun} checked in {router.skills_dir}: no problems")
+    return 2 if errors else 0
+
+
+# ---------------------------------------------------------------------- preview
+
+def _preview(args, engine) -> int:
+    name = args.name
+    skill = engine.skills.get(name)
+    if skill is None:
+        print(f"error: no skill named {name!r} (see `skills list`)", file=sys.stderr)
+        return 2
+    try:
+        arguments = build_arguments(skill.parameters, args.skill_json, args.skill_args)
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
+    try:
+        result = engine.tools.call(name, args.skill_user, arguments, actor="cli")
+    except UnknownToolError:
+        reason = "it is disabled" if skill.valid else "it has errors (run `skills lint`)"
+        print(f"error: skill {name!r} cannot be called: {reason}", file=sys.stderr)
+        return 2
+    except ToolArgumentError as exc:
+        print(f"error: argument {exc.field}: {exc.message}", file=sys.stderr)
+        return 2
+    if result.is_error:
+        print(result.content, file=sys.stderr)
+        return 1
+    print(result.content)
+    return 0
+
+
+def build_arguments(schema: dict, json_text: str | None, pairs: list[str]) -> dict:
+    """Arguments from `--json ARGS` overlaid with `--arg k=v` pairs coerced by declared type."""
+    arguments: dict[str, Any] = {}
+    if json_text:
+        try:
+            loaded = json.loads(json_text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"--json is not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        if not isinstance(loaded, dict):
+            raise ValueError("--json must be a JSON object such as '{\"question\": \"...\"}'")
+        arguments.update(loaded)
+    props = schema.get("properties") if isinstance(schema, dict) else None
+    props = props if isinstance(props, dict) else {}
+    for pair in pairs or []:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise ValueError(f"--arg {pair!r} must look like key=value")
+        prop = props.get(key)
+        arguments[key] = coerce_value(key, value, prop if isinstance(prop, dict) else {})
+    return arguments
+
+
+_TRUE = {"true", "1", "yes", "on"}
+_FALSE = {"false", "0", "no", "off"}
+
+
+def coerce_value(key: str, value: str, prop: dict) -> Any:
+    """Convert a command-line string to the property's declared JSON type."""
+    declared = prop.get("type")
+    types = [declared] if isinstance(declared, str) else list(declared or [])
+    if not types:
+        return value
+    for kind in types:
+        if kind == "string":
+            continue
+        try:
+            return _convert(kind, value)
+        except (ValueError, TypeError):
+            continue
+    if "string" in types:
+        return value
+    raise ValueError(f"--arg {key}={value!r}: expected {' or '.join(types)}")
+
+
+def _convert(kind: str, value: str) -> Any:
+    text = value.strip()
+    if kind == "integer":
+        return int(text)
+    if kind == "number":
+        try:
+            return int(text)
+        except ValueError:
+            number = float(text)
+            if not math.isfinite(number):
+                raise ValueError("not a finite number") from None
+            return number
+    if kind == "boolean":
+        lowered = text.lower()
+        if lowered in _TRUE:
+            return True
+        if lowered in _FALSE:
+            return False
+        raise ValueError("not a boolean")
+    if kind == "null":
+        if text.lower() in ("null", "none", ""):
+            return None
+        raise ValueError("not null")
+    if kind in ("object", "array"):
+        loaded = json.loads(text)
+        if kind == "object" and not isinstance(loaded, dict):
+            raise ValueError("not an object")
+        if kind == "array" and not isinstance(loaded, list):
+            raise ValueError("not an array")
+        return loaded
+    raise ValueError(f"unknown type {kind}")
+
+
+def standalone_parser() -> argparse.ArgumentParser:
+    """A parser with only the `skills` command (handy for tests and scripts)."""
+    parser = argparse.ArgumentParser(prog="kiraos-desktop")
+    add_skills_parser(parser.add_subparsers(dest="command"), [])
+    return parser
