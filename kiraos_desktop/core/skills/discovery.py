@@ -184,8 +184,8 @@ def scan_skills_dir(skills_dir: Path) -> list[LoadedSkill]:
         if entry.name.startswith(("_", ".")):
             continue
         try:
-            candidate = entry.is_dir() or entry.is_symlink()
-        except OSError:
+            candidate = entry.is_symlink() or entry.is_dir()
+        except OSError:  # e.g. ELOOP; a folder that vanished right now
             candidate = False
         if not candidate:
             continue

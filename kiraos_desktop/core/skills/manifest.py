@@ -122,14 +122,19 @@ def parameters_problems(params: Any, line=lambda *path: None) -> list[Problem]:
                                     '{"type": "object", "properties": {...}}, not a '
                                     f"{_json_type(params)}.", line("parameters"))]
     problems: list[Problem] = []
+    if "$schema" in params and validators.validator_for(params, default=None) is None:
+        return [error("parameters", f'"parameters" names an unknown "$schema" {params["$schema"]!r}; '
+                                    "remove \"$schema\" (the latest JSON Schema draft is used).",
+                      line("parameters", "$schema"))]
     try:
-        validator_cls = validators.validator_for(params)
+        validator_cls = schema_validator_class(params)
         validator_cls.check_schema(params)
     except js_exceptions.SchemaError as exc:
         path = ".".join(str(p) for p in exc.path)
         field = "parameters" + (f".{path}" if path else "")
         keys = [str(p) for p in exc.path if isinstance(p, str)]
-        problems.append(error(field, f'"parameters" is not a valid JSON Schema: {exc.message}',
+        problems.append(error(field, f'"parameters" is not a valid JSON Schema: {exc.message}; '
+                                     f"fix {field}.",
                               line("parameters", *keys)))
         return problems
     except Exception as exc:  # an odd "$schema" value or similar
@@ -149,6 +154,11 @@ def parameters_problems(params: Any, line=lambda *path: None) -> list[Problem]:
                                       '"properties"; declare it or remove it from "required".',
                                       line("parameters", "required")))
     return problems
+
+
+def schema_validator_class(schema: dict):
+    """The jsonschema validator class for a schema ($schema honoured, else the latest draft)."""
+    return validators.validator_for(schema, default=validators.Draft202012Validator)
 
 
 def manifest_parameters(data: dict | None) -> dict:

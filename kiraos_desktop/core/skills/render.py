@@ -10,10 +10,9 @@ import jinja2
 from jinja2 import meta, nodes
 from jinja2.sandbox import SandboxedEnvironment
 from jsonschema import exceptions as js_exceptions
-from jsonschema import validators
 from markupsafe import Markup
 
-from .manifest import declared_names, manifest_parameters
+from .manifest import declared_names, manifest_parameters, schema_validator_class
 from .problems import (
     MAX_FILE_BYTES,
     TEMPLATES,
@@ -70,7 +69,7 @@ def validate_arguments(schema: dict, arguments: Any) -> None:
     if not isinstance(arguments, dict):
         raise SkillArgumentError("arguments", "arguments must be a JSON object")
     try:
-        validator = validators.validator_for(schema)(schema)
+        validator = schema_validator_class(schema)(schema)
         failure = js_exceptions.best_match(validator.iter_errors(arguments))
     except js_exceptions.SchemaError as exc:
         raise SkillRenderError("parameters", f"the parameter schema is invalid: {exc.message}") from exc
