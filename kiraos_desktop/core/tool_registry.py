@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
 from kiraos_desktop.core.skills import (
+    Skill,
     SkillArgumentError,
     SkillRenderError,
     SkillRouter,
@@ -112,6 +113,31 @@ MEMORY_DESCRIPTORS = (
     ),
 )
 _MEMORY_BY_NAME = {d.name: d for d in MEMORY_DESCRIPTORS}
+TOOL_FORMATS = ("openai", "anthropic", "mcp")
+
+
+def skill_descriptor(skill: Skill) -> ToolDescriptor:
+    """The tool a skill becomes: its name, trigger (else description) and parameter schema."""
+    return ToolDescriptor(skill.name, skill.tool_description, skill.parameters)
+
+
+def tool_definition(descriptor: ToolDescriptor, fmt: str) -> dict:
+    """One tool in a provider's shape ("openai", "anthropic" or "mcp"); ValueError otherwise."""
+    schema = copy.deepcopy(descriptor.input_schema)
+    if fmt == "openai":
+        return {"type": "function",
+                "function": {"name": descriptor.name, "description": descriptor.description,
+                             "parameters": schema}}
+    if fmt == "anthropic":
+        return {"name": descriptor.name, "description": descriptor.description, "input_schema": schema}
+    if fmt == "mcp":
+        return {"name": descriptor.name, "description": descriptor.description, "inputSchema": schema}
+    raise ValueError(f"unknown tool format {fmt!r}; use openai, anthropic or mcp")
+
+
+def skill_error_content(name: str, message: str) -> str:
+    """The tool result (is_error) of a skill whose template fails at run time."""
+    return f"技能 {name} 无法执行: {message}"
 
 
 class ToolRegistry:
@@ -133,7 +159,7 @@ class ToolRegistry:
         """memory_update, memory_query, memory_clear, then every enabled valid skill."""
         tools = list(MEMORY_DESCRIPTORS)
         for skill in self._skills.enabled_skills():
-            tools.append(ToolDescriptor(skill.name, skill.tool_description, skill.parameters))
+            tools.append(skill_descriptor(skill))
         return tools
 
     def descriptor(self, name: str) -> ToolDescriptor:
@@ -143,26 +169,19 @@ class ToolRegistry:
         skill = self._skills.get(name)
         if skill is None or not skill.valid or not skill.enabled:
             raise UnknownToolError(name)
-        return ToolDescriptor(skill.name, skill.tool_description, skill.parameters)
+        return skill_descriptor(skill)
 
     def as_openai(self) -> list[dict]:
         """Chat Completions `tools`: {"type": "function", "function": {name, description, parameters}}."""
-        return [{"type": "function",
-                 "function": {"name": d.name, "description": d.description,
-                              "parameters": copy.deepcopy(d.input_schema)}}
-                for d in self.descriptors()]
+        return [tool_definition(d, "openai") for d in self.descriptors()]
 
     def as_anthropic(self) -> list[dict]:
         """Messages API `tools`: {name, description, input_schema}."""
-        return [{"name": d.name, "description": d.description,
-                 "input_schema": copy.deepcopy(d.input_schema)}
-                for d in self.descriptors()]
+        return [tool_definition(d, "anthropic") for d in self.descriptors()]
 
     def as_mcp(self) -> list[dict]:
         """MCP `tools/list` entries: {name, description, inputSchema}."""
-        return [{"name": d.name, "description": d.description,
-                 "inputSchema": copy.deepcopy(d.input_schema)}
-                for d in self.descriptors()]
+        return [tool_definition(d, "mcp") for d in self.descriptors()]
 
     def list_tools(self, fmt: str) -> list[dict]:
         """The tool list in format "openai", "anthropic" or "mcp" (ValueError otherwise)."""
@@ -185,7 +204,7 @@ class ToolRegistry:
         except SkillArgumentError as exc:
             raise ToolArgumentError(exc.field, exc.message) from exc
         except SkillRenderError as exc:
-            return ToolResult(name, f"技能 {name} 无法执行: {exc.message}", True)
+            return ToolResult(name, skill_error_content(name, exc.message), True)
 
         if name == MEMORY_UPDATE:
             return ToolResult(name, self._memory.update(user_id, arguments["operations"], actor), False)
@@ -204,5 +223,5 @@ class ToolRegistry:
         except SkillArgumentError as exc:
             raise ToolArgumentError(exc.field, exc.message) from exc
         except SkillRenderError as exc:
-            return ToolResult(name, f"技能 {name} 无法执行: {exc.message}", True)
+            return ToolResult(name, skill_error_content(name, exc.message), True)
         return ToolResult(name, content, False)

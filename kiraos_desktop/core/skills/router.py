@@ -158,15 +158,10 @@ class SkillRouter:
 
     def match_command(self, text: str) -> CommandMatch | None:
         """`/cmd args` for an enabled skill's command -> the plugin's rewrite, else None."""
-        if not isinstance(text, str):
+        parsed = parse_command(text)
+        if parsed is None:
             return None
-        stripped = text.lstrip()
-        if not stripped.startswith("/"):
-            return None
-        word = _COMMAND_WORD.match(stripped)
-        if word is None:
-            return None
-        command = word.group(1)
+        command, args_text = parsed
         with self._lock:
             entry = self._by_command.get(command)
         if entry is None:
@@ -174,6 +169,18 @@ class SkillRouter:
         skill = entry.skill
         if not (skill.valid and skill.enabled):
             return None
-        args_text = stripped[word.end():].strip()
         return CommandMatch(skill.name, command, args_text,
                             COMMAND_REWRITE.format(command=command, args=args_text))
+
+
+def parse_command(text: str) -> tuple[str, str] | None:
+    """Split `/cmd args` into ("/cmd", "args"); None when the text is not a slash command."""
+    if not isinstance(text, str):
+        return None
+    stripped = text.lstrip()
+    if not stripped.startswith("/"):
+        return None
+    word = _COMMAND_WORD.match(stripped)
+    if word is None:
+        return None
+    return word.group(1), stripped[word.end():].strip()
