@@ -146,15 +146,14 @@ def _run_command(args) -> int:
     from kiraos_desktop.core.records import StoreError
     from kiraos_desktop.core.settings import SettingsError
 
-    if args.command == "skills":
-        from kiraos_desktop.cli_skills import run_skills
-
-        if getattr(args, "dir", None):
-            return run_skills(args, None)
     if args.self_test:
         from kiraos_desktop.selftest import run_self_test
 
         return run_self_test()
+    if args.command == "skills" and getattr(args, "dir", None):
+        from kiraos_desktop.cli_skills import run_skills
+
+        return run_skills(args, None)  # linting a folder needs no data dir
     try:
         engine = open_engine(args)
     except (SettingsError, ValueError, OSError) as exc:

@@ -1,10 +1,16 @@
-"""Shared test setup: offscreen Qt before any Qt import, and a data dir per test."""
+"""Shared test setup: offscreen Qt before any Qt import, and data dirs under tmp_path only."""
 import os
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-os.environ.pop("KIRAOS_DATA_DIR", None)
 
 import pytest  # noqa: E402
+
+
+@pytest.fixture(autouse=True)
+def _default_data_dir(tmp_path, monkeypatch):
+    # Anything that falls back to the default data dir (companion mode, a bare Engine.open())
+    # lands in this test's folder, never in the real user data dir.
+    monkeypatch.setenv("KIRAOS_DATA_DIR", str(tmp_path / "default-data"))
 
 
 @pytest.fixture

@@ -5,7 +5,15 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from kiraos_desktop.core.context import sanitize
-from kiraos_desktop.core.records import CATEGORIES, LimitError, ValidationError, check_user_id
+from kiraos_desktop.core.records import (
+    CATEGORIES,
+    MAX_EVENT_CHARS,
+    MAX_KEY_CHARS,
+    MAX_VALUE_CHARS,
+    LimitError,
+    ValidationError,
+    check_user_id,
+)
 from kiraos_desktop.core.templates import template
 from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
 
@@ -39,7 +47,7 @@ class MemoryTools:
 
     def _apply(self, batch, user_id: str, op: Any) -> tuple[str, int]:
         if not isinstance(op, dict):
-            return "skip: 操作必须是对象 (operation must be an object)", 0
+            return "skip: 操作格式无效（应为对象）", 0
         kind = op.get("op")
         if kind == "set":
             return self._set(batch, user_id, op)
@@ -47,42 +55,43 @@ class MemoryTools:
             value = op.get("value")
             try:
                 batch.add_event(user_id, value)
-            except ValidationError as exc:
-                return f"skip: event {_reason(exc)}", 0
+            except ValidationError:
+                if isinstance(value, str) and value.strip():
+                    return f"skip: event 超过 {MAX_EVENT_CHARS} 字", 0
+                return "skip: event 缺少 value", 0
             return f"event: {sanitize(value)}", 1
         if kind == "del":
             key = op.get("key")
             if not isinstance(key, str) or not key.strip():
-                return "skip: del 缺少 key (del needs a key)", 0
+                return "skip: del 缺少 key", 0
             found = batch.delete_profile(user_id, key.strip())
             return f"del {sanitize(key.strip())}: {'ok' if found else 'not found'}", int(found)
-        return f"skip: 未知操作 {sanitize(kind)!r}，可用: set, event, del (unknown op)", 0
+        return f"skip: 未知操作 {_quoted(kind)}（可用: set, event, del）", 0
 
     def _set(self, batch, user_id: str, op: dict) -> tuple[str, int]:
         key, value = op.get("key"), op.get("value")
-        label = sanitize(key) if isinstance(key, str) else "?"
         if not isinstance(key, str) or not key.strip() or value is None or (isinstance(value, str) and not value.strip()):
-            return f"skip: set {label} 缺少 key 或 value (set needs key and value)", 0
+            return "skip: set 缺少 key 或 value", 0
+        label = sanitize(key.strip())
         category = op.get("category") or "basic"
         if category not in CATEGORIES:
-            return f"skip: set {label} 分类 {sanitize(category)!r} 无效，可用: {', '.join(CATEGORIES)}", 0
+            return f"skip: set {label}: 无效的分类 {_quoted(category)}（可用: {', '.join(CATEGORIES)}）", 0
         ttl = op.get("ttl")
         expires_at = None
         if ttl not in (None, ""):
             try:
                 expires_at = to_iso(datetime.fromisoformat(batch.now) + parse_ttl(ttl))
-            except TTLError as exc:
-                return f"skip: set {label} ttl 无效: {sanitize(exc)}", 0
+            except TTLError:
+                return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
         existed = batch.profile(user_id, key.strip())
         is_update = existed is not None and not existed.is_expired(batch.now)
         try:
             entry = batch.set_profile(user_id, key, value, category=category,
                                       confidence=op.get("confidence", 0.5), expires_at=expires_at)
         except LimitError:
-            limit = self._store.max_profiles_per_user
-            return f"skip: set {label} 画像已达上限 {limit} 条 (profile limit reached)", 0
+            return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
         except ValidationError as exc:
-            return f"skip: set {label} {_reason(exc)}", 0
+            return f"skip: set {label}: {_FIELD_REASONS.get(exc.field, sanitize(exc.message))}", 0
         verb = "updated" if is_update else "set"
         text = f"{verb} {sanitize(entry.key)}={sanitize(entry.value)} [{entry.category}]"
         if expires_at:
@@ -109,5 +118,14 @@ class MemoryTools:
         return template("memory_clear.j2").render(profiles=profiles, events=events)
 
 
-def _reason(exc: ValidationError) -> str:
-    return sanitize(f"{exc.field} {exc.message}")
+_FIELD_REASONS = {
+    "confidence": "置信度必须是 0 到 1 之间的数字",
+    "key": f"key 过长（最多 {MAX_KEY_CHARS} 字）",
+    "value": f"value 无效或过长（最多 {MAX_VALUE_CHARS} 字）",
+    "user_id": "user_id 无效",
+}
+
+
+def _quoted(value: Any) -> str:
+    return '"' + sanitize(value) + '"'
+

@@ -120,8 +120,8 @@ def validate_import(data: Any) -> ImportPlan:
     _require(data.get("format") == EXPORT_FORMAT, "format", f"must be {EXPORT_FORMAT!r}")
     _require(data.get("version") == EXPORT_VERSION, "version",
              f"this version of KiraOS Desktop reads version {EXPORT_VERSION}, got {data.get('version')!r}")
-    unknown = set(data) - {"format", "version", "exported_at", "users"}
-    _require(not unknown, "file", f"unknown field {sorted(unknown)[0]!r}")
+    unknown = sorted(set(data) - {"format", "version", "exported_at", "users"})
+    _require(not unknown, "file", f"unknown field {unknown[0] if unknown else ''!r}")
     users = data.get("users")
     _require(isinstance(users, list), "users", "must be a list")
     profiles: list[ProfileEntry] = []

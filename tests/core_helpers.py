@@ -1,0 +1,60 @@
+"""Helpers for core tests: engines on temporary data dirs and the plugin's own DDL."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from kiraos_desktop.core.engine import Engine
+
+# The KiraOS plugin 1.3 schema, as its documentation gives it.
+PLUGIN_DDL = """
+CREATE TABLE user_profiles (
+    user_id TEXT NOT NULL,
+    memory_key TEXT NOT NULL,
+    memory_value TEXT NOT NULL,
+    updated_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    confidence REAL DEFAULT 0.5,
+    category TEXT DEFAULT 'basic',
+    expires_at DATETIME DEFAULT NULL,
+    PRIMARY KEY (user_id, memory_key)
+);
+CREATE TABLE event_logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
+    event_summary TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+CREATE INDEX idx_event_logs_user ON event_logs (user_id, created_at DESC);
+"""
+
+# Plugin versions before 1.2 had neither categories, confidence nor TTLs.
+OLD_PLUGIN_DDL = """
+CREATE TABLE user_profiles (
+    user_id TEXT NOT NULL,
+    memory_key TEXT NOT NULL,
+    memory_value TEXT NOT NULL,
+    updated_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+    PRIMARY KEY (user_id, memory_key)
+);
+CREATE TABLE event_logs (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id TEXT NOT NULL,
+    event_summary TEXT NOT NULL,
+    created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+);
+"""
+
+
+def make_engine(data_dir: Path, **settings) -> Engine:
+    engine = Engine.open(data_dir=data_dir)
+    if settings:
+        engine.update_settings(engine.settings.replace(**settings))
+    return engine
+
+
+def plugin_db(path: Path, ddl: str = PLUGIN_DDL) -> sqlite3.Connection:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    conn = sqlite3.connect(path)
+    conn.executescript(ddl)
+    conn.commit()
+    return conn

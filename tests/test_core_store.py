@@ -1,0 +1,191 @@
+"""The store: writes, audit, change events, user listing, limits, purge and revert."""
+import threading
+from datetime import datetime, timedelta
+
+import pytest
+
+from kiraos_desktop.core.changes import ChangeEvent
+from kiraos_desktop.core.history import revert_change, revert_changes
+from kiraos_desktop.core.records import LimitError, ValidationError
+from kiraos_desktop.core.store import MemoryStore
+
+
+@pytest.fixture
+def store(tmp_path):
+    s = MemoryStore(tmp_path / "m.db")
+    yield s
+    s.close()
+
+
+def iso(delta: timedelta) -> str:
+    return (datetime.now() + delta).isoformat()
+
+
+def test_set_update_delete_profile_with_audit(store):
+    store.set_profile("u1", "城市", "北京", actor="gui", confidence=0.8)
+    store.set_profile("u1", "城市", "上海", actor="api", category="basic", confidence=0.9)
+    entry = store.get_profile("u1", "城市")
+    assert (entry.value, entry.confidence) == ("上海", 0.9)
+    assert store.delete_profile("u1", "城市", actor="cli") is True
+    assert store.delete_profile("u1", "城市", actor="cli") is False
+    changes = store.list_changes("u1")
+    assert [(c.action, c.actor) for c in changes] == [("profile_delete", "cli"), ("profile_set", "api"),
+                                                      ("profile_set", "gui")]
+    assert changes[1].before["value"] == "北京" and changes[1].after["value"] == "上海"
+
+
+@pytest.mark.parametrize("kwargs,field", [
+    ({"user_id": "", "key": "k", "value": "v"}, "user_id"),
+    ({"user_id": "u", "key": " ", "value": "v"}, "key"),
+    ({"user_id": "u", "key": "k", "value": ""}, "value"),
+    ({"user_id": "u", "key": "k", "value": "v", "confidence": 1.5}, "confidence"),
+    ({"user_id": "u", "key": "k", "value": "v", "confidence": "high"}, "confidence"),
+    ({"user_id": "u", "key": "k", "value": "v", "category": "misc"}, "category"),
+    ({"user_id": "u", "key": "k", "value": "v", "expires_at": "next week"}, "expires_at"),
+])
+def test_bad_input_is_refused_and_changes_nothing(store, kwargs, field):
+    with pytest.raises(ValidationError) as info:
+        store.set_profile(actor="gui", **kwargs)
+    assert info.value.field == field
+    assert store.stats().total_profiles == 0 and store.list_changes() == []
+
+
+def test_events_newest_first_update_delete_and_ownership(store):
+    first = store.add_event("u1", "通过面试", actor="gui", created_at="2025-02-28T10:00:00")
+    second = store.add_event("u1", "完成半马", actor="gui", created_at="2025-03-01T10:00:00")
+    other = store.add_event("u2", "别人的事", actor="gui")
+    assert [e.summary for e in store.get_events("u1")] == ["完成半马", "通过面试"]
+    assert store.update_event("u1", first, "通过了面试", actor="gui")
+    assert not store.update_event("u1", other, "偷改", actor="gui")  # belongs to u2
+    assert store.get_event(other).summary == "别人的事"
+    assert store.delete_event("u1", second, actor="gui")
+    assert not store.delete_event("u1", second, actor="gui")
+    with pytest.raises(ValidationError):
+        store.add_event("u1", "x" * 1001, actor="gui")
+
+
+def test_event_keep_limit_trims_oldest_and_zero_is_unlimited(tmp_path):
+    store = MemoryStore(tmp_path / "m.db", max_event_keep=3)
+    for i in range(5):
+        store.add_event("u", f"e{i}", actor="gui", created_at=f"2025-01-0{i + 1}T00:00:00")
+    assert [e.summary for e in store.get_events("u")] == ["e4", "e3", "e2"]
+    store.max_event_keep = 0
+    for i in range(5):
+        store.add_event("u", f"f{i}", actor="gui")
+    assert len(store.get_events("u")) == 8
+    store.close()
+
+
+def test_profile_limit_counts_only_unexpired_and_zero_is_unlimited(tmp_path):
+    store = MemoryStore(tmp_path / "m.db", max_profiles_per_user=2)
+    store.set_profile("u", "a", "1", actor="gui")
+    store.set_profile("u", "old", "x", actor="gui", expires_at=iso(-timedelta(days=1)))
+    store.set_profile("u", "b", "2", actor="gui")  # the expired entry does not count
+    with pytest.raises(LimitError):
+        store.set_profile("u", "c", "3", actor="gui")
+    store.set_profile("u", "a", "changed", actor="gui")  # updating an existing key is always fine
+    store.max_profiles_per_user = 0
+    for i in range(10):
+        store.set_profile("u", f"k{i}", "v", actor="gui")
+    assert len(store.get_profiles("u", include_expired=False)) == 12
+    store.close()
+
+
+def test_expired_entries_hidden_from_live_reads_and_purged(store):
+    store.set_profile("u", "live", "1", actor="gui", expires_at=iso(timedelta(days=1)))
+    store.set_profile("u", "dead", "2", actor="gui", expires_at=iso(-timedelta(minutes=1)))
+    assert [p.key for p in store.get_profiles("u", include_expired=False)] == ["live"]
+    assert {p.key for p in store.get_profiles("u")} == {"live", "dead"}
+    assert store.purge_expired(actor="gui") == 1
+    assert [p.key for p in store.get_profiles("u")] == ["live"]
+    assert store.list_changes("u")[0].action == "purge_expired"
+
+
+def test_profiles_sorted_by_category_then_confidence_then_recency(store):
+    store.set_profile("u", "o", "1", actor="gui", category="other", confidence=0.9)
+    store.set_profile("u", "b-low", "1", actor="gui", confidence=0.3)
+    store.set_profile("u", "b-old", "1", actor="gui", confidence=0.8)
+    store.set_profile("u", "p", "1", actor="gui", category="preference")
+    store.set_profile("u", "b-new", "1", actor="gui", confidence=0.8)
+    assert [p.key for p in store.get_profiles("u")] == ["b-new", "b-old", "b-low", "p", "o"]
+
+
+def test_user_list_counts_search_sort_and_paging(store):
+    for i in range(30):
+        uid = f"user_{i:02d}"
+        for k in range(i % 4):
+            store.set_profile(uid, f"k{k}", "值" if i == 7 else "v", actor="gui")
+        store.add_event(uid, "唯一的事件" if i == 11 else "e", actor="gui")
+    assert store.count_users() == 30
+    page = store.list_users(offset=10, limit=5)
+    assert [u.user_id for u in page] == [f"user_{i}" for i in range(10, 15)]
+    top = store.list_users(order_by="profile_count", descending=True, limit=1)[0]
+    assert top.profile_count == 3 and top.event_count == 1
+    assert [u.user_id for u in store.list_users(search="user_2")] == [f"user_{i}" for i in range(20, 30)]
+    assert store.count_users(search="唯一") == 0
+    assert [u.user_id for u in store.list_users(search="唯一", in_content=True)] == ["user_11"]
+    assert [u.user_id for u in store.list_users(search="值", in_content=True)] == ["user_07"]
+    assert store.list_users(search="%") == []  # LIKE wildcards are literal
+    stats = store.stats()
+    assert (stats.total_users, stats.total_events) == (30, 30)
+    store.clear_user("user_03", actor="gui")
+    assert store.user_summary("user_03") is None and store.count_users() == 29
+
+
+def test_change_events_after_commit_only(store):
+    seen: list[ChangeEvent] = []
+    store.changes.subscribe(seen.append)
+    store.set_profile("u", "k", "v", actor="api")
+    assert seen == [ChangeEvent("u", "profile_set", "api")]
+    with pytest.raises(RuntimeError):
+        with store.batch("gui") as batch:
+            batch.set_profile("u", "k2", "v")
+            raise RuntimeError("abort")
+    assert len(seen) == 1 and store.get_profile("u", "k2") is None  # rolled back, nothing published
+
+
+def test_a_failing_subscriber_does_not_break_writes(store):
+    def broken(_event):
+        raise ValueError("boom")
+
+    store.changes.subscribe(broken)
+    store.set_profile("u", "k", "v", actor="gui")
+    assert store.get_profile("u", "k").value == "v"
+
+
+def test_revert_restores_every_kind_of_change(store):
+    store.set_profile("u", "城市", "北京", actor="gui")
+    store.set_profile("u", "城市", "上海", actor="api")
+    change = store.list_changes("u")[0]
+    revert_change(store, change.id, actor="gui")
+    assert store.get_profile("u", "城市").value == "北京"
+    event_id = store.add_event("u", "e1", actor="gui")
+    store.delete_event("u", event_id, actor="gui")
+    revert_change(store, store.list_changes("u")[0].id, actor="gui")
+    assert store.get_event(event_id).summary == "e1"
+    before = (store.get_profiles("u"), store.get_events("u"))
+    store.clear_user("u", actor="gui")
+    new_ids = revert_change(store, store.list_changes("u")[0].id, actor="gui")
+    assert (store.get_profiles("u"), store.get_events("u")) == before
+    revert_changes(store, new_ids, actor="gui")  # the revert of a revert: a redo
+    assert store.get_profiles("u") == [] and store.get_events("u") == []
+
+
+def test_concurrent_threads_lose_nothing(store):
+    errors = []
+
+    def worker(n):
+        try:
+            for i in range(50):
+                store.set_profile(f"t{n}", f"k{i}", "v", actor="api")
+                store.add_event(f"t{n}", f"e{i}", actor="api")
+        except Exception as exc:  # pragma: no cover - the assertion below reports it
+            errors.append(exc)
+
+    threads = [threading.Thread(target=worker, args=(n,)) for n in range(8)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert errors == []
+    assert store.stats().total_profiles == 400 and store.stats().total_events == 400
