@@ -107,3 +107,21 @@ def test_threads_and_another_process_write_at_once(data_dir):
     stats = store.stats()
     assert (stats.total_profiles, stats.total_events) == (780, 780)
     engine.close()
+
+
+def test_user_counts_stay_exact_under_the_plugins_insert_or_replace(data_dir):
+    engine = make_engine(data_dir)
+    engine.store.set_profile("u", "k", "v", actor="gui")
+    conn = sqlite3.connect(engine.paths.db_path)
+    for value in ("a", "b", "c"):  # REPLACE deletes without firing delete triggers
+        conn.execute("INSERT OR REPLACE INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u', 'k', ?)",
+                     (value,))
+    conn.execute("INSERT OR REPLACE INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u', 'k2', 'x')")
+    conn.execute("DELETE FROM user_profiles WHERE memory_key = 'k2'")
+    conn.commit()
+    conn.close()
+    summary = engine.store.user_summary("u")
+    assert (summary.profile_count, summary.event_count) == (1, 0)
+    engine.store.delete_profile("u", "k", actor="gui")
+    assert engine.store.user_summary("u") is None
+    engine.close()

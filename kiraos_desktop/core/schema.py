@@ -55,39 +55,39 @@ DESKTOP_DDL = (
     "CREATE INDEX IF NOT EXISTS idx_user_summary_events ON user_summary (event_count)",
 )
 
-_ENSURE_SUMMARY = (
-    "INSERT INTO user_summary (user_id, profile_count, event_count, last_activity) "
-    "VALUES ({uid}, 0, 0, NULL) ON CONFLICT(user_id) DO NOTHING;"
-)
-_DROP_EMPTY = (
-    "DELETE FROM user_summary WHERE user_id = {uid} AND profile_count <= 0 AND event_count <= 0;"
-)
+# Counts are recomputed from the (indexed, per-user) rows rather than incremented: the plugin's
+# INSERT OR REPLACE deletes without firing delete triggers, so increments would drift.
+_RECOUNT = """
+        INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
+        VALUES ({uid},
+                (SELECT count(*) FROM user_profiles WHERE user_id = {uid}),
+                (SELECT count(*) FROM event_logs WHERE user_id = {uid}),
+                {stamp})
+        ON CONFLICT(user_id) DO UPDATE SET
+            profile_count = excluded.profile_count,
+            event_count = excluded.event_count,
+            last_activity = max(coalesce(user_summary.last_activity, ''), coalesce(excluded.last_activity, ''));
+        DELETE FROM user_summary WHERE user_id = {uid} AND profile_count = 0 AND event_count = 0;"""
+
+TRIGGER_NAMES = ("kd_profiles_ins", "kd_profiles_del", "kd_profiles_upd", "kd_events_ins", "kd_events_del")
 
 TRIGGERS = (
-    f"""CREATE TRIGGER IF NOT EXISTS kd_profiles_ins AFTER INSERT ON user_profiles BEGIN
-        {_ENSURE_SUMMARY.format(uid="NEW.user_id")}
-        UPDATE user_summary SET profile_count = profile_count + 1,
-            last_activity = max(coalesce(last_activity, ''), coalesce(NEW.updated_at, ''))
-            WHERE user_id = NEW.user_id;
+    f"""CREATE TRIGGER kd_profiles_ins AFTER INSERT ON user_profiles BEGIN
+        {_RECOUNT.format(uid="NEW.user_id", stamp="NEW.updated_at")}
     END""",
-    f"""CREATE TRIGGER IF NOT EXISTS kd_profiles_del AFTER DELETE ON user_profiles BEGIN
-        UPDATE user_summary SET profile_count = profile_count - 1 WHERE user_id = OLD.user_id;
-        {_DROP_EMPTY.format(uid="OLD.user_id")}
+    f"""CREATE TRIGGER kd_profiles_del AFTER DELETE ON user_profiles BEGIN
+        {_RECOUNT.format(uid="OLD.user_id", stamp="NULL")}
     END""",
-    """CREATE TRIGGER IF NOT EXISTS kd_profiles_upd AFTER UPDATE OF updated_at ON user_profiles BEGIN
+    """CREATE TRIGGER kd_profiles_upd AFTER UPDATE OF updated_at ON user_profiles BEGIN
         UPDATE user_summary SET
             last_activity = max(coalesce(last_activity, ''), coalesce(NEW.updated_at, ''))
             WHERE user_id = NEW.user_id;
     END""",
-    f"""CREATE TRIGGER IF NOT EXISTS kd_events_ins AFTER INSERT ON event_logs BEGIN
-        {_ENSURE_SUMMARY.format(uid="NEW.user_id")}
-        UPDATE user_summary SET event_count = event_count + 1,
-            last_activity = max(coalesce(last_activity, ''), coalesce(NEW.created_at, ''))
-            WHERE user_id = NEW.user_id;
+    f"""CREATE TRIGGER kd_events_ins AFTER INSERT ON event_logs BEGIN
+        {_RECOUNT.format(uid="NEW.user_id", stamp="NEW.created_at")}
     END""",
-    f"""CREATE TRIGGER IF NOT EXISTS kd_events_del AFTER DELETE ON event_logs BEGIN
-        UPDATE user_summary SET event_count = event_count - 1 WHERE user_id = OLD.user_id;
-        {_DROP_EMPTY.format(uid="OLD.user_id")}
+    f"""CREATE TRIGGER kd_events_del AFTER DELETE ON event_logs BEGIN
+        {_RECOUNT.format(uid="OLD.user_id", stamp="NULL")}
     END""",
 )
 
@@ -124,7 +124,12 @@ def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
                 db.execute_sql(f"ALTER TABLE user_profiles ADD COLUMN {name} {_PLUGIN_LATER_COLUMNS[name]}")
             done.append("added columns " + ", ".join(missing))
         had_summary = "user_summary" in db.get_tables()
-        for ddl in DESKTOP_DDL + TRIGGERS:
+        for ddl in DESKTOP_DDL:
+            db.execute_sql(ddl)
+        # Triggers are recreated on every open so a newer version's definitions always apply.
+        for name in TRIGGER_NAMES:
+            db.execute_sql(f"DROP TRIGGER IF EXISTS {name}")
+        for ddl in TRIGGERS:
             db.execute_sql(ddl)
         if not had_summary:
             db.execute_sql(_REBUILD_SUMMARY)
