@@ -7,7 +7,12 @@ import shutil
 
 import pytest
 
-from kiraos_desktop.core.skills import SkillRouter, validate_manifest_text, validate_skill_folder
+from kiraos_desktop.core.skills import (
+    SkillRouter,
+    validate_manifest_text,
+    validate_skill_folder,
+    validate_skill_texts,
+)
 from kiraos_desktop.core.skills import discovery
 from skills_helpers import manifest, params, problems_of, write_skill
 
@@ -260,3 +265,13 @@ def test_problems_never_raise_on_odd_schemas(tmp_path):
         assert not skill.valid and skill.errors[0].field.startswith("parameters")
     assert router.get("odd1").valid  # a remote $ref is legal; it fails when called (see router tests)
     assert_good_loaded(router)
+
+
+def test_validate_skill_texts_for_an_editor():
+    text = json.dumps(manifest("draft", parameters=params(["q"], q="string")))
+    data, problems = validate_skill_texts(text, "use {q}")
+    assert data["name"] == "draft" and problems == []
+    _, problems = validate_skill_texts(text, "no use {other}")
+    assert sorted(p.field for p in problems) == ["instruction", "parameters.properties.q"]
+    _, problems = validate_skill_texts("{", "")
+    assert [p.field for p in problems] == ["manifest", "instruction"]

@@ -1,6 +1,6 @@
 """Skill engine: discovery, validation, rendering and routing of skill folders (DESIGN §5)."""
 from .bundled import bundled_skills_dir, install_bundled_skills
-from .discovery import validate_skill_folder
+from .discovery import validate_skill_folder, validate_skill_texts
 from .manifest import validate_manifest_text
 from .model import CommandMatch, Skill
 from .problems import (
@@ -45,6 +45,7 @@ __all__ = [
     "validate_arguments",
     "validate_manifest_text",
     "validate_skill_folder",
+    "validate_skill_texts",
     "wrap_tool_result",
     "wrap_value",
 ]

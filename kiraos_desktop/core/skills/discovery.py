@@ -164,6 +164,12 @@ def validate_skill_folder(folder: Path) -> tuple[Skill | None, list[Problem]]:
     return loaded.skill, list(loaded.skill.problems)
 
 
+def validate_skill_texts(manifest_text: str, instruction_text: str) -> tuple[dict | None, list[Problem]]:
+    """Problems of an unsaved skill (editor text of both files); no file system access."""
+    data, problems = validate_manifest_text(manifest_text)
+    return data, problems + instruction_problems(instruction_text, data)
+
+
 def claims_name(loaded: LoadedSkill) -> bool:
     """A skill takes part in the duplicate check when its manifest name itself is valid."""
     name = loaded.skill.manifest.get("name")
