@@ -10,7 +10,7 @@ from kiraos_desktop.core.store import MemoryStore
 _WRITER = textwrap.dedent("""
     import sys
     from kiraos_desktop.core.store import MemoryStore
-    store = MemoryStore(sys.argv[1], max_event_keep=0)
+    store = MemoryStore(sys.argv[1], max_event_keep=0, max_profiles_per_user=0)
     i = 0
     while True:
         with store.batch("api") as batch:
@@ -27,7 +27,7 @@ def test_kill_minus_nine_keeps_every_acknowledged_write(tmp_path):
     proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(db)], stdout=subprocess.PIPE, text=True)
     acked = []
     deadline = time.time() + 30
-    while len(acked) < 200 and time.time() < deadline:
+    while len(acked) < 200 and time.time() < deadline and proc.poll() is None:
         line = proc.stdout.readline()
         if line:
             acked.append(int(line))
