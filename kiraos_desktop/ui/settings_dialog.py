@@ -1,0 +1,362 @@
+"""Settings dialog: every setting of settings.json, validated at the field, saved through the engine."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Callable
+
+from PySide6.QtCore import Qt, Slot
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.settings import Settings, SettingsError
+from kiraos_desktop.ui.prompts import prompts
+
+#: The settings that the running API server was started with; a change needs a restart.
+API_KEYS = ("api_host", "api_port", "api_token")
+NUMBER_KEYS = ("max_events_per_user", "max_profiles_per_user", "max_event_keep", "max_context_chars", "api_port")
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
+
+def api_settings_changed(old: Settings, new: Settings) -> bool:
+    """True when the API server must be restarted to follow `new` (host, port or token changed).
+
+    The main window calls this from its `engine.on_settings_changed` listener.
+    """
+    return any(getattr(old, key) != getattr(new, key) for key in API_KEYS)
+
+
+def key_of_error(message: str) -> str | None:
+    """The setting named by a SettingsError message (the longest key the message starts with)."""
+    names = sorted(Settings.__dataclass_fields__, key=len, reverse=True)
+    for name in names:
+        if message.startswith(name):
+            return name
+    for name in names:
+        if name in message:
+            return name
+    return None
+
+
+def _readable(key: str, message: str) -> str:
+    """'api_port must be at most 65535, got 70000' -> 'Must be at most 65535, got 70000'."""
+    if message.startswith(key + " "):
+        rest = message[len(key) + 1:]
+        return rest[:1].upper() + rest[1:]
+    return message
+
+
+class _Field:
+    """One editor, its error label and how to read its value for Settings.replace."""
+
+    def __init__(self, key: str, editor: QWidget, error: QLabel, read: Callable[[], Any]):
+        self.key, self.editor, self.error, self.read = key, editor, error, read
+
+
+class SettingsDialog(QDialog):
+    """Edit every setting of DESIGN §4. Construct with `SettingsDialog(engine, parent)` and `exec()`.
+
+    Uses `engine.settings`, `engine.skills.skills()` (for the skill check boxes),
+    `engine.paths` (default skills folder) and, on OK, `engine.update_settings(new)`.
+    Errors are shown under the field that has them and OK stays disabled while any field is
+    invalid. The dialog never restarts the API server: the window's settings listener does that
+    when `api_settings_changed(old, new)` says so.
+    """
+
+    def __init__(self, engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._engine = engine
+        self._original: Settings = engine.settings
+        self._fields: dict[str, _Field] = {}
+        self._errors: dict[str, str] = {}
+        self.setWindowTitle(self.tr("Settings"))
+        self.setMinimumWidth(560)
+
+        layout = QVBoxLayout(self)
+        layout.addWidget(self._memory_group())
+        layout.addWidget(self._skills_group())
+        layout.addWidget(self._api_group())
+        self._buttons = QDialogButtonBox(
+            QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
+            | QDialogButtonBox.StandardButton.RestoreDefaults)
+        self._buttons.accepted.connect(self.accept)
+        self._buttons.rejected.connect(self.reject)
+        self._buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(
+            self._on_defaults_clicked)
+        layout.addWidget(self._buttons)
+        self._load(self._original)
+
+    # ---- building ------------------------------------------------------------------------
+
+    def _error_label(self) -> QLabel:
+        label = QLabel()
+        label.setObjectName("fieldError")
+        label.setWordWrap(True)
+        label.setStyleSheet("color: #d93025;")
+        label.setVisible(False)
+        return label
+
+    def _hint(self, text: str) -> QLabel:
+        label = QLabel(text)
+        label.setWordWrap(True)
+        label.setEnabled(False)  # greyed: palette-aware in light and dark schemes
+        return label
+
+    def _add_row(self, form: QFormLayout, key: str, label: str, editor: QWidget, read: Callable[[], Any],
+                 hint: str = "", row_widget: QWidget | None = None) -> None:
+        error = self._error_label()
+        box = QWidget()
+        column = QVBoxLayout(box)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(row_widget or editor)
+        if hint:
+            column.addWidget(self._hint(hint))
+        column.addWidget(error)
+        form.addRow(label, box)
+        self._fields[key] = _Field(key, editor, error, read)
+
+    def _number(self, form: QFormLayout, key: str, label: str, hint: str) -> None:
+        edit = QLineEdit()
+        edit.setObjectName(key)
+        edit.setMaximumWidth(120)
+        edit.setAlignment(Qt.AlignmentFlag.AlignRight)
+        edit.textChanged.connect(self._on_field_changed)
+
+        def read() -> Any:
+            text = edit.text().strip()
+            try:
+                return int(text)
+            except ValueError:
+                return text  # Settings.replace names the key and says it must be a whole number
+        self._add_row(form, key, label, edit, read, hint)
+
+    def _memory_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Memory"))
+        form = QFormLayout(group)
+        self._number(form, "max_events_per_user", self.tr("Events in context:"),
+                     self.tr("Newest events per user given to the bot and shown by memory_query."))
+        self._number(form, "max_profiles_per_user", self.tr("Profile entries per user:"),
+                     self.tr("Writes beyond this are refused. 0 = no limit."))
+        self._number(form, "max_event_keep", self.tr("Events kept per user:"),
+                     self.tr("Older events are removed when a new one is added. 0 = keep all."))
+        self._number(form, "max_context_chars", self.tr("Context length (characters):"),
+                     self.tr("Budget of each user's memory block; whole items are dropped to fit. "
+                             "0 = unlimited."))
+        return group
+
+    def _skills_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Skills"))
+        form = QFormLayout(group)
+        self._skills_dir = QLineEdit()
+        self._skills_dir.setObjectName("skills_dir")
+        self._skills_dir.setPlaceholderText(str(self._engine.paths.skills_dir))
+        self._skills_dir.textChanged.connect(self._on_field_changed)
+        browse = QPushButton(self.tr("Browse…"))
+        browse.setObjectName("browseSkillsDir")
+        browse.clicked.connect(self._on_browse_clicked)
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self._skills_dir, 1)
+        line.addWidget(browse)
+        self._add_row(form, "skills_dir", self.tr("Skills folder:"), self._skills_dir,
+                      lambda: self._skills_dir.text().strip() or None,
+                      self.tr("Empty = the default folder shown. A new folder is used after a restart."),
+                      row_widget=row)
+
+        self._skill_list = QListWidget()
+        self._skill_list.setObjectName("disabled_skills")
+        self._skill_list.setMaximumHeight(150)
+        self._skill_list.itemChanged.connect(self._on_field_changed)
+        self._add_row(form, "disabled_skills", self.tr("Skills offered to the bot:"), self._skill_list,
+                      self._disabled_names, self.tr("Unchecked skills are hidden from the tool list."))
+
+        self._slash = QCheckBox(self.tr("Route /commands to skills"))
+        self._slash.setObjectName("enable_slash_commands")
+        self._slash.toggled.connect(self._on_field_changed)
+        self._add_row(form, "enable_slash_commands", self.tr("Slash commands:"), self._slash, self._slash.isChecked)
+        return group
+
+    def _api_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Loopback API"))
+        form = QFormLayout(group)
+        self._host = QLineEdit()
+        self._host.setObjectName("api_host")
+        self._host.textChanged.connect(self._on_field_changed)
+        self._host_warning = QLabel(self.tr("Not a loopback address: other machines can reach the API."))
+        self._host_warning.setWordWrap(True)
+        self._host_warning.setStyleSheet("color: #b06000;")
+        self._host_warning.setVisible(False)
+        host_box = QWidget()
+        host_column = QVBoxLayout(host_box)
+        host_column.setContentsMargins(0, 0, 0, 0)
+        host_column.addWidget(self._host)
+        host_column.addWidget(self._host_warning)
+        self._add_row(form, "api_host", self.tr("Host:"), self._host, self._host.text, row_widget=host_box)
+        self._number(form, "api_port", self.tr("Port:"), self.tr("0 = any free port."))
+
+        self._token = QLineEdit()
+        self._token.setObjectName("api_token")
+        self._token.setEchoMode(QLineEdit.EchoMode.Password)
+        self._token.setPlaceholderText(self.tr("(generated token from the api-token file)"))
+        self._token.textChanged.connect(self._on_field_changed)
+        show = QToolButton()
+        show.setObjectName("showToken")
+        show.setText(self.tr("Show"))
+        show.setCheckable(True)
+        show.toggled.connect(self._on_show_token_toggled)
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self._token, 1)
+        line.addWidget(show)
+        self._add_row(form, "api_token", self.tr("Token:"), self._token, lambda: self._token.text().strip(),
+                      self.tr("Leave empty to use the generated token. Changing host, port or token "
+                              "restarts the API server."), row_widget=row)
+        return group
+
+    # ---- values --------------------------------------------------------------------------
+
+    def _load(self, settings: Settings) -> None:
+        for key in NUMBER_KEYS:
+            self.findChild(QLineEdit, key).setText(str(getattr(settings, key)))
+        self._skills_dir.setText(settings.skills_dir or "")
+        self._fill_skills(settings.disabled_skills)
+        self._slash.setChecked(settings.enable_slash_commands)
+        self._host.setText(settings.api_host)
+        self._token.setText(settings.api_token)
+        self._validate()
+
+    def _fill_skills(self, disabled: list[str]) -> None:
+        self._skill_list.blockSignals(True)
+        self._skill_list.clear()
+        names: list[tuple[str, str]] = []
+        seen: set[str] = set()
+        for skill in self._engine.skills.skills():
+            if skill.name and skill.name not in seen:
+                seen.add(skill.name)
+                note = "" if skill.valid else self.tr(" (has errors)")
+                names.append((skill.name, skill.name + note))
+        for name in disabled:  # keep names of skills that are not in the folder right now
+            if name not in seen:
+                seen.add(name)
+                names.append((name, name + self.tr(" (not found)")))
+        for name, text in names:
+            item = QListWidgetItem(text)
+            item.setData(Qt.ItemDataRole.UserRole, name)
+            item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
+            item.setCheckState(Qt.CheckState.Unchecked if name in disabled else Qt.CheckState.Checked)
+            self._skill_list.addItem(item)
+        if not names:
+            placeholder = QListWidgetItem(self.tr("No skills in the skills folder."))
+            placeholder.setFlags(Qt.ItemFlag.NoItemFlags)
+            self._skill_list.addItem(placeholder)
+        self._skill_list.blockSignals(False)
+
+    def _disabled_names(self) -> list[str]:
+        names = []
+        for row in range(self._skill_list.count()):
+            item = self._skill_list.item(row)
+            name = item.data(Qt.ItemDataRole.UserRole)
+            if name and item.checkState() == Qt.CheckState.Unchecked:
+                names.append(name)
+        return names
+
+    def field_editor(self, key: str) -> QWidget:
+        """The editor widget of one setting (for tests and for focusing a field)."""
+        return self._fields[key].editor
+
+    def field_error(self, key: str) -> str:
+        """The error shown at a field, or "" when it is valid."""
+        return self._errors.get(key, "")
+
+    def values(self) -> dict[str, Any]:
+        """Raw values as read from the editors (not yet validated)."""
+        return {key: field.read() for key, field in self._fields.items()}
+
+    def new_settings(self) -> Settings | None:
+        """The validated settings the dialog would save, or None while a field is invalid."""
+        try:
+            return self._original.replace(**self.values())
+        except SettingsError:
+            return None
+
+    # ---- validation ----------------------------------------------------------------------
+
+    def _validate(self) -> bool:
+        errors: dict[str, str] = {}
+        values = self.values()
+        for key, value in values.items():
+            try:
+                self._original.replace(**{key: value})
+            except SettingsError as exc:
+                errors[key_of_error(str(exc)) or key] = _readable(key, str(exc))
+        if not errors:
+            try:
+                self._original.replace(**values)
+            except SettingsError as exc:  # a rule that spans fields: show it where the key says
+                key = key_of_error(str(exc)) or "api_host"
+                errors[key] = _readable(key, str(exc))
+        self._errors = errors
+        for key, field in self._fields.items():
+            message = errors.get(key, "")
+            field.error.setText(message)
+            field.error.setVisible(bool(message))
+            field.editor.setProperty("invalid", bool(message))
+            field.editor.setToolTip(message)
+        host = self._host.text().strip()
+        self._host_warning.setVisible(bool(host) and "api_host" not in errors and host not in LOOPBACK_HOSTS)
+        self._buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not errors)
+        return not errors
+
+    @Slot()
+    def _on_field_changed(self, *_args) -> None:
+        self._validate()
+
+    @Slot(bool)
+    def _on_show_token_toggled(self, shown: bool) -> None:
+        self._token.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
+
+    @Slot()
+    def _on_browse_clicked(self) -> None:
+        start = self._skills_dir.text().strip() or str(self._engine.paths.skills_dir)
+        folder = prompts.folder(self, self.tr("Choose the skills folder"), start)
+        if folder:
+            self._skills_dir.setText(str(Path(folder)))
+
+    @Slot()
+    def _on_defaults_clicked(self) -> None:
+        defaults = Settings()
+        self._load(defaults.replace(api_token=self._token.text().strip()) if self._token.text().strip()
+                   else defaults)
+
+    # ---- accept --------------------------------------------------------------------------
+
+    def accept(self) -> None:
+        """Validate everything, save through the engine (atomic write + apply), then close."""
+        if not self._validate():
+            return
+        new = self.new_settings()
+        if new is None:
+            return
+        if new != self._engine.settings:
+            try:
+                self._engine.update_settings(new)
+            except (OSError, SettingsError) as exc:
+                prompts.error(self, self.tr("Settings not saved"),
+                              self.tr("The settings could not be saved:\n{0}").format(exc))
+                return
+        super().accept()
