@@ -1,0 +1,1 @@
+"""The Qt-free, HTTP-free domain of KiraOS Desktop."""
