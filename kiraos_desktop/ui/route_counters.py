@@ -1,0 +1,46 @@
+"""RouteCountersModel: API requests per route, as a two-column table model."""
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
+
+
+class RouteCountersModel(QAbstractTableModel):
+    """Requests per route (two columns: route, count), sorted by route."""
+
+    def __init__(self, parent: QObject | None = None):
+        super().__init__(parent)
+        self._rows: list[tuple[str, int]] = []
+
+    def set_counts(self, by_route: dict[str, int]) -> None:
+        rows = sorted((str(k), int(v)) for k, v in by_route.items())
+        if [r[0] for r in rows] != [r[0] for r in self._rows]:
+            self.beginResetModel()
+            self._rows = rows
+            self.endResetModel()
+        elif rows != self._rows:
+            self._rows = rows
+            self.dataChanged.emit(self.index(0, 1), self.index(len(rows) - 1, 1),
+                                  [Qt.ItemDataRole.DisplayRole])
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 2
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        route, count = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return route if index.column() == 0 else f"{count:,}"
+        if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole:
+            return (self.tr("Route"), self.tr("Requests"))[section] if 0 <= section < 2 else None
+        return None
