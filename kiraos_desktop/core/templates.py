@@ -7,7 +7,8 @@ import jinja2
 
 from kiraos_desktop.core.resources import templates_dir
 
-TEMPLATE_NAMES = ("context.j2", "memory_query.j2", "memory_update.j2", "memory_clear.j2")
+TEMPLATE_NAMES = ("context.j2", "memory_query.j2", "memory_update.j2", "memory_clear.j2", "skill_guard.j2",
+                  "skill_result.j2")
 
 
 @lru_cache(maxsize=None)

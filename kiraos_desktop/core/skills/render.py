@@ -12,6 +12,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from jsonschema import exceptions as js_exceptions
 from markupsafe import Markup
 
+from ..templates import template
 from .manifest import declared_names, manifest_parameters, schema_validator_class
 from .problems import (
     MAX_FILE_BYTES,
@@ -25,9 +26,6 @@ from .problems import (
 
 #: What a `{placeholder}` looks like when it is not a declared parameter (identifier-like names).
 _IDENT_PLACEHOLDER = re.compile(r"\{([^\W\d][\w-]*)\}")
-GUARD_TEMPLATE = ("⚠️ 注意：以下情况不应执行此技能：{exclude}\n"
-                  "如果当前情况符合排除条件，请忽略此技能指令，正常回复用户。\n\n")
-RESULT_TAIL = "请严格按照上述技能指令执行，直接输出执行结果。"
 
 _XML_ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&apos;"})
 
@@ -139,14 +137,14 @@ def _render_jinja(instruction: str, values: dict[str, str]) -> str:
 def guard_text(exclude: Any) -> str:
     if not isinstance(exclude, str) or not exclude.strip():
         return ""
-    return GUARD_TEMPLATE.format(exclude=exclude.strip())
+    return template("skill_guard.j2").render(exclude=exclude.strip())
 
 
 def wrap_tool_result(name: str, instruction: str, memory_block: str = "") -> str:
     """The exact tool result: the instruction in a `<skill>` element, memory in `<context>`."""
     memory_block = (memory_block or "").strip("\n")
-    context = f"<context>\n{memory_block}\n</context>\n" if memory_block.strip() else ""
-    return f'<skill name="{name}">\n{instruction}\n{context}</skill>\n{RESULT_TAIL}'
+    return template("skill_result.j2").render(name=name, instruction=instruction,
+                                              memory=memory_block if memory_block.strip() else "")
 
 
 def render_tool_result(name: str, instruction: str, manifest: dict | None, arguments: dict,
