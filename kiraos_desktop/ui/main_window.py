@@ -1,0 +1,339 @@
+"""The main window: sidebar pages, menus, status bar, undo stack and live updates wiring."""
+from __future__ import annotations
+
+import logging
+
+from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QLabel,
+    QListWidget,
+    QListWidgetItem,
+    QMainWindow,
+    QScrollArea,
+    QSplitter,
+    QStackedWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.ui import file_actions
+from kiraos_desktop.ui.overview_page import OverviewPage
+from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
+from kiraos_desktop.ui.server_state import ServerStateRelay
+from kiraos_desktop.ui.store_signals import ChangeCoalescer, StoreSignals
+from kiraos_desktop.ui.theme import app_icon, themed_icon
+from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.users.users_page import UsersPage
+
+log = logging.getLogger(__name__)
+PAGE_OVERVIEW, PAGE_USERS, PAGE_SKILLS, PAGE_API = range(4)
+STATE_COLORS = {"starting": "#c98a00", "running": "#1e8e3e", "stopped": "#80868b", "error": "#d93025"}
+
+
+def placeholder_page(title: str, text: str) -> QWidget:
+    """Shown where a page could not be built (its module is missing or failed to load)."""
+    page = QWidget()
+    page.setObjectName("placeholderPage")
+    layout = QVBoxLayout(page)
+    heading = QLabel(title)
+    heading.setStyleSheet("font-size: 16pt; font-weight: bold;")
+    body = QLabel(text)
+    body.setWordWrap(True)
+    layout.addWidget(heading)
+    layout.addWidget(body)
+    layout.addStretch(1)
+    return page
+
+
+class MainWindow(QMainWindow):
+    reopen_requested = Signal(dict)  # {"data_dir": D} or {"kira_data": D}
+
+    def __init__(self, engine, server, ui_settings: QSettings | None = None, prompts: Prompts | None = None,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._engine = engine
+        self._server = server
+        self._ui_settings = ui_settings if ui_settings is not None else QSettings()
+        self._prompts = prompts or default_prompts
+        self.setWindowTitle(self._title())
+        self.setWindowIcon(app_icon())
+        self.undo_stack = QUndoStack(self)
+        self.writer = UndoableWriter(engine.store, self.undo_stack, self)
+        self.store_signals = StoreSignals(engine.store.changes, self)
+        self.coalescer = ChangeCoalescer(self.store_signals, parent=self)
+        self.server_state = ServerStateRelay(server, self)
+
+        self.overview_page = OverviewPage(engine.store, engine.skills)
+        self.users_page = UsersPage(engine.store, self.writer, engine.context, self._prompts)
+        self.skills_page = self._build_skills_page()
+        self.api_page = self._build_api_page()
+        self.stack = QStackedWidget()
+        self.sidebar = QListWidget()
+        self.sidebar.setObjectName("sidebar")
+        self.sidebar.setIconSize(QSize(20, 20))
+        self.sidebar.setFixedWidth(136)
+        self.sidebar.setFrameShape(QListWidget.Shape.NoFrame)
+        self.sidebar.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        for page, (name, icon) in zip(
+                (self.overview_page, self.users_page, self.skills_page, self.api_page),
+                ((self.tr("Overview"), "overview"), (self.tr("Users"), "users"), (self.tr("Skills"), "skills"),
+                 (self.tr("API"), "api"))):
+            item = QListWidgetItem(themed_icon(icon), name)
+            item.setData(Qt.ItemDataRole.UserRole, icon)
+            item.setSizeHint(QSize(120, 38))
+            self.sidebar.addItem(item)
+            self.stack.addWidget(_scrollable(page))
+        central = QWidget()
+        row = QHBoxLayout(central)
+        row.setContentsMargins(0, 0, 0, 0)
+        row.setSpacing(0)
+        row.addWidget(self.sidebar)
+        row.addWidget(self.stack, 1)
+        self.setCentralWidget(central)
+        self._build_menus()
+        self._build_status_bar()
+
+        self.sidebar.currentRowChanged.connect(self._on_sidebar_current_row_changed)
+        self.coalescer.triggered.connect(self._on_coalescer_triggered)
+        self.server_state.state_changed.connect(self._on_server_state_changed)
+        self.writer.failed.connect(self._on_writer_failed)
+        self.users_page.status_message.connect(self._on_page_status_message)
+        self.overview_page.user_activated.connect(self._on_overview_user_activated)
+        self._unsubscribe_settings = engine.on_settings_changed(self._on_engine_settings_changed)
+        self._on_server_state_changed(self.server_state.state, self.server_state.detail)
+        self.resize(1180, 760)
+        self._restore_state()
+        self.sidebar.setCurrentRow(PAGE_OVERVIEW)
+
+    # ---- construction --------------------------------------------------------------------
+
+    def _title(self) -> str:
+        paths = self._engine.paths
+        mode = self.tr(" — companion mode") if paths.companion else ""
+        return self.tr("KiraOS Desktop") + mode
+
+    def _build_skills_page(self) -> QWidget:
+        try:
+            from kiraos_desktop.ui.skills.page import SkillsPage
+        except ImportError:
+            return placeholder_page(self.tr("Skills"), self.tr("The skill workbench is not part of this build."))
+        engine = self._engine
+        return SkillsPage(engine.skills, engine.tools, engine.store, engine.context, engine)
+
+    def _build_api_page(self) -> QWidget:
+        if self._server is None:
+            return placeholder_page(self.tr("API"), self.tr("The API server could not be set up: {detail}").format(
+                detail=self.server_state.detail or self.tr("invalid options")))
+        try:
+            from kiraos_desktop.ui.api_page import ApiPage
+        except ImportError:
+            return placeholder_page(self.tr("API"), self.server_state.text())
+        return ApiPage(self._server, self._engine)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu(self.tr("&File"))
+        self.open_data_action = file_menu.addAction(self.tr("Open data folder…"))
+        self.open_kira_action = file_menu.addAction(self.tr("Open KiraOS data folder…"))
+        file_menu.addSeparator()
+        self.backup_action = file_menu.addAction(self.tr("Back up…"))
+        self.export_action = file_menu.addAction(self.tr("Export…"))
+        self.import_action = file_menu.addAction(self.tr("Import…"))
+        self.purge_action = file_menu.addAction(self.tr("Remove expired entries…"))
+        file_menu.addSeparator()
+        self.quit_action = file_menu.addAction(self.tr("Quit"))
+        self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
+        self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
+        edit_menu = self.menuBar().addMenu(self.tr("&Edit"))
+        self.undo_action = self.undo_stack.createUndoAction(self, self.tr("Undo"))
+        self.undo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
+        self.redo_action = self.undo_stack.createRedoAction(self, self.tr("Redo"))
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        edit_menu.addAction(self.undo_action)
+        edit_menu.addAction(self.redo_action)
+        edit_menu.addSeparator()
+        self.settings_action = edit_menu.addAction(self.tr("Settings…"))
+        self.settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
+        self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
+        help_menu = self.menuBar().addMenu(self.tr("&Help"))
+        self.about_action = help_menu.addAction(self.tr("About KiraOS Desktop"))
+        self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.open_data_action.triggered.connect(self._on_open_data_action_triggered)
+        self.open_kira_action.triggered.connect(self._on_open_kira_action_triggered)
+        self.backup_action.triggered.connect(self._on_backup_action_triggered)
+        self.export_action.triggered.connect(self._on_export_action_triggered)
+        self.import_action.triggered.connect(self._on_import_action_triggered)
+        self.purge_action.triggered.connect(self._on_purge_action_triggered)
+        self.quit_action.triggered.connect(self.close)
+        self.settings_action.triggered.connect(self._on_settings_action_triggered)
+        self.about_action.triggered.connect(self._on_about_action_triggered)
+
+    def _build_status_bar(self) -> None:
+        self.api_status = QLabel()
+        self.api_status.setObjectName("apiStatus")
+        self.db_status = QLabel()
+        self.db_status.setObjectName("dbStatus")
+        path = str(self._engine.paths.db_path)
+        prefix = self.tr("KiraOS data: ") if self._engine.paths.companion else self.tr("Database: ")
+        self.db_status.setText(prefix + path)
+        self.db_status.setToolTip(path)
+        self.db_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.statusBar().addPermanentWidget(self.api_status)
+        self.statusBar().addPermanentWidget(self.db_status)
+
+    # ---- pages ---------------------------------------------------------------------------
+
+    def refresh_icons(self) -> None:
+        """After a light/dark switch: line icons are tinted with the palette's text colour."""
+        for row in range(self.sidebar.count()):
+            item = self.sidebar.item(row)
+            item.setIcon(themed_icon(item.data(Qt.ItemDataRole.UserRole)))
+
+    def show_page(self, page: int) -> None:
+        self.sidebar.setCurrentRow(page)
+
+    def current_page(self) -> int:
+        return self.stack.currentIndex()
+
+    def _on_sidebar_current_row_changed(self, row: int) -> None:
+        if row >= 0:
+            self.stack.setCurrentIndex(row)
+
+    def _on_coalescer_triggered(self, changed_users) -> None:
+        self.overview_page.refresh(changed_users)
+        self.users_page.refresh(changed_users)
+
+    def _on_overview_user_activated(self, user_id: str) -> None:
+        self.show_page(PAGE_USERS)
+        if not self.users_page.select_user(user_id):
+            self.users_page.detail.set_user(user_id)
+
+    def _on_page_status_message(self, text: str) -> None:
+        self.statusBar().showMessage(text, 8000)
+
+    def _on_writer_failed(self, message: str) -> None:
+        self.statusBar().showMessage(self.tr("Undo/redo failed: {message}").format(message=message), 10000)
+
+    def _on_server_state_changed(self, state: str, detail: str) -> None:
+        text = self.server_state.text()
+        self.api_status.setText("● " + text if state != "error" else "● " + self.tr("API error"))
+        self.api_status.setToolTip(text)
+        self.api_status.setStyleSheet(f"color: {STATE_COLORS.get(state, '#80868b')};")
+        self.overview_page.set_api_state(text)
+        if state == "error":
+            self.statusBar().showMessage(text, 15000)
+
+    # ---- menu actions --------------------------------------------------------------------
+
+    def _on_open_data_action_triggered(self) -> None:
+        choice = file_actions.choose_data_dir(self, self._prompts, self._engine.paths)
+        if choice:
+            self.reopen_requested.emit(choice)
+
+    def _on_open_kira_action_triggered(self) -> None:
+        choice = file_actions.choose_kira_data(self, self._prompts, self._engine.paths)
+        if choice:
+            self.reopen_requested.emit(choice)
+
+    def _on_backup_action_triggered(self) -> None:
+        file_actions.backup(self, self._engine)
+
+    def _on_export_action_triggered(self) -> None:
+        file_actions.export_all(self, self._engine)
+
+    def _on_import_action_triggered(self) -> None:
+        file_actions.import_file(self, self._engine)
+        self.coalescer.flush()
+
+    def _on_purge_action_triggered(self) -> None:
+        file_actions.purge_all_expired(self, self._prompts, self.writer)
+
+    def _on_settings_action_triggered(self) -> None:
+        from kiraos_desktop.ui.settings_dialog import SettingsDialog
+
+        SettingsDialog(self._engine, self).exec()
+
+    def _on_about_action_triggered(self) -> None:
+        from kiraos_desktop.ui.about_dialog import AboutDialog
+
+        AboutDialog(self._engine, self).exec()
+
+    def _on_engine_settings_changed(self, old, new) -> None:
+        """Limits apply at once (engine); the API restarts when its host, port or token changed."""
+        from kiraos_desktop.ui.settings_dialog import api_settings_changed
+
+        if self._server is None or not api_settings_changed(old, new):
+            return
+        token = new.api_token or self._engine.api_token
+        if getattr(self._server, "token", "") is None:
+            token = None  # started with --no-auth: keep serving without a token
+        server = self._server
+
+        def restart() -> None:
+            try:
+                server.restart(host=new.api_host, port=new.api_port, token=token)
+            except Exception as exc:  # ApiStartError or bad options: shown through the state listener
+                log.warning("API restart failed: %s", exc)
+
+        import threading
+
+        threading.Thread(target=restart, name="kiraos-api-restart", daemon=True).start()
+
+    # ---- state ---------------------------------------------------------------------------
+
+    def _restore_state(self) -> None:
+        geometry = self._ui_settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        for key, splitter in self._splitters().items():
+            state = self._ui_settings.value(f"splitters/{key}")
+            if state is not None:
+                splitter.restoreState(state)
+
+    def save_state(self) -> None:
+        self._ui_settings.setValue("window/geometry", self.saveGeometry())
+        for key, splitter in self._splitters().items():
+            self._ui_settings.setValue(f"splitters/{key}", splitter.saveState())
+        self._ui_settings.sync()
+
+    def _splitters(self) -> dict[str, QSplitter]:
+        splitters = {"users": self.users_page.splitter}
+        for splitter in self.skills_page.findChildren(QSplitter):
+            if splitter.objectName():
+                splitters["skills/" + splitter.objectName()] = splitter
+        return splitters
+
+    def shutdown(self) -> None:
+        """Stop listening to the store and the server; the controller closes the engine afterwards."""
+        self.store_signals.detach()
+        self.server_state.detach()
+        self.users_page.shutdown()
+        dispose = getattr(self.api_page, "dispose", None)
+        if callable(dispose):
+            dispose()
+        dispose = getattr(self.skills_page, "dispose", None) or getattr(self.skills_page, "shutdown", None)
+        if callable(dispose):
+            dispose()
+        if self._unsubscribe_settings is not None:
+            self._unsubscribe_settings()
+            self._unsubscribe_settings = None
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        confirm_leave = getattr(self.skills_page, "confirm_leave", None)
+        if callable(confirm_leave) and not confirm_leave():  # unsaved skill edits: the user cancelled
+            event.ignore()
+            return
+        self.save_state()
+        self.shutdown()
+        super().closeEvent(event)
+
+
+def _scrollable(page: QWidget) -> QWidget:
+    """Let the window shrink below a page's minimum width (small screens): scroll instead of clipping."""
+    area = QScrollArea()
+    area.setObjectName("pageScroller")
+    area.setWidgetResizable(True)
+    area.setFrameShape(QScrollArea.Shape.NoFrame)
+    area.setWidget(page)
+    return area

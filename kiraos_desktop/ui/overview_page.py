@@ -1,0 +1,180 @@
+"""The Overview page: counts, API state and a feed of the latest changes from the audit log."""
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QFrame,
+    QGridLayout,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.records import ChangeRecord
+from kiraos_desktop.core.skills import SkillRouter
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.empty_state import EmptyState
+from kiraos_desktop.ui.views import setup_table
+from kiraos_desktop.ui.keyed_model import KeyedTableModel
+from kiraos_desktop.ui.users.expiry import format_timestamp
+from kiraos_desktop.ui.users.history_model import action_label, describe_change
+
+FEED_SIZE = 100
+USER_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class ChangeFeedModel(KeyedTableModel):
+    """The newest audit records of all users: time, actor, user, what."""
+
+    def __init__(self, store: MemoryStore, parent=None) -> None:
+        super().__init__(parent)
+        self._store = store
+
+    def row_key(self, row: ChangeRecord) -> int:
+        return row.id
+
+    def refresh(self) -> None:
+        self.sync_rows(self._store.list_changes(None, limit=FEED_SIZE))
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 4
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole or not 0 <= section < 4:
+            return None
+        return (self.tr("Time"), self.tr("Actor"), self.tr("User"), self.tr("What"))[section]
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        change: ChangeRecord = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == 0:
+                return format_timestamp(change.at)
+            if column == 1:
+                return change.actor
+            if column == 2:
+                return change.user_id
+            target = f" {change.target}" if change.target else ""
+            return f"{action_label(change.action)}{target}: {describe_change(change)}"
+        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
+            return change.at
+        if role == USER_ID_ROLE:
+            return change.user_id
+        return None
+
+
+class StatCard(QFrame):
+    """A big number with a caption."""
+
+    def __init__(self, caption: str, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("statCard")
+        self.setFrameShape(QFrame.Shape.StyledPanel)
+        self.value_label = QLabel("—")
+        self.value_label.setObjectName("statValue")
+        font = QFont(self.value_label.font())
+        font.setPointSizeF(font.pointSizeF() * 2.0)
+        font.setBold(True)
+        self.value_label.setFont(font)
+        self.caption_label = QLabel(caption)
+        self.caption_label.setObjectName("statCaption")
+        self.detail_label = QLabel("")
+        self.detail_label.setObjectName("statDetail")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.value_label)
+        layout.addWidget(self.caption_label)
+        layout.addWidget(self.detail_label)
+
+    def set_value(self, value: int, detail: str = "") -> None:
+        self.value_label.setText(f"{value:,}")
+        self.detail_label.setText(detail)
+
+
+class OverviewPage(QWidget):
+    user_activated = Signal(str)  # a feed row was double-clicked: open that user
+
+    def __init__(self, store: MemoryStore, skills: SkillRouter, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._skills = skills
+        self._stale = True
+        self.users_card = StatCard(self.tr("Users"))
+        self.profiles_card = StatCard(self.tr("Profile entries"))
+        self.events_card = StatCard(self.tr("Events"))
+        self.skills_card = StatCard(self.tr("Skills"))
+        cards = QGridLayout()
+        for column, card in enumerate((self.users_card, self.profiles_card, self.events_card, self.skills_card)):
+            cards.addWidget(card, 0, column)
+        self.api_label = QLabel()
+        self.api_label.setObjectName("overviewApiState")
+        self.api_label.setWordWrap(True)
+        self.api_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.db_label = QLabel()
+        self.db_label.setObjectName("overviewDatabase")
+        self.db_label.setWordWrap(True)
+        self.db_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.db_label.setText(self.tr("Database: {path}").format(path=store.path))
+        self.feed_model = ChangeFeedModel(store, self)
+        self.feed_view = QTableView()
+        self.feed_view.setObjectName("feedView")
+        self.feed_view.setModel(self.feed_model)
+        setup_table(self.feed_view)
+        header = self.feed_view.horizontalHeader()
+        for column, width in ((0, 130), (1, 60), (2, 140)):
+            header.resizeSection(column, width)
+        header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.empty_state = EmptyState(self.feed_view)
+        feed_title = QLabel(self.tr("Recent changes"))
+        feed_title.setObjectName("sectionTitle")
+        bold = QFont(feed_title.font())
+        bold.setBold(True)
+        feed_title.setFont(bold)
+        layout = QVBoxLayout(self)
+        layout.addLayout(cards)
+        layout.addWidget(self.api_label)
+        layout.addWidget(self.db_label)
+        layout.addSpacing(6)
+        layout.addWidget(feed_title)
+        layout.addWidget(self.feed_view, 1)
+        self.feed_view.doubleClicked.connect(self._on_feed_view_double_clicked)
+        self.set_api_state(self.tr("API: starting…"))
+
+    def set_api_state(self, text: str) -> None:
+        self.api_label.setText(text)
+
+    def refresh(self, _changed_users: frozenset | None = None) -> None:
+        """Counts and feed; deferred until the page is visible (one query set per coalesced burst)."""
+        if not self.isVisible():
+            self._stale = True
+            return
+        self._stale = False
+        stats = self._store.stats()
+        self.users_card.set_value(stats.total_users)
+        self.profiles_card.set_value(stats.total_profiles)
+        self.events_card.set_value(stats.total_events)
+        skills = self._skills.skills()
+        enabled = self._skills.enabled_skills()
+        self.skills_card.set_value(len(skills), self.tr("{n} enabled").format(n=len(enabled)))
+        self.feed_model.refresh()
+        self.empty_state.update_state(self.feed_model.rowCount(), self.tr(
+            "No changes recorded yet. Writes by the bot, the API and this window appear here."))
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._stale:
+            self.refresh(None)
+
+    def _on_feed_view_double_clicked(self, index) -> None:
+        user_id = index.data(USER_ID_ROLE)
+        if user_id:
+            self.user_activated.emit(user_id)

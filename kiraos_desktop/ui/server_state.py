@@ -1,0 +1,53 @@
+"""Relays the API server's state (reported from any thread) to the GUI thread, with readable texts."""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+
+class ServerStateRelay(QObject):
+    """`state_changed(state, detail)` on the GUI thread; state in starting|running|stopped|error."""
+
+    state_changed = Signal(str, str)
+    _relay = Signal(str, str)
+
+    def __init__(self, server, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.state = "stopped"
+        self.detail = ""
+        self._relay.connect(self._on_relay_received, Qt.ConnectionType.QueuedConnection)
+        self._remove: Callable[[], None] | None = None
+        if server is not None:
+            self._remove = server.add_state_listener(self._on_server_state)
+            if getattr(server, "running", False):
+                self.state, self.detail = "running", server.url
+
+    def _on_server_state(self, state: str, detail) -> None:  # any thread
+        try:
+            self._relay.emit(str(state), "" if detail is None else str(detail))
+        except RuntimeError:  # the window is gone
+            pass
+
+    @Slot(str, str)
+    def _on_relay_received(self, state: str, detail: str) -> None:
+        self.state, self.detail = state, detail
+        self.state_changed.emit(state, detail)
+
+    def report(self, state: str, detail: str) -> None:
+        """A state known on the GUI thread (e.g. the server could not even be created)."""
+        self._on_relay_received(state, detail)
+
+    def detach(self) -> None:
+        if self._remove is not None:
+            self._remove()
+            self._remove = None
+
+    def text(self) -> str:
+        if self.state == "running":
+            return self.tr("API running at {url}").format(url=self.detail)
+        if self.state == "starting":
+            return self.tr("API starting…")
+        if self.state == "error":
+            return self.tr("API not running: {detail}").format(detail=self.detail)
+        return self.tr("API stopped")

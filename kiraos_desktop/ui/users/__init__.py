@@ -1,0 +1,1 @@
+"""The Users page: the lazy user list, search, and the user detail with its tabs."""

@@ -1,0 +1,171 @@
+"""Dialogs that add a profile entry or an event; every error is shown under the field it concerns."""
+from __future__ import annotations
+
+from typing import Callable
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.records import CATEGORIES, MAX_EVENT_CHARS, MAX_VALUE_CHARS, LimitError, ValidationError
+from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
+from kiraos_desktop.ui.users.field_validation import check_event_text, check_key_text, check_value_text, mark_invalid
+
+ProfileSubmit = Callable[[str, str, str, float, str | None], None]
+EventSubmit = Callable[[str], None]
+
+
+def _error_label() -> QLabel:
+    label = QLabel()
+    label.setObjectName("fieldError")
+    label.setWordWrap(True)
+    label.setStyleSheet("color: #d33;")
+    label.hide()
+    return label
+
+
+class AddProfileDialog(QDialog):
+    """`submit(key, value, category, confidence, expires_at)` writes; it raises to refuse."""
+
+    def __init__(self, user_id: str, submit: ProfileSubmit, existing_keys: set[str],
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Add profile entry for {user}").format(user=user_id))
+        self._submit = submit
+        self._existing = existing_keys
+        self.key_edit = QLineEdit()
+        self.key_edit.setMaxLength(256)
+        self.value_edit = QLineEdit()
+        self.value_edit.setMaxLength(MAX_VALUE_CHARS)
+        self.category_combo = QComboBox()
+        self.category_combo.addItems(list(CATEGORIES))
+        self.confidence_spin = QDoubleSpinBox()
+        self.confidence_spin.setRange(0.0, 1.0)
+        self.confidence_spin.setDecimals(2)
+        self.confidence_spin.setSingleStep(0.05)
+        self.confidence_spin.setValue(0.8)
+        self.expiry_edit = QLineEdit()
+        self.expiry_edit.setPlaceholderText(self.tr("empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31"))
+        self.errors = {name: _error_label() for name in ("key", "value", "category", "confidence", "expires_at")}
+        self.general_error = _error_label()
+        form = QFormLayout()
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        for label, field, name in ((self.tr("Key"), self.key_edit, "key"),
+                                   (self.tr("Value"), self.value_edit, "value"),
+                                   (self.tr("Category"), self.category_combo, "category"),
+                                   (self.tr("Confidence"), self.confidence_spin, "confidence"),
+                                   (self.tr("Expires"), self.expiry_edit, "expires_at")):
+            form.addRow(label, field)
+            form.addRow("", self.errors[name])
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Add"))
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addLayout(form)
+        layout.addWidget(self.general_error)
+        layout.addWidget(self.buttons)
+        self.resize(460, self.sizeHint().height())
+        for edit in (self.key_edit, self.value_edit, self.expiry_edit):
+            edit.textEdited.connect(self._on_field_text_edited)
+
+    def show_error(self, field: str, message: str) -> None:
+        label = self.errors.get(field, self.general_error)
+        label.setText(message)
+        label.setVisible(bool(message))
+        edit = {"key": self.key_edit, "value": self.value_edit, "expires_at": self.expiry_edit}.get(field)
+        if edit is not None:
+            mark_invalid(edit, message)
+            if message:
+                edit.setFocus()
+
+    def _clear_errors(self) -> None:
+        for name in self.errors:
+            self.show_error(name, "")
+        self.general_error.hide()
+
+    def _on_field_text_edited(self, _text: str) -> None:
+        self._clear_errors()
+
+    def _on_buttons_accepted(self) -> None:
+        self._clear_errors()
+        key, value = self.key_edit.text().strip(), self.value_edit.text()
+        for field, message in (("key", check_key_text(key)), ("value", check_value_text(value))):
+            if message:
+                self.show_error(field, message)
+                return
+        if key in self._existing:
+            self.show_error("key", self.tr("this user already has “{key}”; edit it in the table").format(key=key))
+            return
+        try:
+            expires_at = parse_expiry_input(self.expiry_edit.text())
+        except ExpiryInputError as exc:
+            self.show_error("expires_at", str(exc))
+            return
+        try:
+            self._submit(key, value, self.category_combo.currentText(), round(self.confidence_spin.value(), 2),
+                         expires_at)
+        except ValidationError as exc:
+            self.show_error(exc.field, exc.message)
+            return
+        except LimitError as exc:
+            self.show_error("", str(exc))
+            return
+        self.accept()
+
+
+class AddEventDialog(QDialog):
+    """`submit(summary)` writes; it raises ValidationError to refuse."""
+
+    def __init__(self, user_id: str, submit: EventSubmit, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("Add event for {user}").format(user=user_id))
+        self._submit = submit
+        self.summary_edit = QPlainTextEdit()
+        self.summary_edit.setPlaceholderText(self.tr("What happened, in one or two sentences"))
+        self.summary_edit.setTabChangesFocus(True)
+        self.counter = QLabel()
+        self.counter.setAlignment(Qt.AlignmentFlag.AlignRight)
+        self.error = _error_label()
+        self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel)
+        self.buttons.button(QDialogButtonBox.StandardButton.Ok).setText(self.tr("Add"))
+        self.buttons.accepted.connect(self._on_buttons_accepted)
+        self.buttons.rejected.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(QLabel(self.tr("Event")))
+        layout.addWidget(self.summary_edit)
+        layout.addWidget(self.counter)
+        layout.addWidget(self.error)
+        layout.addWidget(self.buttons)
+        self.summary_edit.textChanged.connect(self._on_summary_text_changed)
+        self._on_summary_text_changed()
+        self.resize(460, 240)
+
+    def _on_summary_text_changed(self) -> None:
+        length = len(self.summary_edit.toPlainText())
+        self.counter.setText(self.tr("{n} / {max} characters").format(n=length, max=MAX_EVENT_CHARS))
+        self.error.hide()
+
+    def _on_buttons_accepted(self) -> None:
+        text = self.summary_edit.toPlainText()
+        message = check_event_text(text)
+        if not message:
+            try:
+                self._submit(text)
+            except ValidationError as exc:
+                message = exc.message
+        if message:
+            self.error.setText(message)
+            self.error.show()
+            return
+        self.accept()

@@ -1,0 +1,151 @@
+"""A user's events, newest first, read page by page, with the summary editable in place."""
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtWidgets import QLineEdit, QStyledItemDelegate, QWidget
+
+from kiraos_desktop.core.records import MAX_EVENT_CHARS, EventEntry, ValidationError
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.keyed_model import KeyedTableModel
+from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.users.expiry import format_timestamp
+from kiraos_desktop.ui.users.field_validation import CheckValidator, FieldErrorBubble, check_event_text, mark_invalid
+
+PAGE_SIZE = 200
+COL_DATE, COL_SUMMARY = range(2)
+EVENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+
+
+class EventsModel(KeyedTableModel):
+    write_failed = Signal(str, str)  # field, message
+
+    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent=None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._writer = writer
+        self._user_id: str | None = None
+        self._has_more = False
+
+    @property
+    def user_id(self) -> str | None:
+        return self._user_id
+
+    def row_key(self, row: EventEntry) -> int:
+        return row.id
+
+    def load(self, user_id: str | None) -> None:
+        self._user_id = user_id
+        rows = self._store.get_events(user_id, limit=PAGE_SIZE) if user_id else []
+        self._has_more = len(rows) == PAGE_SIZE
+        self.set_rows_reset(rows)
+
+    def refresh(self) -> None:
+        if not self._user_id:
+            return
+        limit = max(len(self._rows), PAGE_SIZE)
+        rows = self._store.get_events(self._user_id, limit=limit)
+        self._has_more = len(rows) == limit
+        self.sync_rows(rows)
+
+    # ---- Qt model ------------------------------------------------------------------------
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 2
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole or not 0 <= section < 2:
+            return None
+        return (self.tr("When"), self.tr("Event"))[section]
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+        if index.column() == COL_SUMMARY:
+            flags |= Qt.ItemFlag.ItemIsEditable
+        return flags
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        event: EventEntry = self._rows[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return format_timestamp(event.created_at) if index.column() == COL_DATE else event.summary.replace("\n", " ")
+        if role == Qt.ItemDataRole.EditRole:
+            return event.created_at if index.column() == COL_DATE else event.summary
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return event.created_at if index.column() == COL_DATE else event.summary
+        if role == EVENT_ID_ROLE:
+            return event.id
+        return None
+
+    def setData(self, index: QModelIndex | QPersistentModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
+        if (role != Qt.ItemDataRole.EditRole or not index.isValid() or index.column() != COL_SUMMARY
+                or self._user_id is None or index.row() >= len(self._rows)):
+            return False
+        event: EventEntry = self._rows[index.row()]
+        if value == event.summary:
+            return True
+        user_id = self._user_id
+        try:
+            found = self._writer.write(self.tr("Edit event"),
+                                       lambda batch: batch.update_event(user_id, event.id, value))
+        except ValidationError as exc:
+            self.write_failed.emit(exc.field, exc.message)
+            return False
+        if not found:
+            self.write_failed.emit("event_summary", self.tr("this event no longer exists"))
+            return False
+        self._rows[index.row()] = EventEntry(event.id, event.user_id, value, event.created_at)
+        self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), 1))
+        return True
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
+        return not parent.isValid() and self._has_more
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
+        if not self.canFetchMore(parent) or not self._user_id:
+            return
+        page = self._store.get_events(self._user_id, limit=PAGE_SIZE, offset=len(self._rows))
+        self._has_more = len(page) == PAGE_SIZE
+        self.append_rows(page)
+
+
+class EventDelegate(QStyledItemDelegate):
+    """Single-line editor for a summary; empty or too long text is refused at the field."""
+
+    input_refused = Signal(str, str)
+
+    def __init__(self, bubble_host: QWidget, parent=None) -> None:
+        super().__init__(parent)
+        self.bubble = FieldErrorBubble(bubble_host)
+
+    def createEditor(self, parent, option, index):
+        if index.column() != COL_SUMMARY:
+            return None
+        editor = QLineEdit(parent)
+        editor.setObjectName("eventEditor")
+        editor.setFrame(False)
+        editor.setMaxLength(MAX_EVENT_CHARS)
+        editor.setValidator(CheckValidator(check_event_text, editor))
+        editor.textEdited.connect(lambda _t, e=editor: self._on_editor_text_edited(e))
+        return editor
+
+    def setEditorData(self, editor, index) -> None:
+        editor.setText(index.data(Qt.ItemDataRole.EditRole) or "")
+
+    def setModelData(self, editor, model, index) -> None:
+        message = editor.validator().message(editor.text())
+        if message:
+            self.input_refused.emit("event_summary", message)
+            return
+        model.setData(index, editor.text())
+
+    def destroyEditor(self, editor, index) -> None:
+        self.bubble.hide()
+        super().destroyEditor(editor, index)
+
+    def _on_editor_text_edited(self, editor: QLineEdit) -> None:
+        message = editor.validator().message(editor.text())
+        mark_invalid(editor, message)
+        self.bubble.show_for(editor, message)

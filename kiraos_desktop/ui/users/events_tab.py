@@ -1,0 +1,143 @@
+"""The Events tab: newest first, loaded page by page, with add, inline edit and multi-delete."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.empty_state import EmptyState
+from kiraos_desktop.ui.views import setup_table
+from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
+from kiraos_desktop.ui.users.events_model import COL_DATE, COL_SUMMARY, EVENT_ID_ROLE, EventDelegate, EventsModel
+
+
+class EventsTab(QWidget):
+    status_message = Signal(str)
+
+    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._writer = writer
+        self._pending_refresh = False
+        self.add_dialog: AddEventDialog | None = None
+        self.model = EventsModel(store, writer, self)
+        self.view = QTableView()
+        self.view.setObjectName("eventsView")
+        self.view.setModel(self.model)
+        setup_table(self.view, multi_select=True, editable=True)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                  | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.view.horizontalHeader().resizeSection(COL_DATE, 140)
+        self.view.horizontalHeader().setSectionResizeMode(COL_SUMMARY, QHeaderView.ResizeMode.Stretch)
+        self.delegate = EventDelegate(self.view.viewport(), self.view)
+        self.view.setItemDelegate(self.delegate)
+        self.empty_state = EmptyState(self.view)
+        self.add_button = QPushButton(self.tr("Add…"))
+        self.delete_button = QPushButton(self.tr("Delete"))
+        self.count_label = QLabel()
+        self.message_label = QLabel()
+        self.message_label.setObjectName("messageLabel")
+        self.message_label.setStyleSheet("color: #d33;")
+        self.message_label.setWordWrap(True)
+        self.message_label.hide()
+        tools = QHBoxLayout()
+        tools.addWidget(self.add_button)
+        tools.addWidget(self.delete_button)
+        tools.addStretch(1)
+        tools.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.addLayout(tools)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.message_label)
+        self.delete_action = QAction(self.tr("Delete selected events"), self.view)
+        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.view.addAction(self.delete_action)
+        self.delete_action.triggered.connect(self._on_delete_action_triggered)
+        self.add_button.clicked.connect(self._on_add_button_clicked)
+        self.delete_button.clicked.connect(self._on_delete_action_triggered)
+        self.model.write_failed.connect(self._on_model_write_failed)
+        self.delegate.input_refused.connect(self._on_model_write_failed)
+        self.delegate.closeEditor.connect(self._on_delegate_close_editor)
+        self.view.selectionModel().selectionChanged.connect(self._update_state)
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            signal.connect(self._update_state)
+        self._update_state()
+
+    def set_user(self, user_id: str | None) -> None:
+        self._pending_refresh = False
+        self.model.load(user_id)
+        self.message_label.hide()
+        self._update_state()
+
+    def refresh(self) -> None:
+        if self.view.state() == QAbstractItemView.State.EditingState:
+            self._pending_refresh = True
+            return
+        self._pending_refresh = False
+        self.model.refresh()
+        self._update_state()
+
+    @property
+    def refresh_pending(self) -> bool:
+        return self._pending_refresh
+
+    def selected_event_ids(self) -> list[int]:
+        return [index.data(EVENT_ID_ROLE) for index in self.view.selectionModel().selectedRows()]
+
+    def _on_add_button_clicked(self) -> None:
+        user_id = self.model.user_id
+        if not user_id:
+            return
+
+        def submit(summary: str) -> None:
+            self._writer.write(self.tr("Add event"), lambda batch: batch.add_event(user_id, summary))
+            self.refresh()
+            self.view.scrollToTop()
+
+        self.add_dialog = AddEventDialog(user_id, submit, self)
+        self.add_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.add_dialog.destroyed.connect(self._on_add_dialog_destroyed)
+        self.add_dialog.open()
+
+    def _on_add_dialog_destroyed(self, *_args) -> None:
+        self.add_dialog = None
+
+    def _on_delete_action_triggered(self) -> None:
+        user_id, ids = self.model.user_id, self.selected_event_ids()
+        if not user_id or not ids:
+            return
+        text = self.tr("Delete event") if len(ids) == 1 else self.tr("Delete {n} events").format(n=len(ids))
+        deleted = self._writer.write(text, lambda batch: sum(1 for i in ids if batch.delete_event(user_id, i)))
+        self.refresh()
+        self.status_message.emit(self.tr("Deleted {n} events. Undo with Ctrl+Z.").format(n=deleted))
+
+    def _on_model_write_failed(self, _field: str, message: str) -> None:
+        self.message_label.setText(self.tr("Event not saved: {message}").format(message=message))
+        self.message_label.show()
+
+    def _on_delegate_close_editor(self, *_args) -> None:
+        if self._pending_refresh:
+            QTimer.singleShot(0, self.refresh)
+
+    def _update_state(self, *_args) -> None:
+        user_id = self.model.user_id
+        self.add_button.setEnabled(bool(user_id))
+        self.delete_button.setEnabled(bool(user_id) and self.view.selectionModel().hasSelection())
+        summary = self._store.user_summary(user_id) if user_id else None
+        total = summary.event_count if summary else 0
+        self.count_label.setText(self.tr("{n} events").format(n=total) if user_id else "")
+        hint = (self.tr("No events yet. Add one, or let the bot record them with memory_update.") if user_id
+                else self.tr("Select a user to see their events."))
+        self.empty_state.update_state(self.model.rowCount(), hint)

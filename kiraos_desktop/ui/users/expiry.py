@@ -1,0 +1,67 @@
+"""Reading what an operator types as an expiry (a TTL such as 30d, or a date) and showing expiries."""
+from __future__ import annotations
+
+from datetime import datetime
+
+from PySide6.QtCore import QCoreApplication
+
+from kiraos_desktop.core.timeutil import TTLError, parse_timestamp, parse_ttl, to_iso
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("Expiry", text)
+
+
+class ExpiryInputError(ValueError):
+    """The text is neither a TTL nor a date; the message names both accepted forms."""
+
+
+def parse_expiry_input(text: str, now: datetime | None = None) -> str | None:
+    """Empty -> None (never expires); `30m`/`12h`/`7d`/`2w`/`1d12h` -> now + TTL; else an ISO date."""
+    value = (text or "").strip()
+    if not value:
+        return None
+    moment = now or datetime.now()
+    if value[0].isdigit() and value[-1].lower() in "mhdw":
+        try:
+            return to_iso((moment + parse_ttl(value)).replace(microsecond=0))
+        except TTLError as exc:
+            raise ExpiryInputError(str(exc)) from None
+        except OverflowError:
+            raise ExpiryInputError(_tr("that TTL reaches past the year 9999")) from None
+    try:
+        return to_iso(parse_timestamp(value))
+    except ValueError:
+        raise ExpiryInputError(
+            _tr("“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w or 1d12h, "
+                "a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”.").format(text=value)
+        ) from None
+
+
+def format_timestamp(text: str | None, with_time: bool = True) -> str:
+    """`2026-01-31T18:00:05.123` -> `2026-01-31 18:00` (what people read); unparseable text as is."""
+    if not text:
+        return ""
+    try:
+        moment = parse_timestamp(text)
+    except ValueError:
+        return text
+    return moment.strftime("%Y-%m-%d %H:%M" if with_time else "%Y-%m-%d")
+
+
+def describe_remaining(expires_at: str | None, now: datetime | None = None) -> str:
+    """`3 d`, `5 h`, `expired`: the time left, a short hint next to an expiry date."""
+    if not expires_at:
+        return ""
+    try:
+        moment = parse_timestamp(expires_at)
+    except ValueError:
+        return _tr("unreadable date")
+    seconds = (moment - (now or datetime.now())).total_seconds()
+    if seconds <= 0:
+        return _tr("expired")
+    if seconds < 3600:
+        return _tr("{n} min").format(n=max(1, int(seconds // 60)))
+    if seconds < 86400 * 2:
+        return _tr("{n} h").format(n=int(seconds // 3600))
+    return _tr("{n} d").format(n=int(seconds // 86400))

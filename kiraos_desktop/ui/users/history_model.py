@@ -1,0 +1,160 @@
+"""A user's audit entries (newest first, paged by id) and a readable before → after for each."""
+from __future__ import annotations
+
+import json
+
+from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+
+from kiraos_desktop.core.history import REVERTIBLE
+from kiraos_desktop.core.records import ChangeRecord
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.keyed_model import KeyedTableModel
+from kiraos_desktop.ui.users.expiry import format_timestamp
+
+PAGE_SIZE = 200
+COL_TIME, COL_ACTOR, COL_ACTION, COL_TARGET, COL_CHANGE = range(5)
+CHANGE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+REVERTIBLE_ROLE = Qt.ItemDataRole.UserRole + 2
+ARROW = " → "
+
+
+def _tr(text: str) -> str:
+    return QCoreApplication.translate("History", text)
+
+
+def _short(text: str, limit: int = 60) -> str:
+    text = str(text).replace("\n", " ")
+    return text if len(text) <= limit else text[:limit - 1] + "…"
+
+
+def _profile_text(entry: dict | None) -> str:
+    if not entry:
+        return "∅"
+    extra = f" [{entry.get('category', 'basic')}, {float(entry.get('confidence') or 0):.2f}"
+    if entry.get("expires_at"):
+        extra += ", " + _tr("expires {date}").format(date=format_timestamp(entry["expires_at"]))
+    return _short(entry.get("value", "")) + extra + "]"
+
+
+def describe_change(change: ChangeRecord) -> str:
+    """`小明 [basic, 0.90] → 小红 [basic, 0.90]`, `+ 完成半马`, `5 entries, 2 events → cleared`…"""
+    before, after = change.before, change.after
+    action = change.action
+    if action == "profile_set":
+        return _profile_text(before) + ARROW + _profile_text(after)
+    if action == "profile_delete":
+        return _profile_text(before) + ARROW + _tr("deleted")
+    if action == "event_add":
+        return "+ " + _short((after or {}).get("summary", ""))
+    if action == "event_update":
+        return _short((before or {}).get("summary", ""), 40) + ARROW + _short((after or {}).get("summary", ""), 40)
+    if action == "event_delete":
+        return _short((before or {}).get("summary", "")) + ARROW + _tr("deleted")
+    if action == "event_trim":
+        return _tr("{n} oldest events").format(n=len((before or {}).get("events", []))) + ARROW + _tr("trimmed")
+    if action == "user_clear":
+        snapshot = before or {}
+        return (_tr("{p} entries, {e} events").format(p=len(snapshot.get("profiles", [])),
+                                                      e=len(snapshot.get("events", []))) + ARROW + _tr("cleared"))
+    if action == "purge_expired":
+        return _tr("{n} expired entries").format(n=len((before or {}).get("profiles", []))) + ARROW + _tr("purged")
+    if action == "import":
+        data = after or {}
+        return _tr("imported {p} entries, {e} events").format(p=data.get("profiles", 0), e=data.get("events", 0))
+    return _short(json.dumps(before, ensure_ascii=False)) + ARROW + _short(json.dumps(after, ensure_ascii=False))
+
+
+def action_label(action: str) -> str:
+    return {
+        "profile_set": _tr("set entry"), "profile_delete": _tr("delete entry"), "event_add": _tr("add event"),
+        "event_update": _tr("edit event"), "event_delete": _tr("delete event"), "event_trim": _tr("trim events"),
+        "user_clear": _tr("clear memory"), "purge_expired": _tr("purge expired"), "import": _tr("import"),
+    }.get(action, action)
+
+
+class HistoryModel(KeyedTableModel):
+    """Rows are `ChangeRecord`s of one user (or of everyone when user_id is None), newest first."""
+
+    def __init__(self, store: MemoryStore, parent=None, page_size: int = PAGE_SIZE) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._user_id: str | None = None
+        self._all_users = False
+        self._page = page_size
+        self._has_more = False
+
+    def row_key(self, row: ChangeRecord) -> int:
+        return row.id
+
+    @property
+    def user_id(self) -> str | None:
+        return self._user_id
+
+    def load(self, user_id: str | None, all_users: bool = False) -> None:
+        self._user_id, self._all_users = user_id, all_users
+        rows = self._read(self._page)
+        self._has_more = len(rows) == self._page
+        self.set_rows_reset(rows)
+
+    def refresh(self) -> None:
+        limit = max(len(self._rows), self._page)
+        rows = self._read(limit)
+        self._has_more = len(rows) == limit
+        self.sync_rows(rows)
+
+    def _read(self, limit: int, before_id: int | None = None) -> list[ChangeRecord]:
+        if not self._all_users and not self._user_id:
+            return []
+        return self._store.list_changes(None if self._all_users else self._user_id, limit=limit, before_id=before_id)
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 5
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole or not 0 <= section < 5:
+            return None
+        return (self.tr("Time"), self.tr("Actor"), self.tr("Action"), self.tr("Target"),
+                self.tr("Before → after"))[section]
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        change: ChangeRecord = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == COL_TIME:
+                return format_timestamp(change.at)
+            if column == COL_ACTOR:
+                return change.actor
+            if column == COL_ACTION:
+                return action_label(change.action)
+            if column == COL_TARGET:
+                return change.target or ""
+            return describe_change(change)
+        if role == Qt.ItemDataRole.ToolTipRole:
+            if column == COL_TIME:
+                return change.at
+            if column == COL_CHANGE:
+                return (json.dumps(change.before, ensure_ascii=False, indent=1) + "\n→\n"
+                        + json.dumps(change.after, ensure_ascii=False, indent=1))
+            return None
+        if role == CHANGE_ID_ROLE:
+            return change.id
+        if role == REVERTIBLE_ROLE:
+            return change.action in REVERTIBLE
+        return None
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
+        return not parent.isValid() and self._has_more
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
+        if not self.canFetchMore(parent) or not self._rows:
+            return
+        page = self._read(self._page, before_id=self._rows[-1].id)
+        self._has_more = len(page) == self._page
+        self.append_rows(page)

@@ -1,0 +1,98 @@
+"""Item editors for profile entries: value and expiry with validation at the field, category, confidence."""
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+
+from kiraos_desktop.core.records import CATEGORIES, MAX_VALUE_CHARS
+from kiraos_desktop.ui.users.field_validation import (
+    CheckValidator,
+    FieldErrorBubble,
+    check_expiry_text,
+    check_value_text,
+    mark_invalid,
+)
+from kiraos_desktop.ui.users.profile_model import COL_CATEGORY, COL_CONFIDENCE, COL_EXPIRES, COL_VALUE
+
+
+class ProfileDelegate(QStyledItemDelegate):
+    """Invalid text keeps the editor open on Enter (the validator refuses it) and is never written."""
+
+    input_refused = Signal(str, str)  # field, message: an invalid edit was discarded
+
+    def __init__(self, bubble_host: QWidget, parent=None) -> None:
+        super().__init__(parent)
+        self._bubble = FieldErrorBubble(bubble_host)
+
+    @property
+    def bubble(self) -> FieldErrorBubble:
+        return self._bubble
+
+    def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,
+                     index: QModelIndex | QPersistentModelIndex) -> QWidget | None:
+        column = index.column()
+        if column in (COL_VALUE, COL_EXPIRES):
+            editor = QLineEdit(parent)
+            editor.setFrame(False)
+            if column == COL_VALUE:
+                editor.setObjectName("valueEditor")
+                editor.setMaxLength(MAX_VALUE_CHARS)
+                editor.setValidator(CheckValidator(check_value_text, editor))
+            else:
+                editor.setObjectName("expiryEditor")
+                editor.setPlaceholderText(self.tr("30d, 12h, 2026-01-31 … empty = never"))
+                editor.setValidator(CheckValidator(check_expiry_text, editor))
+            editor.textEdited.connect(lambda _text, e=editor: self._on_editor_text_edited(e))
+            return editor
+        if column == COL_CATEGORY:
+            combo = QComboBox(parent)
+            combo.setObjectName("categoryEditor")
+            combo.addItems(list(CATEGORIES))
+            combo.activated.connect(lambda _i, c=combo: self._on_combo_activated(c))
+            return combo
+        if column == COL_CONFIDENCE:
+            spin = QDoubleSpinBox(parent)
+            spin.setObjectName("confidenceEditor")
+            spin.setRange(0.0, 1.0)
+            spin.setDecimals(2)
+            spin.setSingleStep(0.05)
+            spin.setFrame(False)
+            return spin
+        return None
+
+    def setEditorData(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:
+        value = index.data(Qt.ItemDataRole.EditRole)
+        if isinstance(editor, QLineEdit):
+            editor.setText("" if value is None else str(value))
+        elif isinstance(editor, QComboBox):
+            editor.setCurrentIndex(max(0, editor.findText(str(value))))
+        elif isinstance(editor, QDoubleSpinBox):
+            editor.setValue(float(value or 0.0))
+
+    def setModelData(self, editor: QWidget, model: QAbstractItemModel,
+                     index: QModelIndex | QPersistentModelIndex) -> None:
+        if isinstance(editor, QLineEdit):
+            message = editor.validator().message(editor.text())
+            if message:
+                field = "expires_at" if index.column() == COL_EXPIRES else "value"
+                self.input_refused.emit(field, message)
+                return
+            model.setData(index, editor.text())
+        elif isinstance(editor, QComboBox):
+            model.setData(index, editor.currentText())
+        elif isinstance(editor, QDoubleSpinBox):
+            editor.interpretText()
+            model.setData(index, round(editor.value(), 2))
+
+    def destroyEditor(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:
+        self._bubble.hide()
+        super().destroyEditor(editor, index)
+
+    def _on_editor_text_edited(self, editor: QLineEdit) -> None:
+        message = editor.validator().message(editor.text())
+        mark_invalid(editor, message)
+        self._bubble.show_for(editor, message)
+
+    def _on_combo_activated(self, combo: QComboBox) -> None:
+        self.commitData.emit(combo)
+        self.closeEditor.emit(combo, QStyledItemDelegate.EndEditHint.NoHint)

@@ -1,0 +1,237 @@
+"""The Profile tab: a user's entries with inline editing, add, multi-delete, expired filter and purge."""
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.empty_state import EmptyState
+from kiraos_desktop.ui.views import setup_table
+from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
+from kiraos_desktop.ui.users.profile_delegate import ProfileDelegate
+from kiraos_desktop.ui.users.profile_model import (
+    COL_CATEGORY,
+    COL_CONFIDENCE,
+    COL_EXPIRES,
+    COL_KEY,
+    COL_UPDATED,
+    COL_VALUE,
+    KEY_ROLE,
+    ProfileFilterProxy,
+    ProfileModel,
+)
+
+class ProfileTab(QWidget):
+    status_message = Signal(str)
+
+    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._writer = writer
+        self._pending_refresh = False
+        self.add_dialog: AddProfileDialog | None = None
+        self.model = ProfileModel(store, writer, self)
+        self.proxy = ProfileFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+        self.view = QTableView()
+        self.view.setObjectName("profileView")
+        self.view.setModel(self.proxy)
+        setup_table(self.view, multi_select=True, editable=True)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                  | QAbstractItemView.EditTrigger.EditKeyPressed
+                                  | QAbstractItemView.EditTrigger.AnyKeyPressed)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(COL_CATEGORY, Qt.SortOrder.AscendingOrder)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(COL_VALUE, QHeaderView.ResizeMode.Stretch)
+        header.setMinimumSectionSize(40)
+        for column, width in ((COL_KEY, 120), (COL_CATEGORY, 95), (COL_CONFIDENCE, 90), (COL_EXPIRES, 135),
+                              (COL_UPDATED, 95)):
+            header.resizeSection(column, width)
+        self.delegate = ProfileDelegate(self.view.viewport(), self.view)
+        self.view.setItemDelegate(self.delegate)
+        self.empty_state = EmptyState(self.view)
+
+        self.add_button = QPushButton(self.tr("Add…"))
+        self.delete_button = QPushButton(self.tr("Delete"))
+        self.show_expired_box = QCheckBox(self.tr("Show expired"))
+        self.purge_button = QPushButton(self.tr("Purge expired"))
+        self.count_label = QLabel()
+        self.message_label = QLabel()
+        self.message_label.setObjectName("messageLabel")
+        self.message_label.setWordWrap(True)
+        self.message_label.hide()
+        tools = QHBoxLayout()
+        for widget in (self.add_button, self.delete_button, self.show_expired_box, self.purge_button):
+            tools.addWidget(widget)
+        tools.addStretch(1)
+        tools.addWidget(self.count_label)
+        layout = QVBoxLayout(self)
+        layout.addLayout(tools)
+        layout.addWidget(self.view, 1)
+        layout.addWidget(self.message_label)
+
+        self.delete_action = QAction(self.tr("Delete selected entries"), self.view)
+        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
+        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        self.view.addAction(self.delete_action)
+        self.delete_action.triggered.connect(self._on_delete_action_triggered)
+        self.add_button.clicked.connect(self._on_add_button_clicked)
+        self.delete_button.clicked.connect(self._on_delete_action_triggered)
+        self.purge_button.clicked.connect(self._on_purge_button_clicked)
+        self.show_expired_box.toggled.connect(self._on_show_expired_box_toggled)
+        self.model.write_failed.connect(self._on_model_write_failed)
+        self.delegate.input_refused.connect(self._on_delegate_input_refused)
+        self.delegate.closeEditor.connect(self._on_delegate_close_editor)
+        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset,
+                       self.proxy.layoutChanged, self.model.dataChanged):
+            signal.connect(self._update_state)
+        self._expiry_timer = QTimer(self)
+        self._expiry_timer.setInterval(30_000)
+        self._expiry_timer.timeout.connect(self._on_expiry_timer_timeout)
+        self._expiry_timer.start()
+        self._update_state()
+
+    # ---- public --------------------------------------------------------------------------
+
+    def set_user(self, user_id: str | None) -> None:
+        self._pending_refresh = False
+        self.model.load(user_id)
+        self.message_label.hide()
+        self._update_state()
+
+    def refresh(self) -> None:
+        """Re-read this user's entries; deferred while an editor is open so typing is never lost."""
+        if self.view.state() == QAbstractItemView.State.EditingState:
+            self._pending_refresh = True
+            return
+        self._pending_refresh = False
+        self.model.refresh()
+        self.proxy.recheck_expiry()
+        self._update_state()
+
+    @property
+    def refresh_pending(self) -> bool:
+        return self._pending_refresh
+
+    def selected_keys(self) -> list[str]:
+        rows = self.view.selectionModel().selectedRows()
+        return [index.data(KEY_ROLE) for index in sorted(rows, key=lambda i: i.row())]
+
+    def select_key(self, key: str) -> None:
+        source_row = self.model.row_of_key(key)
+        if source_row < 0:
+            return
+        index = self.proxy.mapFromSource(self.model.index(source_row, 0))
+        if index.isValid():
+            self.view.selectionModel().setCurrentIndex(
+                index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+
+    # ---- slots ---------------------------------------------------------------------------
+
+    def _on_add_button_clicked(self) -> None:
+        user_id = self.model.user_id
+        if not user_id:
+            return
+        existing = {entry.key for entry in self._store.get_profiles(user_id, include_expired=False)}
+
+        def submit(key: str, value: str, category: str, confidence: float, expires_at: str | None) -> None:
+            self._writer.write(self.tr("Add {key}").format(key=key),
+                               lambda batch: batch.set_profile(user_id, key, value, confidence=confidence,
+                                                               category=category, expires_at=expires_at))
+            self.refresh()
+            self.select_key(key)
+
+        self.add_dialog = AddProfileDialog(user_id, submit, existing, self)
+        self.add_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self.add_dialog.destroyed.connect(self._on_add_dialog_destroyed)
+        self.add_dialog.open()
+
+    def _on_add_dialog_destroyed(self, *_args) -> None:
+        self.add_dialog = None
+
+    def _on_delete_action_triggered(self) -> None:
+        user_id, keys = self.model.user_id, self.selected_keys()
+        if not user_id or not keys:
+            return
+        text = (self.tr("Delete {key}").format(key=keys[0]) if len(keys) == 1
+                else self.tr("Delete {n} entries").format(n=len(keys)))
+        deleted = self._writer.write(text, lambda batch: sum(1 for k in keys if batch.delete_profile(user_id, k)))
+        self.refresh()
+        self.status_message.emit(self.tr("Deleted {n} entries. Undo with Ctrl+Z.").format(n=deleted))
+
+    def _on_purge_button_clicked(self) -> None:
+        user_id = self.model.user_id
+        if not user_id:
+            return
+        purged = self._writer.write(self.tr("Purge expired entries"), lambda batch: batch.purge_expired(user_id))
+        self.refresh()
+        self.status_message.emit(self.tr("Purged {n} expired entries.").format(n=purged))
+
+    def _on_show_expired_box_toggled(self, checked: bool) -> None:
+        self.proxy.set_show_expired(checked)
+        self._update_state()
+
+    def _on_model_write_failed(self, field: str, message: str) -> None:
+        self._show_message(self.tr("{field} not saved: {message}").format(
+            field=self._field_name(field), message=message))
+
+    def _on_delegate_input_refused(self, field: str, message: str) -> None:
+        self._show_message(self.tr("{field} not changed: {message}").format(
+            field=self._field_name(field), message=message))
+
+    def _on_delegate_close_editor(self, *_args) -> None:
+        if self._pending_refresh:
+            QTimer.singleShot(0, self.refresh)
+
+    def _on_selection_changed(self, *_args) -> None:
+        self._update_state()
+
+    def _on_expiry_timer_timeout(self) -> None:
+        if self.model.rowCount() and self.view.state() != QAbstractItemView.State.EditingState:
+            self.proxy.recheck_expiry()
+            self._update_state()
+
+    def _field_name(self, field: str) -> str:
+        return {"value": self.tr("Value"), "category": self.tr("Category"), "confidence": self.tr("Confidence"),
+                "expires_at": self.tr("Expires"), "key": self.tr("Key")}.get(field, field)
+
+    def _show_message(self, text: str) -> None:
+        self.message_label.setText(text)
+        self.message_label.setStyleSheet("color: #d33;")
+        self.message_label.show()
+
+    def _update_state(self, *_args) -> None:
+        has_user = self.model.user_id is not None
+        total, expired = self.model.rowCount(), self.model.expired_count()
+        self.add_button.setEnabled(has_user)
+        self.delete_button.setEnabled(has_user and self.view.selectionModel().hasSelection())
+        self.purge_button.setEnabled(has_user and expired > 0)
+        if not has_user:
+            self.count_label.setText("")
+        elif expired and not self.proxy.show_expired:
+            self.count_label.setText(self.tr("{n} entries · {e} expired hidden").format(n=total - expired, e=expired))
+        elif expired:
+            self.count_label.setText(self.tr("{n} entries · {e} expired").format(n=total, e=expired))
+        else:
+            self.count_label.setText(self.tr("{n} entries").format(n=total))
+        if not has_user:
+            hint = self.tr("Select a user to see what the bot remembers about them.")
+        elif total:
+            hint = self.tr("Every entry of this user has expired. Tick “Show expired” to see them.")
+        else:
+            hint = self.tr("No profile entries yet. Add one, or let the bot learn with memory_update.")
+        self.empty_state.update_state(self.proxy.rowCount(), hint)

@@ -1,0 +1,214 @@
+"""The user list: a lazy table model over the store's user summary, sorted and filtered in SQL."""
+from __future__ import annotations
+
+from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal, Slot
+
+from kiraos_desktop.core.records import UserSummary
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.keyed_model import KeyedTableModel
+from kiraos_desktop.ui.query_worker import QueryWorker
+from kiraos_desktop.ui.users.expiry import format_timestamp
+
+PAGE_SIZE = 200
+SYNC_LIMIT = 3000  # up to this many loaded rows, a refresh re-reads them all and syncs
+USER_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+SORT_KEYS = ("user_id", "profile_count", "event_count", "last_activity")
+COL_USER, COL_PROFILES, COL_EVENTS, COL_ACTIVITY = range(4)
+
+
+class UsersModel(KeyedTableModel):
+    """Holds loaded `UserSummary` rows; `fetchMore` reads the next page of `store.list_users`.
+
+    Plain searches (user id) run on the GUI thread: an indexed table, milliseconds. Searching
+    inside keys, values and events scans the memory tables, so it runs on a worker thread and
+    loads the whole (usually small) result at once.
+    """
+
+    reloaded = Signal()  # rows were replaced (new search or sort): views restore their selection
+    busy_changed = Signal(bool)  # a content search is running
+    failed = Signal(str)
+
+    def __init__(self, store: MemoryStore, parent=None) -> None:
+        super().__init__(parent)
+        self._store = store
+        self._search = ""
+        self._in_content = False
+        self._order_by = "user_id"
+        self._descending = False
+        self._total = 0
+        self._worker = QueryWorker("kiraos-user-search", self)
+        self._worker.finished.connect(self._on_worker_finished)
+        self._pending_reset = False
+        self._busy = False
+        self.reload()
+
+    # ---- Qt model ------------------------------------------------------------------------
+
+    def row_key(self, row: UserSummary) -> str:
+        return row.user_id
+
+    def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 4
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < 4:
+            return None
+        if role == Qt.ItemDataRole.DisplayRole:
+            return (self.tr("User"), self.tr("Entries"), self.tr("Events"), self.tr("Last activity"))[section]
+        if role == Qt.ItemDataRole.TextAlignmentRole and section in (COL_PROFILES, COL_EVENTS):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        return None
+
+    def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or index.row() >= len(self._rows):
+            return None
+        row: UserSummary = self._rows[index.row()]
+        column = index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == COL_USER:
+                return row.user_id
+            if column == COL_PROFILES:
+                return str(row.profile_count)
+            if column == COL_EVENTS:
+                return str(row.event_count)
+            if column == COL_ACTIVITY:
+                return format_timestamp(row.last_activity)
+        elif role == Qt.ItemDataRole.ToolTipRole and column == COL_ACTIVITY:
+            return row.last_activity
+        elif role == Qt.ItemDataRole.TextAlignmentRole and column in (COL_PROFILES, COL_EVENTS):
+            return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        elif role == USER_ID_ROLE:
+            return row.user_id
+        return None
+
+    def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
+        if not index.isValid():
+            return Qt.ItemFlag.NoItemFlags
+        return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
+
+    def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
+        return not parent.isValid() and not self._in_content and len(self._rows) < self._total
+
+    def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
+        if not self.canFetchMore(parent):
+            return
+        page = self._list(offset=len(self._rows), limit=PAGE_SIZE)
+        before = len(self._rows)
+        self.append_rows(page)
+        if len(page) < PAGE_SIZE or len(self._rows) == before:
+            self._total = len(self._rows)  # the end was reached earlier than counted (rows went away)
+
+    def sort(self, column: int, order: Qt.SortOrder = Qt.SortOrder.AscendingOrder) -> None:
+        if not 0 <= column < len(SORT_KEYS):
+            return
+        order_by, descending = SORT_KEYS[column], order == Qt.SortOrder.DescendingOrder
+        if (order_by, descending) == (self._order_by, self._descending):
+            return
+        self._order_by, self._descending = order_by, descending
+        self.reload()
+
+    # ---- queries -------------------------------------------------------------------------
+
+    @property
+    def search_text(self) -> str:
+        return self._search
+
+    @property
+    def total(self) -> int:
+        """Users matching the current search (loaded or not)."""
+        return self._total
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def set_search(self, text: str, in_content: bool = False) -> None:
+        text = text.strip()
+        in_content = in_content and bool(text)
+        if (text, in_content) == (self._search, self._in_content):
+            return
+        self._search, self._in_content = text, in_content
+        self.reload()
+
+    def reload(self) -> None:
+        """Read from the first page again, replacing the rows (the view restores its selection)."""
+        if self._in_content:
+            self._pending_reset = True
+            self._start_content_query()
+            return
+        self._worker_cancel()
+        total = self._store.count_users(self._search, False)
+        rows = self._list(offset=0, limit=PAGE_SIZE)
+        self._total = total
+        self.set_rows_reset(rows)
+        self.reloaded.emit()
+
+    def refresh(self, changed_users: frozenset | None) -> None:
+        """Bring loaded rows up to date after writes, keeping selection and scroll position."""
+        if self._in_content:
+            self._start_content_query()
+            return
+        loaded = len(self._rows)
+        if loaded <= SYNC_LIMIT:
+            rows = self._list(offset=0, limit=max(loaded, PAGE_SIZE))
+            self._total = self._store.count_users(self._search, False)
+            self.sync_rows(rows)
+            return
+        self._total = self._store.count_users(self._search, False)
+        position_of = {row.user_id: i for i, row in enumerate(self._rows)}
+        gone = []
+        for user_id in changed_users or ():
+            position = position_of.get(user_id, -1)
+            if position < 0:
+                continue
+            summary = self._store.user_summary(user_id)
+            if summary is None:
+                gone.append(position)
+            elif summary != self._rows[position]:
+                self._rows[position] = summary
+                self.dataChanged.emit(self.index(position, 0), self.index(position, 3))
+        for position in sorted(gone, reverse=True):
+            self.beginRemoveRows(QModelIndex(), position, position)
+            del self._rows[position]
+            self.endRemoveRows()
+
+    def _list(self, offset: int, limit: int) -> list[UserSummary]:
+        return self._store.list_users(self._search, False, self._order_by, self._descending, offset, limit)
+
+    def _start_content_query(self) -> None:
+        store, search = self._store, self._search
+        order_by, descending = self._order_by, self._descending
+
+        def work() -> list[UserSummary]:
+            return store.list_users(search, True, order_by, descending, 0, -1)
+
+        self._worker.submit(work)
+        self._set_busy(True)
+
+    def _worker_cancel(self) -> None:
+        # A content search still running is answered later; its answer is ignored (see the ticket check).
+        self._set_busy(False)
+
+    def _set_busy(self, busy: bool) -> None:
+        if busy != self._busy:
+            self._busy = busy
+            self.busy_changed.emit(busy)
+
+    @Slot(int, object, object)
+    def _on_worker_finished(self, ticket: int, result, error) -> None:
+        if ticket != self._worker.latest_ticket or not self._in_content:
+            return
+        self._set_busy(False)
+        if error is not None:
+            self.failed.emit(str(error))
+            return
+        self._total = len(result)
+        if self._pending_reset:
+            self._pending_reset = False
+            self.set_rows_reset(result)
+            self.reloaded.emit()
+        else:
+            self.sync_rows(result)
+
+    def shutdown(self) -> None:
+        self._worker.stop()

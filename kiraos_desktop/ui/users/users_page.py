@@ -1,0 +1,222 @@
+"""The Users page: search and the lazy user list on the left, the selected user's detail on the right."""
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.context import ContextBuilder
+from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.empty_state import EmptyState
+from kiraos_desktop.ui.views import setup_table
+from kiraos_desktop.ui.prompts import Prompts
+from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.users.user_detail import UserDetail
+from kiraos_desktop.ui.users.users_model import COL_ACTIVITY, COL_EVENTS, COL_PROFILES, COL_USER, USER_ID_ROLE, UsersModel
+
+SEARCH_DELAY_MS = 250
+
+
+class UsersPage(QWidget):
+    status_message = Signal(str)
+
+    def __init__(self, store: MemoryStore, writer: UndoableWriter, context: ContextBuilder, prompts: Prompts,
+                 parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._stale: frozenset | None = frozenset()
+        self._has_stale = False
+        self.model = UsersModel(store, self)
+        self.search_edit = QLineEdit()
+        self.search_edit.setObjectName("userSearch")
+        self.search_edit.setPlaceholderText(self.tr("Search user id…  (Ctrl+F)"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.content_box = QCheckBox(self.tr("Also search in keys, values and events"))
+        self.count_label = QLabel()
+        self.count_label.setObjectName("userCount")
+        self.view = QTableView()
+        self.view.setObjectName("usersView")
+        self.view.setModel(self.model)
+        setup_table(self.view)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(COL_USER, Qt.SortOrder.AscendingOrder)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(COL_USER, QHeaderView.ResizeMode.Stretch)
+        for column in (COL_PROFILES, COL_EVENTS, COL_ACTIVITY):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        self.empty_state = EmptyState(self.view)
+        self.detail = UserDetail(store, writer, context, prompts)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addWidget(self.search_edit)
+        options = QHBoxLayout()
+        options.addWidget(self.content_box)
+        options.addStretch(1)
+        left_layout.addLayout(options)
+        left_layout.addWidget(self.view, 1)
+        left_layout.addWidget(self.count_label)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter.setObjectName("usersSplitter")
+        self.splitter.addWidget(left)
+        self.splitter.addWidget(self.detail)
+        self.splitter.setStretchFactor(0, 2)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setSizes([390, 730])
+        self.splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.splitter)
+
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self._on_search_timer_timeout)
+        self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
+        self.search_edit.returnPressed.connect(self._on_search_edit_return_pressed)
+        self.content_box.toggled.connect(self._on_content_box_toggled)
+        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
+        self.model.reloaded.connect(self._on_model_reloaded)
+        self.model.busy_changed.connect(self._update_count)
+        self.model.failed.connect(self._on_model_failed)
+        for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
+            signal.connect(self._update_count)
+        self.detail.status_message.connect(self.status_message)
+        find = QAction(self.tr("Find user"), self)
+        find.setShortcut(QKeySequence(QKeySequence.StandardKey.Find))
+        find.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        find.triggered.connect(self._on_find_action_triggered)
+        self.addAction(find)
+        self.search_edit.installEventFilter(self)
+        self._update_count()
+
+    # ---- public --------------------------------------------------------------------------
+
+    def selected_user_id(self) -> str | None:
+        rows = self.view.selectionModel().selectedRows()
+        return rows[0].data(USER_ID_ROLE) if rows else None
+
+    def select_user(self, user_id: str) -> bool:
+        for row in range(self.model.rowCount()):
+            if self.model.row_at(row).user_id == user_id:
+                self._select_row(row)
+                return True
+        return False
+
+    def select_first_user(self) -> bool:
+        if self.model.rowCount() == 0:
+            return False
+        self._select_row(0)
+        return True
+
+    def refresh(self, changed_users: frozenset | None) -> None:
+        """Apply a coalesced change now if the page is visible, else when it is shown."""
+        if not self.isVisible():
+            self._merge_stale(changed_users)
+            return
+        self.model.refresh(changed_users)
+        self.detail.refresh(changed_users)
+        self._update_count()
+
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        if self._has_stale:
+            stale, self._stale, self._has_stale = self._stale, frozenset(), False
+            self.refresh(stale)
+
+    def shutdown(self) -> None:
+        self.model.shutdown()
+
+    # ---- internals -----------------------------------------------------------------------
+
+    def _merge_stale(self, changed_users: frozenset | None) -> None:
+        if changed_users is None or self._stale is None:
+            self._stale = None
+        else:
+            self._stale = self._stale | changed_users
+        self._has_stale = True
+
+    def _select_row(self, row: int) -> None:
+        index = self.model.index(row, 0)
+        self.view.selectionModel().setCurrentIndex(
+            index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
+        self.view.scrollTo(index)
+
+    def _on_selection_changed(self, *_args) -> None:
+        user_id = self.selected_user_id()
+        # An empty selection (the row went away, or a new search) keeps the detail on screen.
+        if user_id is not None and user_id != self.detail.user_id:
+            self.detail.set_user(user_id)
+
+    def _on_model_reloaded(self) -> None:
+        user_id = self.detail.user_id
+        if user_id is not None:
+            for row in range(self.model.rowCount()):
+                if self.model.row_at(row).user_id == user_id:
+                    self._select_row(row)
+                    break
+        self._update_count()
+
+    def _on_search_edit_text_changed(self, _text: str) -> None:
+        self._search_timer.start()
+
+    def _on_search_edit_return_pressed(self) -> None:
+        self._search_timer.stop()
+        self._on_search_timer_timeout()
+        if self.model.rowCount():
+            self.view.setFocus()
+            if not self.view.selectionModel().hasSelection():
+                self._select_row(0)
+
+    def _on_content_box_toggled(self, _checked: bool) -> None:
+        self._search_timer.stop()
+        self._on_search_timer_timeout()
+
+    def _on_search_timer_timeout(self) -> None:
+        self.model.set_search(self.search_edit.text(), self.content_box.isChecked())
+        self._update_count()
+
+    def _on_find_action_triggered(self) -> None:
+        self.search_edit.setFocus()
+        self.search_edit.selectAll()
+
+    def _on_model_failed(self, message: str) -> None:
+        self.status_message.emit(self.tr("Search failed: {message}").format(message=message))
+
+    def eventFilter(self, watched, event) -> bool:
+        from PySide6.QtCore import QEvent
+
+        if watched is self.search_edit and event.type() == QEvent.Type.KeyPress and event.key() == Qt.Key.Key_Down:
+            self.view.setFocus()
+            if not self.view.selectionModel().hasSelection() and self.model.rowCount():
+                self._select_row(0)
+            return True
+        return super().eventFilter(watched, event)
+
+    def _update_count(self, *_args) -> None:
+        model = self.model
+        if model.busy:
+            self.count_label.setText(self.tr("Searching keys, values and events…"))
+        elif model.search_text:
+            self.count_label.setText(self.tr("{n} users match “{text}”").format(n=f"{model.total:,}",
+                                                                               text=model.search_text))
+        else:
+            self.count_label.setText(self.tr("{n} users").format(n=f"{model.total:,}"))
+        if model.busy:
+            hint = self.tr("Searching…")
+        elif model.search_text:
+            hint = self.tr("No user matches “{text}”.").format(text=model.search_text)
+            if not self.content_box.isChecked():
+                hint += "\n" + self.tr("Tick “Also search in keys, values and events” to look inside memories.")
+        else:
+            hint = self.tr("No users yet.\nMemory appears here as soon as the bot stores something "
+                           "(memory_update, or the API).")
+        self.empty_state.update_state(model.rowCount(), hint)
