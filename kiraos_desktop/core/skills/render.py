@@ -211,7 +211,10 @@ def _jinja_problems(text: str, names: list[str]) -> list[Problem]:
     except jinja2.TemplateSyntaxError as exc:
         return [error("instruction", f"Jinja2 syntax error: {exc.message}; fix the template.", exc.lineno)]
     problems: list[Problem] = []
-    variables = meta.find_undeclared_variables(ast)
+    try:
+        variables = meta.find_undeclared_variables(ast)  # compiles: unknown filters/tests fail here
+    except jinja2.TemplateSyntaxError as exc:
+        return [error("instruction", f"Jinja2 template error: {exc.message}; fix the template.", exc.lineno)]
     lines: dict[str, int] = {}
     for node in ast.find_all(nodes.Name):
         if node.ctx == "load":
