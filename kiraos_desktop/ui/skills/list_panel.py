@@ -1,0 +1,153 @@
+"""Left side of the Skills page: search, the skill table and New/Duplicate/Rename/Delete buttons."""
+from __future__ import annotations
+
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QGridLayout,
+    QHeaderView,
+    QLineEdit,
+    QPushButton,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .skill_list import COMMAND, ENABLED, FOLDER_ROLE, NAME, PROBLEMS, SkillFilterProxy, SkillListModel
+from .theme import colors_for
+
+
+class SkillListPanel(QWidget):
+    """Emits `currentFolderChanged(folder_name)` when the user selects another skill ("" for none)
+    and `<action>Requested` for the buttons; the page does the work."""
+
+    currentFolderChanged = Signal(str)
+    newRequested = Signal()
+    duplicateRequested = Signal()
+    renameRequested = Signal()
+    deleteRequested = Signal()
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._silent = False
+        self.model = SkillListModel(self)
+        self.model.set_colors(colors_for(self.palette()))
+        self.proxy = SkillFilterProxy(self)
+        self.proxy.setSourceModel(self.model)
+
+        self.search_edit = QLineEdit(self)
+        self.search_edit.setPlaceholderText(self.tr("Search skills"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.view = QTableView(self)
+        self.view.setModel(self.proxy)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.verticalHeader().hide()
+        self.view.setShowGrid(False)
+        self.view.setWordWrap(False)
+        self.view.setAlternatingRowColors(True)
+        header = self.view.horizontalHeader()
+        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
+        for column in (COMMAND, ENABLED, PROBLEMS):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setHighlightSections(False)
+
+        self.new_button = QPushButton(self.tr("New"), self)
+        self.new_button.setToolTip(self.tr("New skill from a template (Ctrl+N)"))
+        self.duplicate_button = QPushButton(self.tr("Duplicate"), self)
+        self.rename_button = QPushButton(self.tr("Rename"), self)
+        self.delete_button = QPushButton(self.tr("Delete"), self)
+        self.delete_button.setToolTip(self.tr("Move the skill folder to the backups area"))
+        buttons = QGridLayout()
+        buttons.addWidget(self.new_button, 0, 0)
+        buttons.addWidget(self.duplicate_button, 0, 1)
+        buttons.addWidget(self.rename_button, 1, 0)
+        buttons.addWidget(self.delete_button, 1, 1)
+
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.search_edit)
+        layout.addWidget(self.view, 1)
+        layout.addLayout(buttons)
+
+        self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
+        self.view.selectionModel().currentRowChanged.connect(self._on_selection_current_row_changed)
+        self.new_button.clicked.connect(self.newRequested)
+        self.duplicate_button.clicked.connect(self.duplicateRequested)
+        self.rename_button.clicked.connect(self.renameRequested)
+        self.delete_button.clicked.connect(self.deleteRequested)
+        self._update_buttons()
+
+    # ------------------------------------------------------------------ content
+
+    def set_skills(self, skills, keep_folder: str = "") -> None:
+        """Show these skills and select `keep_folder` again (silently) when it is still there."""
+        self._silent = True
+        try:
+            self.model.set_skills(skills)
+            self._select(keep_folder)
+        finally:
+            self._silent = False
+        self._update_buttons()
+
+    def current_folder(self) -> str:
+        index = self.view.currentIndex()
+        return index.data(FOLDER_ROLE) or "" if index.isValid() else ""
+
+    def select_folder(self, folder_name: str, silent: bool = False) -> bool:
+        """Select a skill by folder name; `silent` does not emit currentFolderChanged."""
+        self._silent = silent
+        try:
+            found = self._select(folder_name)
+        finally:
+            self._silent = False
+        self._update_buttons()
+        return found
+
+    def first_folder(self) -> str:
+        index = self.proxy.index(0, NAME)
+        return index.data(FOLDER_ROLE) or "" if index.isValid() else ""
+
+    def _select(self, folder_name: str) -> bool:
+        row = self.model.row_of_folder(folder_name) if folder_name else -1
+        selection = self.view.selectionModel()
+        if row < 0:
+            selection.clearCurrentIndex()
+            selection.clearSelection()
+            return False
+        index = self.proxy.mapFromSource(self.model.index(row, NAME))
+        if not index.isValid():  # filtered out: clear the search so the skill can be shown
+            self.search_edit.clear()
+            index = self.proxy.mapFromSource(self.model.index(row, NAME))
+        selection.setCurrentIndex(index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                                  | QItemSelectionModel.SelectionFlag.Rows)
+        self.view.scrollTo(index)
+        return True
+
+    def _update_buttons(self) -> None:
+        has = bool(self.current_folder())
+        for button in (self.duplicate_button, self.rename_button, self.delete_button):
+            button.setEnabled(has)
+
+    # ------------------------------------------------------------------ slots
+
+    def _on_search_edit_text_changed(self, text: str) -> None:
+        current = self.current_folder()
+        self._silent = True
+        try:
+            self.proxy.set_search(text)
+            if current:
+                row = self.model.row_of_folder(current)
+                index = self.proxy.mapFromSource(self.model.index(row, NAME))
+                if index.isValid():
+                    self.view.selectionModel().setCurrentIndex(
+                        index, QItemSelectionModel.SelectionFlag.ClearAndSelect
+                        | QItemSelectionModel.SelectionFlag.Rows)
+        finally:
+            self._silent = False
+
+    def _on_selection_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
+        self._update_buttons()
+        if not self._silent and current.isValid():
+            self.currentFolderChanged.emit(current.data(FOLDER_ROLE) or "")

@@ -1,0 +1,339 @@
+"""The Skills page: author skills (manifest + instruction) with a live preview of the tool result."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
+
+from kiraos_desktop.core.settings import SettingsError
+from kiraos_desktop.core.skills import Problem
+from kiraos_desktop.core.skills.discovery import read_text_file
+from kiraos_desktop.core.skills.manifest import manifest_parameters
+from kiraos_desktop.core.skills.problems import INSTRUCTION_FILE, MANIFEST_FILE
+from kiraos_desktop.core.tool_registry import SKILL_CONTEXT_EVENTS
+
+from . import draft as drafts
+from .editor import SkillEditor
+from .file_ops import SkillFileError, save_skill_files
+from .list_panel import SkillListPanel
+from .page_actions import SkillFileActions
+from .preview_pane import RESULT
+from .prompts import DISCARD, SAVE, Prompter
+from .watcher import SkillFilesWatcher
+from .workbench import COMMAND_TAB, Workbench
+
+#: Debounce of the live preview after an edit.
+PREVIEW_DELAY_MS = 150
+
+
+class SkillsPage(QWidget, SkillFileActions):
+    """Skill workbench page.
+
+    SkillsPage(router, tools, store, context, settings_access, parent=None, *, backups_dir=None)
+
+    - router: the SkillRouter (engine.skills): lists skills, reloads after a save, matches commands.
+    - tools: the ToolRegistry (engine.tools); kept so callers can compare the preview with a call.
+    - store: the MemoryStore (engine.store): the user picker lists users and follows changes.
+    - context: the ContextBuilder (engine.context): the memory block of the preview's `<context>`.
+    - settings_access: anything with `settings` and `update_settings(new)` (the Engine will do):
+      enable/disable writes `disabled_skills`; `enable_slash_commands` is shown by the tester.
+    - backups_dir: where deleted skills go (`<backups_dir>/deleted-skills/`); defaults to
+      `settings_access.paths.backups_dir` when that exists, else `<skills_dir>/../backups`.
+    """
+
+    def __init__(self, router, tools, store, context, settings_access, parent: QWidget | None = None,
+                 *, backups_dir: Path | None = None, force_polling: bool = False):
+        super().__init__(parent)
+        self._router = router
+        self._tools = tools
+        self._context = context
+        self._settings_access = settings_access
+        if backups_dir is None:
+            paths = getattr(settings_access, "paths", None)
+            backups_dir = getattr(paths, "backups_dir", None) or Path(router.skills_dir).parent / "backups"
+        self.backups_dir = Path(backups_dir)
+        self.prompter = Prompter(self)
+
+        self.list_panel = SkillListPanel(self)
+        self.editor = SkillEditor(self)
+        self.workbench = Workbench(store, self._match_command, self._slash_enabled, self)
+        self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
+        self.splitter.setChildrenCollapsible(False)
+        for widget in (self.list_panel, self.editor, self.workbench):
+            self.splitter.addWidget(widget)
+        self.splitter.setStretchFactor(0, 0)
+        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(2, 3)
+        self.splitter.setSizes([300, 500, 480])
+        self.splitter.setObjectName("skillsPageSplitter")
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(6, 6, 6, 6)
+        layout.addWidget(self.splitter)
+
+        self.watcher = SkillFilesWatcher(router.skills_dir, self, force_polling=force_polling)
+        self._preview_timer = QTimer(self)
+        self._preview_timer.setSingleShot(True)
+        self._preview_timer.setInterval(PREVIEW_DELAY_MS)
+        self._preview_timer.timeout.connect(self.refresh_preview)
+        self._switching = False
+
+        for keys, slot in ((QKeySequence.StandardKey.Save, self._on_save_shortcut_activated),
+                           (QKeySequence.StandardKey.Find, self._on_find_shortcut_activated),
+                           (QKeySequence.StandardKey.New, self._on_new_shortcut_activated)):
+            shortcut = QShortcut(QKeySequence(keys), self)
+            shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            shortcut.activated.connect(slot)
+
+        self.list_panel.currentFolderChanged.connect(self._on_list_current_folder_changed)
+        self.list_panel.model.enabledToggled.connect(self._on_list_enabled_toggled)
+        self.list_panel.newRequested.connect(self.new_skill)
+        self.list_panel.duplicateRequested.connect(self.duplicate_skill)
+        self.list_panel.renameRequested.connect(self.rename_skill)
+        self.list_panel.deleteRequested.connect(self.delete_skill)
+        self.editor.edited.connect(self._on_editor_edited)
+        self.editor.manifestChanged.connect(self._on_editor_manifest_changed)
+        self.editor.saveRequested.connect(self.save)
+        self.editor.revertRequested.connect(self.revert)
+        self.workbench.args_form.argumentsChanged.connect(self._on_inputs_changed)
+        self.workbench.user_picker.userChanged.connect(self._on_inputs_changed)
+        self.workbench.user_picker.memoryChanged.connect(self._on_inputs_changed)
+        self.workbench.preview.modeChanged.connect(self._on_inputs_changed)
+        self.workbench.problems.problemActivated.connect(self._on_problems_problem_activated)
+        self.watcher.skillsDirChanged.connect(self._on_watcher_skills_dir_changed)
+        self.watcher.skillFilesChanged.connect(self._on_watcher_skill_files_changed)
+
+        self.reload_skills()
+        self._open_first()
+
+    # ------------------------------------------------------------------ public API
+
+    @property
+    def tools(self):
+        return self._tools
+
+    def reload_skills(self) -> None:
+        """Rescan the skills folder (the API serves what the router holds) and refresh the list."""
+        self._router.reload()
+        self.refresh_list()
+
+    def refresh_list(self) -> None:
+        folder = self.editor.folder
+        self.list_panel.set_skills(self._router.skills(), folder.name if folder is not None else "")
+        self.watcher.accept()
+
+    def dispose(self) -> None:
+        """Stop timers, file watching and store notifications (the window is closing)."""
+        self._preview_timer.stop()
+        self.watcher.stop()
+        self.workbench.user_picker.detach()
+
+    def has_unsaved_changes(self) -> bool:
+        return self.editor.is_dirty()
+
+    def confirm_leave(self) -> bool:
+        """Before switching skills or closing: True when it is fine to leave the open skill
+        (nothing unsaved, saved now, or discarded); False when the user cancels."""
+        if not self.editor.is_dirty():
+            return True
+        answer = self.prompter.unsaved_changes(self._router_name(self.editor.folder))
+        if answer == SAVE:
+            return self.save()
+        return answer == DISCARD
+
+    def open_skill(self, folder_name: str, ask: bool = True) -> bool:
+        """Open the skill in `skills_dir/folder_name` (asking about unsaved changes when `ask`)."""
+        current = self.editor.folder
+        if ask and current is not None and current.name != folder_name and not self.confirm_leave():
+            self.list_panel.select_folder(current.name, silent=True)
+            return False
+        folder = Path(self._router.skills_dir) / folder_name
+        manifest = read_text_file(folder / MANIFEST_FILE, "manifest").text or ""
+        instruction = read_text_file(folder / INSTRUCTION_FILE, "instruction").text or ""
+        self.editor.load(folder, manifest, instruction)
+        self.watcher.watch_skill(folder)
+        self.list_panel.select_folder(folder_name, silent=True)
+        self.refresh_preview()
+        return True
+
+    def open_first_skill_with_sample_arguments(self, name: str | None = None) -> None:
+        """For screenshots: open the first skill (or the one called `name`), fill every argument
+        with a sample value, choose a user who has memory, and render the preview at once."""
+        folder = self.list_panel.first_folder()
+        if name is not None:
+            folder = next((s.folder.name for s in self._router.skills() if s.name == name), folder)
+        if not folder:
+            return
+        self.open_skill(folder, ask=False)
+        schema = manifest_parameters(self.editor.manifest())
+        self.workbench.args_form.set_values(drafts.sample_arguments(schema))
+        user = self.workbench.user_picker.first_user_with_memory()
+        if user:
+            self.workbench.user_picker.set_user(user)
+        command = self.editor.manifest().get("command")
+        if isinstance(command, str) and command:
+            values = drafts.sample_arguments(schema, only_required=True) or drafts.sample_arguments(schema)
+            sample = next((v for v in values.values() if isinstance(v, str)), "")
+            self.workbench.tester.set_text(f"{command} {sample}".strip())
+        self.refresh_preview()
+
+    def save(self) -> bool:
+        """Write both files atomically, reload the router (the API serves the new version at
+        once) and mark the editor clean. False (after telling the user) when writing fails."""
+        folder = self.editor.folder
+        if folder is None:
+            return False
+        try:
+            folder.mkdir(parents=True, exist_ok=True)  # removed behind our back: the edits still go somewhere
+            save_skill_files(folder, self.editor.manifest_text(), self.editor.instruction_text())
+        except (SkillFileError, OSError) as exc:
+            self.prompter.error(self.tr("Save skill"), self.tr("The skill could not be saved: {0}").format(exc))
+            return False
+        self.editor.mark_saved()
+        self.watcher.accept()
+        self.reload_skills()
+        self.refresh_preview()
+        return True
+
+    def revert(self) -> None:
+        """Drop the unsaved changes: reload both files from disk."""
+        folder = self.editor.folder
+        if folder is not None:
+            self.open_skill(folder.name, ask=False)
+
+    # ------------------------------------------------------------------ preview
+
+    def schedule_preview(self) -> None:
+        self._preview_timer.start()
+
+    def refresh_preview(self) -> None:
+        """Recompute problems, preview (or tool definition) and the command tester now."""
+        self._preview_timer.stop()
+        bench = self.workbench
+        folder = self.editor.folder
+        if folder is None:
+            bench.problems.set_problems([])
+            bench.set_problem_counts(0, 0)
+            bench.preview.show_definition("", self.tr("No skill is open."))
+            bench.tester.refresh()
+            return
+        instruction = self.editor.instruction_text()
+        data, problems = drafts.draft_problems(self.editor.manifest_text(), instruction, folder,
+                                               self._router.skills(), self.editor.manifest())
+        manifest = data if data is not None else self.editor.manifest()
+        bench.problems.set_problems(problems)
+        errors, warnings = bench.problems.counts()
+        bench.set_problem_counts(errors, warnings)
+        skill = drafts.draft_skill(manifest, folder)
+        note = self._availability_note(skill.name, errors)
+        mode = bench.preview.mode()
+        if mode == RESULT:
+            user = bench.user_picker.current_user()
+            memory = self._context.block_text(user, SKILL_CONTEXT_EVENTS) if user else ""
+            result = drafts.render_preview(skill.name, instruction, manifest, bench.args_form.arguments(), memory)
+            bench.preview.show_result(result, manifest.get("exclude"), note)
+        else:
+            bench.preview.show_definition(drafts.tool_definition_text(manifest, folder, mode), note)
+        bench.tester.refresh()
+
+    def _availability_note(self, name: str, errors: int) -> str:
+        if errors:
+            return self.tr("{0} error(s): hosts cannot call this skill until they are fixed (see Problems). "
+                           "This is what it would return.").format(errors)
+        if name in self._settings_access.settings.disabled_skills:
+            return self.tr("This skill is disabled: hosts do not see it. This is what it would return.")
+        if self.editor.is_dirty():
+            return self.tr("Unsaved: hosts still get the saved version until you save (Ctrl+S).")
+        return ""
+
+    def _match_command(self, text: str):
+        folder = self.editor.folder
+        if folder is None:
+            return self._router.match_command(text)
+        skill = drafts.draft_skill(self.editor.manifest(), folder)
+        return drafts.match_command(text, skill, self._router_name(folder), self._router)
+
+    def _slash_enabled(self) -> bool:
+        return bool(self._settings_access.settings.enable_slash_commands)
+
+    # ------------------------------------------------------------------ slots
+
+    def _on_list_current_folder_changed(self, folder_name: str) -> None:
+        if self._switching or not folder_name:
+            return
+        current = self.editor.folder
+        if current is not None and current.name == folder_name:
+            return
+        self._switching = True
+        try:
+            self.open_skill(folder_name)
+        finally:
+            self._switching = False
+
+    def _on_list_enabled_toggled(self, name: str, enabled: bool) -> None:
+        settings = self._settings_access.settings
+        names = [n for n in settings.disabled_skills if n != name]
+        if not enabled:
+            names.append(name)
+        try:
+            self._settings_access.update_settings(settings.replace(disabled_skills=names))
+        except (SettingsError, OSError) as exc:
+            self.prompter.error(self.tr("Enable skill"), self.tr("The setting could not be saved: {0}").format(exc))
+        self.refresh_list()
+        self.schedule_preview()
+
+    def _on_editor_edited(self) -> None:
+        self.schedule_preview()
+
+    def _on_editor_manifest_changed(self) -> None:
+        self.workbench.args_form.set_schema(manifest_parameters(self.editor.manifest()))
+        self.schedule_preview()
+
+    def _on_inputs_changed(self, *_args) -> None:
+        self.schedule_preview()
+
+    def _on_problems_problem_activated(self, problem: Problem) -> None:
+        self.editor.goto_problem(problem)
+
+    def _on_watcher_skills_dir_changed(self) -> None:
+        self._router.reload()
+        folder = self.editor.folder
+        self.list_panel.set_skills(self._router.skills(), folder.name if folder is not None else "")
+        if folder is not None and not folder.exists() and not self.editor.is_dirty():
+            self._open_first()
+        self.schedule_preview()
+
+    def _on_watcher_skill_files_changed(self) -> None:
+        folder = self.editor.folder
+        if folder is None:
+            return
+        self._router.reload()
+        self.list_panel.set_skills(self._router.skills(), folder.name)
+        if not folder.exists():
+            return  # the folder went away: handled by the listing change
+        if not self.editor.is_dirty() or self.prompter.reload_changed_files(self._router_name(folder)):
+            self.open_skill(folder.name, ask=False)
+        else:
+            self.schedule_preview()
+
+    def _open_first(self) -> None:
+        first = self.list_panel.first_folder()
+        if first:
+            self.open_skill(first, ask=False)
+        else:
+            self.editor.load(None, "", "")
+            self.watcher.watch_skill(None)
+            self.refresh_preview()
+
+    def _on_save_shortcut_activated(self) -> None:
+        self.save()
+
+    def _on_find_shortcut_activated(self) -> None:
+        self.editor.open_find()
+
+    def _on_new_shortcut_activated(self) -> None:
+        self.new_skill()
+
+    def show_command_tester(self) -> None:
+        self.workbench.tabs.setCurrentIndex(COMMAND_TAB)

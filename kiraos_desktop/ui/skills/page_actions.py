@@ -1,0 +1,150 @@
+"""New, Duplicate, Rename and Delete of the Skills page (a mixin of SkillsPage)."""
+from __future__ import annotations
+
+from pathlib import Path
+
+from kiraos_desktop.core.settings import SettingsError
+
+from . import file_ops
+from .file_ops import SkillFileError
+
+
+class SkillFileActions:
+    """Needs from the page: `_router`, `_settings_access`, `backups_dir`, `prompter`, `editor`,
+    `list_panel`, `watcher`, `confirm_leave()`, `open_skill()` and `reload_skills()`."""
+
+    # ------------------------------------------------------------------ names
+
+    def _name_message(self, code: str, name: str) -> str:
+        messages = {
+            file_ops.NAME_EMPTY: self.tr("Give the skill a name."),
+            file_ops.NAME_INVALID: self.tr("{0!r} is not a valid skill name: use 1 to 64 ASCII letters, "
+                                           "digits, _ or - (not starting with _).").format(name),
+            file_ops.NAME_RESERVED: self.tr("{0!r} is reserved for the memory tools.").format(name),
+            file_ops.NAME_TAKEN: self.tr("Another skill is already named {0!r}.").format(name),
+            file_ops.FOLDER_TAKEN: self.tr("The skills folder already has an entry named {0!r}.").format(name),
+        }
+        return messages.get(code, "")
+
+    def _ask_free_name(self, title: str, label: str, suggestion: str, own_name: str = "") -> str | None:
+        """Ask until the name is usable (or the user cancels). `own_name` may be kept (rename)."""
+        name = suggestion
+        while True:
+            name = self.prompter.ask_name(title, label, name)
+            if name is None:
+                return None
+            if own_name and name == own_name:
+                return name
+            taken = [s.name for s in self._router.skills() if s.name != own_name]
+            code = file_ops.check_new_name(name, self._router.skills_dir, taken)
+            if code == file_ops.NAME_OK:
+                return name
+            self.prompter.error(title, self._name_message(code, name))
+
+    def _free_suggestion(self, base: str) -> str:
+        taken = {s.name for s in self._router.skills()}
+        candidate, number = base, 2
+        while candidate in taken or (self._router.skills_dir / candidate).exists():
+            candidate = f"{base}{number}"
+            number += 1
+        return candidate
+
+    # ------------------------------------------------------------------ actions
+
+    def new_skill(self) -> str | None:
+        """Ctrl+N: create a skill from the template; returns its folder name."""
+        if not self.confirm_leave():
+            return None
+        name = self._ask_free_name(self.tr("New skill"),
+                                   self.tr("Name of the new skill (letters, digits, _ or -):"),
+                                   self._free_suggestion("my_skill"))
+        if name is None:
+            return None
+        try:
+            folder = file_ops.create_skill(self._router.skills_dir, name, *file_ops.template_files(name))
+        except SkillFileError as exc:
+            self.prompter.error(self.tr("New skill"), self.tr("The skill could not be created: {0}").format(exc))
+            return None
+        self._after_change(folder.name)
+        return folder.name
+
+    def duplicate_skill(self) -> str | None:
+        folder = self.editor.folder
+        if folder is None or not self.confirm_leave():
+            return None
+        source = self._router_name(folder)
+        name = self._ask_free_name(self.tr("Duplicate skill"),
+                                   self.tr("Name of the copy of {0}:").format(source),
+                                   self._free_suggestion(f"{source}_copy"))
+        if name is None:
+            return None
+        try:
+            target = file_ops.duplicate_skill(folder, name)
+        except (SkillFileError, OSError, ValueError) as exc:
+            self.prompter.error(self.tr("Duplicate skill"),
+                                self.tr("The skill could not be duplicated: {0}").format(exc))
+            return None
+        self._after_change(target.name)
+        return target.name
+
+    def rename_skill(self) -> str | None:
+        """Rename the skill and its folder; a name or folder clash is refused."""
+        folder = self.editor.folder
+        if folder is None or not self.confirm_leave():
+            return None
+        old = self._router_name(folder)
+        name = self._ask_free_name(self.tr("Rename skill"),
+                                   self.tr("New name of {0} (its folder is renamed too):").format(old),
+                                   old, own_name=old)
+        if name is None or (name == old and folder.name == name):
+            return None
+        try:
+            target = file_ops.rename_skill(folder, name)
+        except (SkillFileError, OSError, ValueError) as exc:
+            self.prompter.error(self.tr("Rename skill"), self.tr("The skill could not be renamed: {0}").format(exc))
+            return None
+        self._rename_disabled(old, name)
+        self._after_change(target.name)
+        return target.name
+
+    def delete_skill(self) -> Path | None:
+        """Ask, then move the folder to `<backups>/deleted-skills/`; returns where it went."""
+        folder = self.editor.folder
+        if folder is None:
+            return None
+        area = Path(self.backups_dir) / file_ops.DELETED_SKILLS
+        if not self.prompter.confirm_delete(self._router_name(folder), str(area)):
+            return None
+        try:
+            target = file_ops.delete_skill(folder, self.backups_dir)
+        except SkillFileError as exc:
+            self.prompter.error(self.tr("Delete skill"), self.tr("The skill could not be deleted: {0}").format(exc))
+            return None
+        self.editor.load(None, "", "")  # its edits go with it (the saved files are in the backups)
+        self.watcher.watch_skill(None)
+        self.reload_skills()
+        self._open_first()
+        return target
+
+    # ------------------------------------------------------------------ helpers
+
+    def _router_name(self, folder: Path) -> str:
+        for skill in self._router.skills():
+            if Path(skill.folder) == Path(folder):
+                return skill.name
+        return Path(folder).name
+
+    def _rename_disabled(self, old: str, new: str) -> None:
+        settings = self._settings_access.settings
+        if old not in settings.disabled_skills:
+            return
+        names = [new if n == old else n for n in settings.disabled_skills]
+        try:
+            self._settings_access.update_settings(settings.replace(disabled_skills=names))
+        except (SettingsError, OSError) as exc:
+            self.prompter.error(self.tr("Rename skill"),
+                                self.tr("The skill was renamed but stays enabled: {0}").format(exc))
+
+    def _after_change(self, folder_name: str) -> None:
+        self.reload_skills()
+        self.open_skill(folder_name, ask=False)

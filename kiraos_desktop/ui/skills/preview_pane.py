@@ -1,0 +1,112 @@
+"""Preview pane: the exact tool result (guard and user input highlighted) or the tool definition."""
+from __future__ import annotations
+
+from html import escape
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QPalette
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
+
+from .draft import PreviewResult, preview_spans
+from .highlighters import PreviewHighlighter
+from .theme import code_font, colors_for
+
+RESULT = "result"
+FORMATS = ("openai", "anthropic", "mcp")
+
+
+class PreviewPane(QWidget):
+    """Shows what a host receives. `modeChanged(mode)`: "result", "openai", "anthropic" or "mcp"."""
+
+    modeChanged = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        colors = colors_for(self.palette())
+        self._colors = colors
+        self.mode_combo = QComboBox(self)
+        self.mode_combo.addItem(self.tr("Tool result (what the LLM receives)"), RESULT)
+        self.mode_combo.addItem(self.tr("Tool definition: OpenAI"), "openai")
+        self.mode_combo.addItem(self.tr("Tool definition: Anthropic"), "anthropic")
+        self.mode_combo.addItem(self.tr("Tool definition: MCP"), "mcp")
+        self.status = QLabel(self)
+        self.status.setWordWrap(True)
+        self.legend = QLabel(self)
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        swatch = '<span style="background:{0}; color:{1}">&nbsp;{2}&nbsp;</span>'
+        text_color = self.palette().color(QPalette.ColorRole.Text).name()
+        self.legend.setText(self.tr("Legend:") + " " + " ".join((
+            swatch.format(colors.guard_bg.name(), colors.guard_fg.name(), escape(self.tr("exclude guard"))),
+            swatch.format(colors.input_bg.name(), colors.input_fg.name(),
+                          escape(self.tr("<user_input> value"))),
+            swatch.format(colors.context_bg.name(), text_color, escape(self.tr("<context> memory"))))))
+        self.text_view = QPlainTextEdit(self)
+        self.text_view.setReadOnly(True)
+        self.text_view.setFont(code_font())
+        self.text_view.setObjectName("skillPreview")
+        self.highlighter = PreviewHighlighter(self.text_view.document(), colors)
+
+        top = QHBoxLayout()
+        top.addWidget(QLabel(self.tr("Show:"), self))
+        top.addWidget(self.mode_combo, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addLayout(top)
+        layout.addWidget(self.legend)
+        layout.addWidget(self.status)
+        layout.addWidget(self.text_view, 1)
+        self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_current_index_changed)
+
+    def mode(self) -> str:
+        return self.mode_combo.currentData()
+
+    def set_mode(self, mode: str) -> None:
+        self.mode_combo.setCurrentIndex(max(0, self.mode_combo.findData(mode)))
+
+    def text(self) -> str:
+        return self.text_view.toPlainText()
+
+    def show_result(self, result: PreviewResult, exclude, problem_note: str = "") -> None:
+        """Show a tool result; `problem_note` says when hosts cannot call the skill at all."""
+        self.legend.setVisible(True)
+        if result.refused:
+            self._set_status(self.tr("A host's call with these arguments is refused: {0}: {1}").format(
+                result.field, result.message), error=True)
+            self._set_text("", [])
+            return
+        if result.is_error:
+            self._set_status(self.tr("The template fails; the host receives this error result."), error=True)
+            self._set_text(result.text, [])
+            return
+        if problem_note:
+            self._set_status(problem_note, error=True)
+        else:
+            self._set_status(self.tr("{0} characters; exactly what the tool call returns.").format(
+                len(result.text)), error=False)
+        self._set_text(result.text, preview_spans(result.text, exclude))
+
+    def show_definition(self, text: str, problem_note: str = "") -> None:
+        self.legend.setVisible(False)
+        if problem_note:
+            self._set_status(problem_note, error=True)
+        else:
+            self._set_status(self.tr("This skill's entry in the host's tool list."), error=False)
+        self._set_text(text, [])
+
+    def _set_status(self, text: str, error: bool) -> None:
+        self.status.setText(text)
+        color = self._colors.error_fg if error else self._colors.ok_fg
+        self.status.setStyleSheet(f"color: {color.name()};")
+
+    def _set_text(self, text: str, spans: list) -> None:
+        self.highlighter.set_spans(text, spans, rehighlight=False)
+        if text != self.text_view.toPlainText():
+            bar = self.text_view.verticalScrollBar()
+            position = bar.value()
+            self.text_view.setPlainText(text)  # highlights the new text with the new spans
+            bar.setValue(position)
+        else:
+            self.highlighter.rehighlight()
+
+    def _on_mode_combo_current_index_changed(self, _index: int) -> None:
+        self.modeChanged.emit(self.mode())

@@ -1,0 +1,122 @@
+"""Problems panel: the engine's problems for the edited skill; a click jumps to the field or line."""
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtWidgets import QAbstractItemView, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+
+from kiraos_desktop.core.skills import Problem
+
+from .theme import colors_for
+
+SEVERITY, LOCATION, FIELD, MESSAGE = range(4)
+PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 1
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class ProblemsModel(QAbstractTableModel):
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self._problems: list[Problem] = []
+        self._colors = None
+        self._headers = [self.tr("Severity"), self.tr("Where"), self.tr("Field"), self.tr("Message")]
+
+    def set_colors(self, colors) -> None:
+        self._colors = colors
+
+    def set_problems(self, problems: list[Problem]) -> None:
+        problems = sorted(problems, key=lambda p: (not p.is_error,))
+        if problems == self._problems:
+            return
+        self.beginResetModel()
+        self._problems = list(problems)
+        self.endResetModel()
+
+    def problems(self) -> list[Problem]:
+        return list(self._problems)
+
+    def problem(self, row: int) -> Problem:
+        return self._problems[row]
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self._problems)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self._headers)
+
+    def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
+                   role: int = Qt.ItemDataRole.DisplayRole):
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
+                and 0 <= section < len(self._headers):
+            return self._headers[section]
+        return None
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() < len(self._problems):
+            return None
+        problem, column = self._problems[index.row()], index.column()
+        if role == Qt.ItemDataRole.DisplayRole:
+            if column == SEVERITY:
+                return self.tr("✖ error") if problem.is_error else self.tr("⚠ warning")
+            if column == LOCATION:
+                where = problem.file or self.tr("folder")
+                return f"{where}:{problem.line}" if problem.line is not None else where
+            if column == FIELD:
+                return problem.field
+            if column == MESSAGE:
+                return problem.message
+        if role == Qt.ItemDataRole.ToolTipRole and column == MESSAGE:
+            return problem.message
+        if role == Qt.ItemDataRole.ForegroundRole and column == SEVERITY and self._colors is not None:
+            return self._colors.error_fg if problem.is_error else self._colors.warning_fg
+        if role == PROBLEM_ROLE:
+            return problem
+        return None
+
+
+class ProblemsPanel(QWidget):
+    """`problemActivated(problem)` when a row is clicked or activated."""
+
+    problemActivated = Signal(object)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.model = ProblemsModel(self)
+        self.model.set_colors(colors_for(self.palette()))
+        self.summary = QLabel(self)
+        self.view = QTableView(self)
+        self.view.setModel(self.model)
+        self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.verticalHeader().hide()
+        self.view.setWordWrap(False)
+        header = self.view.horizontalHeader()
+        for column in (SEVERITY, LOCATION, FIELD):
+            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(MESSAGE, QHeaderView.ResizeMode.Stretch)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.view, 1)
+        self.view.clicked.connect(self._on_view_clicked)
+        self.view.activated.connect(self._on_view_clicked)
+        self.set_problems([])
+
+    def set_problems(self, problems: list[Problem]) -> None:
+        self.model.set_problems(problems)
+        errors = sum(1 for p in problems if p.is_error)
+        warnings = len(problems) - errors
+        if not problems:
+            self.summary.setText(self.tr("No problems."))
+        else:
+            self.summary.setText(self.tr("{0} error(s), {1} warning(s). Click one to jump to it.").format(
+                errors, warnings))
+
+    def counts(self) -> tuple[int, int]:
+        problems = self.model.problems()
+        errors = sum(1 for p in problems if p.is_error)
+        return errors, len(problems) - errors
+
+    def _on_view_clicked(self, index: QModelIndex) -> None:
+        if index.isValid():
+            self.problemActivated.emit(self.model.problem(index.row()))

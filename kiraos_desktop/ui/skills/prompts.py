@@ -1,0 +1,62 @@
+"""The questions the Skills page asks (message boxes, name input); tests replace them."""
+from __future__ import annotations
+
+from PySide6.QtCore import QObject
+from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
+
+SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+
+
+class Prompter(QObject):
+    """Modal dialogs parented to the page. Every method returns the user's answer."""
+
+    def __init__(self, parent: QWidget):
+        super().__init__(parent)
+        self._widget = parent
+
+    def unsaved_changes(self, skill: str) -> str:
+        """SAVE, DISCARD or CANCEL."""
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Unsaved changes"),
+                          self.tr("The skill {0} has unsaved changes.").format(skill),
+                          QMessageBox.StandardButton.Save | QMessageBox.StandardButton.Discard
+                          | QMessageBox.StandardButton.Cancel, self._widget)
+        box.setInformativeText(self.tr("Save them before leaving this skill?"))
+        box.setDefaultButton(QMessageBox.StandardButton.Save)
+        answer = box.exec()
+        if answer == QMessageBox.StandardButton.Save:
+            return SAVE
+        if answer == QMessageBox.StandardButton.Discard:
+            return DISCARD
+        return CANCEL
+
+    def confirm_delete(self, skill: str, backups: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Delete skill"),
+                          self.tr("Delete the skill {0}?").format(skill),
+                          QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel, self._widget)
+        box.setInformativeText(self.tr("Its folder is moved to {0}, where you can get it back.").format(backups))
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.button(QMessageBox.StandardButton.Yes).setText(self.tr("Delete"))
+        return box.exec() == QMessageBox.StandardButton.Yes
+
+    def reload_changed_files(self, skill: str) -> bool:
+        """True: reload from disk (drop the edits); False: keep editing."""
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Skill changed on disk"),
+                          self.tr("The files of {0} were changed by another program.").format(skill),
+                          QMessageBox.StandardButton.NoButton, self._widget)
+        box.setInformativeText(self.tr("You have unsaved changes. Reload the files from disk and lose "
+                                       "them, or keep your version (saving will overwrite the files)?"))
+        reload_button = box.addButton(self.tr("Reload from disk"), QMessageBox.ButtonRole.DestructiveRole)
+        keep_button = box.addButton(self.tr("Keep my changes"), QMessageBox.ButtonRole.RejectRole)
+        box.setDefaultButton(keep_button)
+        box.exec()
+        return box.clickedButton() is reload_button
+
+    def ask_name(self, title: str, label: str, text: str) -> str | None:
+        name, ok = QInputDialog.getText(self._widget, title, label, QLineEdit.EchoMode.Normal, text)
+        return name.strip() if ok else None
+
+    def error(self, title: str, text: str) -> None:
+        QMessageBox.warning(self._widget, title, text)
+
+    def info(self, title: str, text: str) -> None:
+        QMessageBox.information(self._widget, title, text)

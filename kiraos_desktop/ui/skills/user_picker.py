@@ -1,0 +1,162 @@
+"""User picker of the preview: search the store's users, choose whose memory fills `<context>`."""
+from __future__ import annotations
+
+from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
+from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
+
+#: How many matching users the picker lists (search narrows it down).
+PICKER_LIMIT = 200
+USER_ID_ROLE = Qt.ItemDataRole.UserRole + 1
+_Index = QModelIndex | QPersistentModelIndex
+
+
+class UserListModel(QAbstractListModel):
+    """Row 0 is "no user" (an empty `<context>`); then users from `store.list_users`."""
+
+    def __init__(self, store, parent: QObject | None = None):
+        super().__init__(parent)
+        self._store = store
+        self._users: list = []
+        self._search = ""
+
+    def refresh(self, search: str | None = None) -> None:
+        if search is not None:
+            self._search = search
+        users = self._store.list_users(search=self._search, order_by="last_activity", descending=True,
+                                       limit=PICKER_LIMIT)
+        self.beginResetModel()
+        self._users = users
+        self.endResetModel()
+
+    def user_id(self, row: int) -> str:
+        return self._users[row - 1].user_id if 1 <= row <= len(self._users) else ""
+
+    def row_of(self, user_id: str) -> int:
+        for number, user in enumerate(self._users, start=1):
+            if user.user_id == user_id:
+                return number
+        return 0 if not user_id else -1
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
+        return 0 if parent.isValid() else len(self._users) + 1
+
+    def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):
+        if not index.isValid() or not 0 <= index.row() <= len(self._users):
+            return None
+        row = index.row()
+        if row == 0:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return self.tr("(no user: no <context>)")
+            if role == USER_ID_ROLE:
+                return ""
+            return None
+        user = self._users[row - 1]
+        if role == Qt.ItemDataRole.DisplayRole:
+            return self.tr("{0}  ({1} profile, {2} events)").format(
+                user.user_id, user.profile_count, user.event_count)
+        if role == USER_ID_ROLE:
+            return user.user_id
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tr("Last activity: {0}").format(user.last_activity or self.tr("never"))
+        return None
+
+
+class UserPicker(QWidget):
+    """Search field + combo box. `userChanged(user_id)` ("" for no user); `memoryChanged` when the
+    store reports a write (the preview then rebuilds its `<context>`)."""
+
+    userChanged = Signal(str)
+    memoryChanged = Signal()
+    _storeChanged = Signal()  # emitted on the writer's thread; queued to the GUI thread
+
+    def __init__(self, store, parent: QWidget | None = None):
+        super().__init__(parent)
+        self._store = store
+        self.model = UserListModel(store, self)
+        self.search_edit = QLineEdit(self)
+        self.search_edit.setPlaceholderText(self.tr("Search users"))
+        self.search_edit.setClearButtonEnabled(True)
+        self.combo = QComboBox(self)
+        self.combo.setModel(self.model)
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.combo.setMinimumContentsLength(16)
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.search_edit, 1)
+        layout.addWidget(self.combo, 2)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(200)
+        self._search_timer.timeout.connect(self._on_search_timer_timeout)
+        self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
+        self.combo.currentIndexChanged.connect(self._on_combo_current_index_changed)
+        self._storeChanged.connect(self._on_store_changed, Qt.ConnectionType.QueuedConnection)
+        self._unsubscribe = store.changes.subscribe(self._on_store_event)
+        self.destroyed.connect(self._unsubscribe)
+        self._current = ""
+        self.model.refresh()
+
+    def detach(self) -> None:
+        """Stop following the store (safe to call more than once)."""
+        self._unsubscribe()
+        self._search_timer.stop()
+
+    def current_user(self) -> str:
+        return self._current
+
+    def set_user(self, user_id: str) -> bool:
+        """Choose a user (searching for it when it is not listed); False when it does not exist."""
+        row = self.model.row_of(user_id)
+        if row < 0:
+            self.search_edit.setText(user_id)
+            self._on_search_timer_timeout()
+            row = self.model.row_of(user_id)
+        if row < 0:
+            return False
+        self.combo.setCurrentIndex(row)
+        self._select(user_id)
+        return True
+
+    def first_user_with_memory(self) -> str:
+        """The most recently active user who has profile entries or events ("" when none)."""
+        for user in self._store.list_users(order_by="last_activity", descending=True, limit=50):
+            if user.profile_count or user.event_count:
+                return user.user_id
+        return ""
+
+    def _select(self, user_id: str) -> None:
+        if user_id != self._current:
+            self._current = user_id
+            self.userChanged.emit(user_id)
+
+    def _on_search_edit_text_changed(self, _text: str) -> None:
+        self._search_timer.start()
+
+    def _on_search_timer_timeout(self) -> None:
+        self._search_timer.stop()
+        self._reload(self.search_edit.text().strip())
+
+    def _reload(self, search: str | None = None) -> None:
+        current = self._current
+        self.combo.blockSignals(True)
+        try:
+            self.model.refresh(search)
+            row = self.model.row_of(current)
+            self.combo.setCurrentIndex(row if row >= 0 else 0)
+        finally:
+            self.combo.blockSignals(False)
+        if self.model.row_of(current) < 0 and self.combo.currentIndex() == 0 and search is None:
+            self._select("")  # the chosen user was deleted
+
+    def _on_combo_current_index_changed(self, row: int) -> None:
+        self._select(self.model.user_id(row) if row >= 0 else "")
+
+    def _on_store_event(self, _event) -> None:
+        try:
+            self._storeChanged.emit()  # writer's thread: only emit, Qt queues the slot
+        except RuntimeError:
+            pass  # the widget is being destroyed
+
+    def _on_store_changed(self) -> None:
+        self._reload()
+        self.memoryChanged.emit()

@@ -1,0 +1,88 @@
+"""Right side of the Skills page: sample arguments, user picker, preview, problems, command tester."""
+from __future__ import annotations
+
+from PySide6.QtCore import Qt, QTimer
+from PySide6.QtWidgets import (
+    QFormLayout,
+    QFrame,
+    QGroupBox,
+    QScrollArea,
+    QSplitter,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from .args_form import SampleArgumentsForm
+from .command_tester import CommandTester
+from .preview_pane import PreviewPane
+from .problems_panel import ProblemsPanel
+from .user_picker import UserPicker
+
+PROBLEMS_TAB, COMMAND_TAB = 0, 1
+
+
+class Workbench(QWidget):
+    """Only layout: the page computes the preview and the problems and pushes them in."""
+
+    def __init__(self, store, matcher, slash_enabled, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.args_form = SampleArgumentsForm(self)
+        scroll = QScrollArea(self)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
+        scroll.setWidget(self.args_form)
+        self._scroll = scroll
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(0)
+        self._fit_timer.timeout.connect(self._on_fit_timer_timeout)
+        self.args_form.schemaChanged.connect(self._on_args_form_schema_changed)
+        self.user_picker = UserPicker(store, self)
+
+        inputs = QGroupBox(self.tr("Sample call"), self)
+        form = QFormLayout(inputs)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.addRow(self.tr("Memory of:"), self.user_picker)
+        form.addRow(scroll)
+
+        self.preview = PreviewPane(self)
+        self.problems = ProblemsPanel(self)
+        self.tester = CommandTester(matcher, slash_enabled, self)
+        self.tabs = QTabWidget(self)
+        self.tabs.setDocumentMode(True)
+        self.tabs.addTab(self.problems, self.tr("Problems"))
+        self.tabs.addTab(self.tester, self.tr("Slash command"))
+
+        top = QWidget(self)
+        top_layout = QVBoxLayout(top)
+        top_layout.setContentsMargins(0, 0, 0, 0)
+        top_layout.addWidget(inputs)
+        top_layout.addWidget(self.preview, 1)
+        self.splitter = QSplitter(Qt.Orientation.Vertical, self)
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(top)
+        self.splitter.addWidget(self.tabs)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 0)
+        self.splitter.setSizes([560, 170])
+        self.splitter.setObjectName("skillWorkbenchSplitter")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+    def _on_args_form_schema_changed(self) -> None:
+        # New field widgets become visible on the next event loop pass; measure them then.
+        self._fit_timer.start()
+
+    def _on_fit_timer_timeout(self) -> None:
+        # Fit the argument fields (up to a limit; more scroll) so the preview keeps the room.
+        height = self.args_form.layout().sizeHint().height() + 2
+        self._scroll.setFixedHeight(max(30, min(height, 170)))
+
+    def set_problem_counts(self, errors: int, warnings: int) -> None:
+        if errors or warnings:
+            label = self.tr("Problems ({0})").format(errors + warnings)
+        else:
+            label = self.tr("Problems")
+        self.tabs.setTabText(PROBLEMS_TAB, label)

@@ -1,0 +1,155 @@
+"""Skills page preview: identical to the CLI and to a tool call; arguments, users, definitions."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from kiraos_desktop import cli
+from kiraos_desktop.core.skills.manifest import manifest_parameters
+from kiraos_desktop.ui.skills.draft import render_preview, sample_arguments
+from kiraos_desktop.ui.skills.params_model import NAME
+from ui_skills_helpers import engine, page, remember  # noqa: F401 (fixtures)
+
+SKILLS = ["daily_fortune", "emoji_interpret", "nickname_generator", "personality_test", "story_continue",
+          "tarot_reading"]
+
+
+def _preview(page, name, values, user):
+    page.open_skill(name)
+    page.workbench.args_form.set_values(values)
+    assert page.workbench.user_picker.set_user(user)
+    page.refresh_preview()
+    return page.workbench.preview.text()
+
+
+@pytest.mark.parametrize("name", SKILLS)
+def test_preview_equals_cli_preview_and_tool_call(page, engine, data_dir, capsys, name):
+    remember(engine, "u1")
+    page.workbench.user_picker.model.refresh()
+    values = sample_arguments(manifest_parameters(engine.skills.get(name).manifest))
+    text = _preview(page, name, values, "u1")
+
+    call = engine.tools.call(name, "u1", values)
+    assert not call.is_error
+    assert text == call.content
+    assert "<context>\n[u1:basic]" in text
+    assert "⚠️ 注意：以下情况不应执行此技能" in text  # every example has an exclude guard
+    assert "<user_input>" in text
+
+    argv = ["skills", "preview", name, "--user", "u1", "--data-dir", str(data_dir)]
+    for key, value in values.items():
+        argv += ["--arg", f"{key}={value}"]
+    capsys.readouterr()
+    assert cli.main(argv) == 0
+    assert capsys.readouterr().out == text + "\n"
+
+
+def test_escaping_and_values_that_look_like_placeholders(page, engine):
+    value = "这次 <面试> 能 & 顺利吗 {question}"
+    text = _preview(page, "tarot_reading", {"question": value}, "")
+    assert text == engine.tools.call("tarot_reading", "nobody", {"question": value}).content
+    assert "<user_input>这次 &lt;面试&gt; 能 &amp; 顺利吗 {question}</user_input>" in text
+    assert "<context>" not in text  # no user chosen: no memory
+
+
+def test_unsaved_text_preview_is_what_the_call_returns_after_saving(qtbot, page, engine):
+    page.open_skill("tarot_reading")
+    page.workbench.args_form.set_values({"question": "换工作"})
+    page.editor.instruction_edit.setPlainText("新的指令：{question}\n第二行")
+    qtbot.waitUntil(lambda: "新的指令：<user_input>换工作</user_input>" in page.workbench.preview.text())
+    draft_text = page.workbench.preview.text()
+    assert engine.tools.call("tarot_reading", "u9", {"question": "换工作"}).content != draft_text
+    assert page.save()
+    assert engine.tools.call("tarot_reading", "u9", {"question": "换工作"}).content == draft_text
+
+
+def test_missing_required_argument_is_refused_like_a_call(page):
+    text = _preview(page, "tarot_reading", {}, "")
+    assert text == ""
+    assert "question" in page.workbench.preview.status.text()
+
+
+def test_jinja_error_shows_the_error_result(qtbot, page):
+    page.open_skill("daily_fortune")
+    page.workbench.args_form.set_values({"sign": "双鱼座"})
+    page.editor.instruction_edit.setPlainText("{{ sign | nosuchfilter }}")
+    page.refresh_preview()
+    text = page.workbench.preview.text()
+    assert text.startswith("技能 daily_fortune 无法执行: ")
+    assert text == render_preview("daily_fortune", "{{ sign | nosuchfilter }}",
+                                  page.editor.manifest(), {"sign": "双鱼座"}).text
+
+
+def test_added_parameter_appears_in_argument_form_and_preview(qtbot, page):
+    page.open_skill("tarot_reading")
+    model = page.editor.manifest_editor.form.params_model
+    row = model.add_parameter()
+    assert model.setData(model.index(row, NAME), "mood")
+    assert "mood" in page.workbench.args_form.names()
+    assert json.loads(page.editor.manifest_text())["parameters"]["properties"]["mood"] == {"type": "string"}
+    page.editor.instruction_edit.appendPlainText("心情：{mood}")
+    page.workbench.args_form.set_values({"question": "面试", "mood": "紧张"})
+    qtbot.waitUntil(lambda: "心情：<user_input>紧张</user_input>" in page.workbench.preview.text())
+    # removing it again takes the field away and the placeholder stays as written
+    model.remove_parameter(model.row_of("mood"))
+    assert "mood" not in page.workbench.args_form.names()
+    page.refresh_preview()
+    assert "心情：{mood}" in page.workbench.preview.text()
+
+
+def test_typed_arguments_and_enums(qtbot, page):
+    page.open_skill("nickname_generator")
+    form = page.workbench.args_form
+    form.set_values({"count": 3})
+    assert form.arguments() == {"count": 3}
+    model = page.editor.manifest_editor.form.params_model
+    from kiraos_desktop.ui.skills.params_model import ENUM, TYPE
+
+    row = model.add_parameter("loud")
+    assert model.setData(model.index(row, TYPE), "boolean")
+    style = model.row_of("style")
+    assert model.setData(model.index(style, ENUM), "古风, 可爱")
+    assert not model.setData(model.index(model.row_of("count"), ENUM), "one, two")  # not integers
+    form.set_values({"style": "可爱", "loud": False, "count": 2})
+    assert form.arguments() == {"style": "可爱", "loud": False, "count": 2}
+    page.refresh_preview()
+    assert "<user_input>可爱</user_input>" in page.workbench.preview.text()
+
+
+@pytest.mark.parametrize("fmt", ["openai", "anthropic", "mcp"])
+def test_tool_definition_toggle_matches_the_registry(page, engine, fmt):
+    page.open_skill("tarot_reading")
+    page.workbench.preview.set_mode(fmt)
+    page.refresh_preview()
+    listed = engine.tools.list_tools(fmt)
+    entry = next(t for t in listed if json.dumps(t, ensure_ascii=False).find('"tarot_reading"') >= 0)
+    assert json.loads(page.workbench.preview.text()) == entry
+
+
+def test_user_picker_search_and_memory_changes(qtbot, page, engine):
+    remember(engine, "alice")
+    remember(engine, "bob")
+    picker = page.workbench.user_picker
+    qtbot.waitUntil(lambda: picker.model.rowCount() == 3)  # "no user" + two (store change event)
+    picker.search_edit.setText("ali")
+    qtbot.waitUntil(lambda: picker.model.rowCount() == 2)
+    assert picker.set_user("alice")
+    _preview(page, "tarot_reading", {"question": "q"}, "alice")
+    assert "[alice:basic]" in page.workbench.preview.text()
+    engine.store.set_profile("alice", "爱好", "猫", actor="gui", confidence=0.9, category="preference")
+    qtbot.waitUntil(lambda: "爱好=猫" in page.workbench.preview.text())
+
+
+def test_screenshot_method_fills_arguments_user_and_preview(qtbot, page, engine):
+    remember(engine, "u7")
+    page.workbench.user_picker.model.refresh()
+    page.open_first_skill_with_sample_arguments()
+    assert page.editor.folder.name == "daily_fortune"
+    text = page.workbench.preview.text()
+    assert text.startswith('<skill name="daily_fortune">') and "<user_input>" in text
+    assert "<context>\n[u7:basic]" in text
+    assert page.workbench.tester.result[0] == "daily_fortune"
+    page.open_first_skill_with_sample_arguments("tarot_reading")
+    assert page.workbench.preview.text() == engine.tools.call(
+        "tarot_reading", "u7", page.workbench.args_form.arguments()).content

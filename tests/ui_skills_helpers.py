@@ -1,0 +1,71 @@
+"""Fixtures and fakes shared by the Skills page tests (engine on tmp_path, page, scripted prompts)."""
+from __future__ import annotations
+
+import pytest
+
+from kiraos_desktop.core.engine import Engine
+
+
+class FakePrompter:
+    """Answers the page's questions from a script and records what was asked."""
+
+    def __init__(self):
+        self.asked: list[tuple] = []
+        self.unsaved_answer = "cancel"
+        self.delete_answer = False
+        self.reload_answer = False
+        self.names: list[str | None] = []
+        self.errors: list[tuple[str, str]] = []
+
+    def unsaved_changes(self, skill):
+        self.asked.append(("unsaved", skill))
+        return self.unsaved_answer
+
+    def confirm_delete(self, skill, backups):
+        self.asked.append(("delete", skill, backups))
+        return self.delete_answer
+
+    def reload_changed_files(self, skill):
+        self.asked.append(("reload", skill))
+        return self.reload_answer
+
+    def ask_name(self, title, label, text):
+        self.asked.append(("name", title, text))
+        return self.names.pop(0) if self.names else None
+
+    def error(self, title, text):
+        self.errors.append((title, text))
+
+    def info(self, title, text):
+        self.asked.append(("info", title, text))
+
+
+def remember(engine, user="u1"):
+    """Give `user` some memory so that `<context>` appears in skill results."""
+    engine.store.set_profile(user, "昵称", "小明", actor="gui", confidence=0.9)
+    engine.store.set_profile(user, "城市", "北京", actor="gui", confidence=0.8, category="basic")
+    engine.store.add_event(user, "完成半马", actor="gui")
+
+
+@pytest.fixture
+def engine(data_dir):
+    eng = Engine.open(data_dir=data_dir)
+    yield eng
+    eng.close()
+
+
+def make_page(qtbot, engine, **kwargs):
+    from kiraos_desktop.ui.skills import SkillsPage
+
+    page = SkillsPage(engine.skills, engine.tools, engine.store, engine.context, engine, **kwargs)
+    qtbot.addWidget(page)
+    page.prompter = FakePrompter()
+    page.resize(1280, 800)
+    return page
+
+
+@pytest.fixture
+def page(qtbot, engine):
+    widget = make_page(qtbot, engine)
+    yield widget
+    widget.dispose()
