@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?=
 RUN_ARGS ?=
 
-.PHONY: run test bench dist screenshots clean
+.PHONY: run test bench dist selftest-dist screenshots clean
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -25,8 +25,17 @@ test: $(STAMP)
 bench: $(STAMP)
 	$(PY) bench/run_all.py
 
+# One folder dist/kiraos-desktop/ with both executables. No --clean: the analysis cached in
+# build/pyinstaller is reused when nothing changed (`make clean` drops it).
+DIST_DIR := dist/kiraos-desktop
 dist: $(STAMP)
-	$(PY) -m PyInstaller --noconfirm --clean build.spec
+	$(PY) -m PyInstaller --noconfirm --workpath build/pyinstaller --distpath dist build.spec
+
+# Runs the frozen self-test with both executables (the windowed one too).
+selftest-dist: dist
+	$(DIST_DIR)/kiraos-desktop --self-test
+	$(DIST_DIR)/kiraos-desktop-gui --self-test
+	@du -sh $(DIST_DIR)
 
 screenshots: $(STAMP)
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/kiraos-desktop --screenshot docs/screenshots
