@@ -1,0 +1,261 @@
+"""`--self-test`: a smoke test of the whole app (API, templates, skills, window) in a temporary data dir."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+import tempfile
+import time
+import traceback
+import urllib.error
+import urllib.request
+from pathlib import Path
+from typing import Any, Callable
+
+#: Where the outcome is also written: a windowed build has no stdout or stderr to read.
+LOG_FILE = Path(tempfile.gettempdir()) / "kiraos-desktop-selftest.log"
+USER_ID = "selftest_user"
+EXPECTED_CONTEXT = f"[{USER_ID}:basic] 昵称=小明(✓)"
+HTTP_TIMEOUT = 15.0
+
+
+class StepFailed(Exception):
+    """A check did not hold; the message is the reason shown to the user."""
+
+
+class _Report:
+    """One line per step to stdout (when there is one) and to the log file."""
+
+    def __init__(self, log_path: Path):
+        self.lines: list[str] = []
+        self.log_path = log_path
+
+    def _emit(self, stream, line: str) -> None:
+        self.lines.append(line)
+        if stream is not None:
+            try:
+                print(line, file=stream, flush=True)
+            except (OSError, ValueError, AttributeError):
+                pass  # a detached or closed console must not fail the test
+
+    def passed(self, step: str, detail: str = "") -> None:
+        self._emit(sys.stdout, f"self-test ok: {step}" + (f" ({detail})" if detail else ""))
+
+    def failed(self, step: str, reason: str) -> None:
+        self._emit(sys.stderr, f"self-test failed at {step}: {reason}")
+        self._emit(sys.stderr, f"self-test log: {self.log_path}")
+
+    def save(self) -> None:
+        try:
+            self.log_path.write_text("\n".join(self.lines) + "\n", encoding="utf-8")
+        except OSError:
+            pass
+
+
+def _check(condition: bool, reason: str) -> None:
+    if not condition:
+        raise StepFailed(reason)
+
+
+def _request(url: str, token: str | None, body: Any = None, method: str | None = None) -> tuple[int, Any]:
+    data = None if body is None else json.dumps(body, ensure_ascii=False).encode("utf-8")
+    request = urllib.request.Request(url, data=data, method=method or ("POST" if data else "GET"))
+    if token:
+        request.add_header("Authorization", f"Bearer {token}")
+    if data is not None:
+        request.add_header("Content-Type", "application/json")
+    try:
+        with urllib.request.urlopen(request, timeout=HTTP_TIMEOUT) as reply:
+            return reply.status, json.loads(reply.read().decode("utf-8"))
+    except urllib.error.HTTPError as exc:
+        text = exc.read().decode("utf-8", "replace")[:300]
+        raise StepFailed(f"{method or 'GET'} {url} answered {exc.code}: {text}") from None
+    except (urllib.error.URLError, OSError) as exc:
+        raise StepFailed(f"{url} unreachable: {exc}") from None
+
+
+def sample_arguments(schema: dict) -> dict:
+    """A value for every required parameter of a skill's JSON Schema (first enum value, else by type)."""
+    samples = {"string": "自检", "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
+    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
+    arguments = {}
+    for name in schema.get("required", []) if isinstance(schema, dict) else []:
+        spec = properties.get(name, {})
+        kind = spec.get("type", "string")
+        kind = kind[0] if isinstance(kind, list) and kind else kind
+        arguments[name] = spec["enum"][0] if spec.get("enum") else samples.get(kind, "自检")
+    return arguments
+
+
+class SelfTest:
+    """The steps, in order; each raises StepFailed (or anything) to stop the run."""
+
+    def __init__(self, root: Path, report: _Report):
+        self.root = root
+        self.report = report
+        self.engine = None
+        self.server = None
+        self.base_url = ""
+        self.token = ""
+
+    def steps(self) -> list[tuple[str, Callable[[], str]]]:
+        return [
+            ("resources", self.check_resources),
+            ("engine", self.open_engine),
+            ("api", self.start_api),
+            ("health", self.check_health),
+            ("memory_update", self.check_memory_update),
+            ("context", self.check_context),
+            ("skills", self.check_skills),
+            ("templates", self.check_templates),
+            ("window", self.check_window),
+        ]
+
+    def check_resources(self) -> str:
+        from kiraos_desktop.core.resources import bundled_skills_dir, icons_dir, templates_dir
+
+        for folder in (templates_dir(), icons_dir(), bundled_skills_dir()):
+            _check(folder.is_dir(), f"missing folder {folder}")
+        return str(templates_dir().parent.parent)
+
+    def open_engine(self) -> str:
+        from kiraos_desktop.core.engine import Engine
+
+        self.engine = Engine.open(data_dir=self.root / "data")
+        self.token = self.engine.api_token
+        _check(bool(self.token), "no API token")
+        return str(self.engine.paths.data_dir)
+
+    def start_api(self) -> str:
+        from kiraos_desktop.api.server import ApiServer
+
+        self.server = ApiServer(self.engine, "127.0.0.1", 0, self.token)
+        self.server.start()
+        port = self.server.bound_port
+        _check(isinstance(port, int) and port > 0, f"server reports port {port!r}")
+        self.base_url = f"http://127.0.0.1:{port}"
+        # uvicorn picks its fast paths by import at run time; a frozen build that lost them would
+        # still answer, only slower, so check they are loaded where uvicorn[standard] provides them.
+        fast = ["httptools"] + (["uvloop"] if sys.platform not in ("win32", "cygwin") else [])
+        missing = [name for name in fast if name not in sys.modules]
+        _check(not missing, f"uvicorn runs without {', '.join(missing)}")
+        return f"{self.base_url}, {' + '.join(fast)}"
+
+    def check_health(self) -> str:
+        from kiraos_desktop import __version__
+
+        status, body = _request(f"{self.base_url}/v1/health", self.token)
+        _check(status == 200 and body.get("status") == "ok", f"unexpected reply {body!r}")
+        _check(body.get("version") == __version__, f"version {body.get('version')!r}, expected {__version__!r}")
+        return f"version {__version__}"
+
+    def _tool(self, name: str, arguments: dict) -> str:
+        _, body = _request(f"{self.base_url}/v1/tools/{name}", self.token,
+                           {"user_id": USER_ID, "arguments": arguments})
+        _check(not body.get("is_error"), f"{name} returned an error: {body.get('content')!r}")
+        return body.get("content", "")
+
+    def check_memory_update(self) -> str:
+        content = self._tool("memory_update", {"operations": [
+            {"op": "set", "key": "昵称", "value": "小明", "confidence": 0.9},
+            {"op": "event", "value": "完成自检"},
+        ]})
+        _check(content.startswith("已完成 2 项记忆操作: set 昵称=小明 [basic]; event: 完成自检"),
+               f"unexpected reply {content!r}")
+        return "2 operations"
+
+    def check_context(self) -> str:
+        _, body = _request(f"{self.base_url}/v1/context?user_id={USER_ID}", self.token)
+        text = body.get("context", "")
+        _check(text.splitlines()[:1] == [EXPECTED_CONTEXT], f"context {text!r}, expected {EXPECTED_CONTEXT!r} first")
+        _check("完成自检" in text and body.get("users") == [USER_ID], f"unexpected reply {body!r}")
+        return "block read back"
+
+    def check_skills(self) -> str:
+        """Every bundled skill loads without problems and its tool answers over the API."""
+        from kiraos_desktop.core.resources import bundled_skills_dir
+
+        bundled = sorted(p.name for p in bundled_skills_dir().iterdir()
+                         if p.is_dir() and not p.name.startswith(("_", ".")))
+        skills = self.engine.skills.skills()
+        _check(len(skills) == len(bundled) > 0, f"{len(skills)} skills loaded, {len(bundled)} bundled")
+        for skill in skills:
+            problems = "; ".join(f"{p.field}: {p.message}" for p in skill.problems)
+            _check(not skill.problems, f"skill {skill.name} has problems: {problems}")
+        _, body = _request(f"{self.base_url}/v1/tools?format=openai", self.token)
+        _check(len(body.get("tools", [])) == 3 + len(skills), f"/v1/tools lists {len(body.get('tools', []))} tools")
+        for skill in skills:
+            content = self._tool(skill.name, sample_arguments(skill.parameters))
+            _check(content.startswith(f'<skill name="{skill.name}">'), f"skill {skill.name} gave {content[:80]!r}")
+            _check("<context>" in content and "小明" in content, f"skill {skill.name}: no memory in {content!r}")
+            if skill.exclude:
+                _check(skill.exclude.strip() in content, f"skill {skill.name}: exclude guard missing")
+        return f"{len(skills)} skills"
+
+    def check_templates(self) -> str:
+        """The memory_query/memory_clear texts, then: every template was loaded and rendered by the app."""
+        from kiraos_desktop.core.resources import templates_dir
+        from kiraos_desktop.core.templates import TEMPLATE_NAMES, environment
+
+        on_disk = sorted(p.name for p in templates_dir().glob("*.j2"))
+        _check(sorted(TEMPLATE_NAMES) == on_disk, f"templates on disk {on_disk} != {sorted(TEMPLATE_NAMES)}")
+        query = self._tool("memory_query", {})
+        _check(query.startswith("【用户画像】") and "昵称 = 小明" in query, f"memory_query gave {query!r}")
+        cleared = self._tool("memory_clear", {})
+        _check(cleared == "已清除全部记忆: 删除了 1 条画像和 1 条事件记录。", f"memory_clear gave {cleared!r}")
+        empty = self._tool("memory_query", {})
+        _check(empty == "该用户暂无记忆数据。", f"memory_query after clear gave {empty!r}")
+        cache = environment().cache
+        if cache is not None:  # jinja2 keeps each loaded template there: what the steps above rendered
+            used = {key[1] for key in cache.keys()}
+            _check(not set(TEMPLATE_NAMES) - used,
+                   f"never rendered by the steps so far: {', '.join(sorted(set(TEMPLATE_NAMES) - used))}")
+        for name in TEMPLATE_NAMES:
+            environment().get_template(name)
+        return ", ".join(TEMPLATE_NAMES)
+
+    def check_window(self) -> str:
+        from kiraos_desktop.selftest_window import open_and_close_window
+
+        return open_and_close_window(self.engine, self.server, self.root)
+
+    def close(self) -> None:
+        if self.server is not None:
+            self.server.stop()
+        if self.engine is not None:
+            self.engine.close()
+
+
+def run_self_test(log_path: Path | None = None) -> int:
+    """Run every step; 0 when all pass, 1 at the first failure (named on stderr and in the log)."""
+    # Always offscreen: the test must not flash a window, and CI has no display.
+    os.environ["QT_QPA_PLATFORM"] = "offscreen"
+    report = _Report(Path(log_path) if log_path else LOG_FILE)
+    root = Path(tempfile.mkdtemp(prefix="kiraos-selftest-"))
+    test = SelfTest(root, report)
+    step = "start"
+    started = time.monotonic()
+    try:
+        for step, run in test.steps():
+            report.passed(step, run())
+        step = "shutdown"
+        test.close()
+        test = None
+        report.passed(step, f"all steps in {time.monotonic() - started:.1f} s")
+        return 0
+    except StepFailed as exc:
+        report.failed(step, str(exc))
+        return 1
+    except Exception as exc:  # any crash is a failure of this step, with its traceback in the log
+        report.failed(step, f"{type(exc).__name__}: {exc}")
+        report.lines.append(traceback.format_exc())
+        return 1
+    finally:
+        if test is not None:
+            try:
+                test.close()
+            except Exception as exc:
+                report.lines.append(f"cleanup error: {type(exc).__name__}: {exc}")
+        report.save()
+        shutil.rmtree(root, ignore_errors=True)
