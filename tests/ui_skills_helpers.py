@@ -5,6 +5,9 @@ import pytest
 
 from kiraos_desktop.core.engine import Engine
 
+#: The offscreen platform's harmless note when a top-level window is shown.
+OFFSCREEN_NOTE = "This plugin does not support propagateSizeHints"
+
 
 class FakePrompter:
     """Answers the page's questions from a script and records what was asked."""

@@ -86,7 +86,10 @@ class SkillsPage(QWidget, SkillFileActions):
             shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             shortcut.activated.connect(slot)
 
-        self.list_panel.currentFolderChanged.connect(self._on_list_current_folder_changed)
+        # Queued: opening a skill may reload the list, which must not happen inside the
+        # selection model's own signal.
+        self.list_panel.currentFolderChanged.connect(self._on_list_current_folder_changed,
+                                                     Qt.ConnectionType.QueuedConnection)
         self.list_panel.model.enabledToggled.connect(self._on_list_enabled_toggled)
         self.list_panel.newRequested.connect(self.new_skill)
         self.list_panel.duplicateRequested.connect(self.duplicate_skill)
