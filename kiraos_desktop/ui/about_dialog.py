@@ -1,0 +1,233 @@
+"""About dialog: version, data paths, and the licenses of bundled components read from their metadata."""
+from __future__ import annotations
+
+import platform
+import re
+from dataclasses import dataclass
+from importlib import metadata
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, qVersion
+from PySide6.QtWidgets import (
+    QDialog,
+    QDialogButtonBox,
+    QFormLayout,
+    QGroupBox,
+    QHeaderView,
+    QLabel,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+import kiraos_desktop
+
+# (shown name, distribution names to try, the license we expect)
+COMPONENTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
+    ("Qt / PySide6", ("PySide6_Essentials", "PySide6-Essentials", "PySide6"), "LGPL-3.0-only"),
+    ("Shiboken6", ("shiboken6",), "LGPL-3.0-only"),
+    ("peewee", ("peewee",), "MIT"),
+    ("Jinja2", ("Jinja2", "jinja2"), "BSD-3-Clause"),
+    ("MarkupSafe", ("MarkupSafe", "markupsafe"), "BSD-3-Clause"),
+    ("Starlette", ("starlette",), "BSD-3-Clause"),
+    ("uvicorn", ("uvicorn",), "BSD-3-Clause"),
+    ("jsonschema", ("jsonschema",), "MIT"),
+    ("platformdirs", ("platformdirs",), "MIT"),
+    ("httptools", ("httptools",), "MIT"),
+    ("uvloop", ("uvloop",), "MIT OR Apache-2.0"),
+)
+
+# Recognisable first lines of license texts, for packages that only ship the file.
+_TEXT_MARKERS = (
+    ("Permission is hereby granted, free of charge", "MIT"),
+    ("GNU LESSER GENERAL PUBLIC LICENSE", "LGPL-3.0"),
+    ("Apache License", "Apache-2.0"),
+)
+
+
+@dataclass(frozen=True)
+class LicenseInfo:
+    component: str
+    version: str
+    license: str
+    source: str  # where `license` came from; "" when verified nowhere
+    verified: bool
+
+
+def _from_text(text: str) -> str | None:
+    for marker, name in _TEXT_MARKERS:
+        if marker.lower() in text.lower():
+            return name
+    if "Redistribution and use in source and binary forms" in text:
+        return "BSD-3-Clause" if re.search(r"neither the name", text, re.IGNORECASE) else "BSD-2-Clause"
+    return None
+
+
+def _license_files(dist: metadata.Distribution) -> list[str]:
+    names = [str(f) for f in (dist.files or []) if re.search(r"(LICEN[CS]E|COPYING)", str(f).upper())]
+    texts = []
+    for name in names[:3]:
+        try:
+            texts.append(dist.locate_file(name).read_text(encoding="utf-8", errors="replace")[:4000])
+        except OSError:
+            continue
+    return texts
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"\s+license$", "", name.strip().lower())
+
+
+def declared_license(dist: metadata.Distribution) -> tuple[str, str] | None:
+    """(license, source) as the package declares it: License-Expression, else the License field and
+    the license classifiers, refined by the license file when the classifier is generic (BSD)."""
+    meta = dist.metadata
+    expression = (meta.get("License-Expression") or "").strip()
+    if expression:
+        return expression, "License-Expression"
+    field = (meta.get("License") or "").strip()
+    parts: list[str] = []
+    if field and len(field) <= 80 and "\n" not in field:
+        parts.append(field)
+    for classifier in meta.get_all("Classifier") or []:
+        if classifier.startswith("License ::") and "OSI Approved ::" in classifier:
+            name = classifier.split("::")[-1].strip()
+            if _norm(name) not in {_norm(p) for p in parts}:
+                parts.append(name)
+    from_file = next(filter(None, (_from_text(t) for t in _license_files(dist) + [field])), None)
+    if parts:
+        if len(parts) == 1 and from_file and from_file.lower().startswith(_norm(parts[0])):
+            return from_file, "license file"
+        return " / ".join(parts), "License" if field in parts else "classifier"
+    if from_file:
+        return from_file, "license file"
+    return None
+
+
+def license_info(component: str, dist_names: tuple[str, ...], expected: str) -> LicenseInfo:
+    for name in dist_names:
+        try:
+            dist = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        found = declared_license(dist)
+        if found:
+            return LicenseInfo(component, dist.version or "", found[0], found[1], True)
+        return LicenseInfo(component, dist.version or "", expected, "", False)
+    return LicenseInfo(component, "", expected, "", False)
+
+
+def bundled_licenses() -> list[LicenseInfo]:
+    infos = [license_info(*entry) for entry in COMPONENTS]
+    # The Qt libraries ship inside the PySide6 wheel; show the Qt runtime version beside it.
+    if infos and infos[0].version != qVersion():
+        infos[0] = LicenseInfo(infos[0].component, f"{infos[0].version} (Qt {qVersion()})".strip(),
+                               infos[0].license, infos[0].source, infos[0].verified)
+    return infos
+
+
+class LicenseModel(QAbstractTableModel):
+    """Component, version, license as declared in the package metadata."""
+
+    def __init__(self, infos: list[LicenseInfo], parent: QObject | None = None):
+        super().__init__(parent)
+        self._infos = list(infos)
+
+    def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._infos)
+
+    def columnCount(self, parent: QModelIndex = QModelIndex()) -> int:
+        return 0 if parent.isValid() else 3
+
+    def data(self, index: QModelIndex, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._infos):
+            return None
+        info = self._infos[index.row()]
+        if role == Qt.ItemDataRole.DisplayRole:
+            if index.column() == 0:
+                return info.component
+            if index.column() == 1:
+                return info.version or self.tr("not installed")
+            return info.license if info.verified else self.tr("{0} (not verified)").format(info.license)
+        if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
+            if info.verified:
+                return self.tr("From the package metadata ({0}).").format(info.source)
+            return self.tr("The package metadata is not available; this is the license the component "
+                           "is known to use.")
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole and 0 <= section < 3:
+            return (self.tr("Component"), self.tr("Version"), self.tr("License"))[section]
+        return None
+
+
+class AboutDialog(QDialog):
+    """Help > About. Construct with `AboutDialog(engine, parent)` and `exec()`.
+
+    Uses only `engine.paths` (data folder, database, skills folder, settings file, backups).
+    """
+
+    def __init__(self, engine, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setWindowTitle(self.tr("About KiraOS Desktop"))
+        self.setMinimumWidth(620)
+        layout = QVBoxLayout(self)
+
+        title = QLabel(f"KiraOS Desktop {kiraos_desktop.__version__}")
+        title.setObjectName("aboutTitle")
+        font = title.font()
+        font.setPointSizeF(font.pointSizeF() * 1.5)
+        font.setBold(True)
+        title.setFont(font)
+        title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        layout.addWidget(title)
+        summary = QLabel(self.tr("Memory manager and skill workbench for chatbots, compatible with the "
+                                 "KiraOS plugin. Python {0}.").format(platform.python_version()))
+        summary.setWordWrap(True)
+        layout.addWidget(summary)
+
+        paths = engine.paths
+        box = QGroupBox(self.tr("Data"))
+        form = QFormLayout(box)
+        form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        mode = self.tr("companion (KiraOS plugin data)") if paths.companion else self.tr("standalone")
+        rows = ((self.tr("Mode:"), mode, "mode"),
+                (self.tr("Data folder:"), str(paths.data_dir), "dataDir"),
+                (self.tr("Database:"), str(paths.db_path), "database"),
+                (self.tr("Skills folder:"), str(paths.skills_dir), "skillsDir"),
+                (self.tr("Settings file:"), str(paths.settings_file), "settingsFile"),
+                (self.tr("Backups:"), str(paths.backups_dir), "backupsDir"))
+        for label, value, name in rows:
+            field = QLabel(value)
+            field.setObjectName(name)
+            field.setWordWrap(True)
+            field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+            form.addRow(label, field)
+        layout.addWidget(box)
+
+        licenses = QGroupBox(self.tr("Bundled components"))
+        column = QVBoxLayout(licenses)
+        self.license_model = LicenseModel(bundled_licenses(), self)
+        view = QTableView()
+        view.setObjectName("licenses")
+        view.setModel(self.license_model)
+        view.verticalHeader().setVisible(False)
+        view.setSelectionMode(QTableView.SelectionMode.NoSelection)
+        view.setWordWrap(False)
+        header = view.horizontalHeader()
+        header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
+        header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
+        view.setMinimumHeight(view.verticalHeader().defaultSectionSize() * (len(COMPONENTS) + 1) + 4)
+        column.addWidget(view)
+        note = QLabel(self.tr("KiraOS Desktop is MIT licensed. Qt and PySide6 are used under the LGPLv3: "
+                              "the Qt libraries are shipped as separate shared libraries that you may "
+                              "replace with your own build."))
+        note.setWordWrap(True)
+        column.addWidget(note)
+        layout.addWidget(licenses, 1)
+
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
+        buttons.rejected.connect(self.reject)
+        layout.addWidget(buttons)

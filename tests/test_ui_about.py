@@ -1,0 +1,113 @@
+"""About dialog: version, data paths, and licenses read from the installed package metadata."""
+from importlib import metadata
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
+
+import kiraos_desktop
+from kiraos_desktop.core.engine import Engine
+from kiraos_desktop.ui import about_dialog
+from kiraos_desktop.ui.about_dialog import AboutDialog, bundled_licenses, declared_license
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+@pytest.fixture
+def engine(data_dir):
+    eng = Engine.open(data_dir=data_dir)
+    yield eng
+    eng.close()
+
+
+def label(dialog, name):
+    return dialog.findChild(QLabel, name).text()
+
+
+def test_shows_version_and_paths(qtbot, engine):
+    dialog = AboutDialog(engine)
+    qtbot.addWidget(dialog)
+    assert kiraos_desktop.__version__ in label(dialog, "aboutTitle")
+    assert label(dialog, "dataDir") == str(engine.paths.data_dir)
+    assert label(dialog, "database") == str(engine.paths.db_path)
+    assert label(dialog, "skillsDir") == str(engine.paths.skills_dir)
+    assert label(dialog, "settingsFile") == str(engine.paths.settings_file)
+    assert label(dialog, "mode") == "standalone"
+
+
+def test_companion_mode_is_named(qtbot, tmp_path, monkeypatch):
+    (tmp_path / "kira" / "memory").mkdir(parents=True)
+    monkeypatch.setenv("KIRAOS_DATA_DIR", str(tmp_path / "own"))
+    eng = Engine.open(kira_data=tmp_path / "kira")
+    try:
+        dialog = AboutDialog(eng)
+        qtbot.addWidget(dialog)
+        assert "companion" in label(dialog, "mode")
+        assert label(dialog, "database") == str((tmp_path / "kira" / "memory" / "kiraos.db").resolve())
+    finally:
+        eng.close()
+
+
+def test_licenses_come_from_the_installed_metadata(qtbot, engine, qtmodeltester):
+    infos = {info.component: info for info in bundled_licenses()}
+    assert infos["peewee"].license == "MIT" and infos["peewee"].verified
+    assert infos["Jinja2"].license == "BSD-3-Clause"
+    assert infos["Starlette"].license == "BSD-3-Clause"
+    assert "LGPL-3.0" in infos["Qt / PySide6"].license
+    assert "MIT" in infos["uvloop"].license and "Apache" in infos["uvloop"].license
+    for info in infos.values():
+        assert info.verified, info
+        assert info.version
+    assert infos["peewee"].version == metadata.version("peewee")
+    dialog = AboutDialog(engine)
+    qtbot.addWidget(dialog)
+    model = dialog.license_model
+    qtmodeltester.check(model)
+    rows = {model.index(r, 0).data(): model.index(r, 2).data() for r in range(model.rowCount())}
+    assert rows["peewee"] == "MIT"
+    tip = model.index(0, 2).data(Qt.ItemDataRole.ToolTipRole)
+    assert "metadata" in tip
+
+
+def test_missing_metadata_is_marked_not_verified(qtbot, engine, monkeypatch):
+    def missing(name):
+        raise metadata.PackageNotFoundError(name)
+    monkeypatch.setattr(about_dialog.metadata, "distribution", missing)
+    infos = bundled_licenses()
+    assert infos and not any(info.verified for info in infos)
+    dialog = AboutDialog(engine)
+    qtbot.addWidget(dialog)
+    model = dialog.license_model
+    peewee_row = [r for r in range(model.rowCount()) if model.index(r, 0).data() == "peewee"][0]
+    assert model.index(peewee_row, 2).data() == "MIT (not verified)"
+    assert model.index(peewee_row, 1).data() == "not installed"
+
+
+class FakeDist:
+    def __init__(self, meta, files=()):
+        self.metadata = FakeMeta(meta)
+        self.files = list(files)
+
+    def locate_file(self, name):
+        raise OSError(name)
+
+
+class FakeMeta(dict):
+    def get_all(self, key):
+        value = self.get(key)
+        return None if value is None else list(value)
+
+
+def test_declared_license_prefers_the_expression():
+    dist = FakeDist({"License-Expression": "Apache-2.0", "License": "MIT", "Classifier": ["License :: X"]})
+    assert declared_license(dist) == ("Apache-2.0", "License-Expression")
+
+
+def test_declared_license_merges_field_and_classifiers():
+    dist = FakeDist({"License": "MIT License", "Classifier": [
+        "License :: OSI Approved :: MIT License", "License :: OSI Approved :: Apache Software License"]})
+    assert declared_license(dist) == ("MIT License / Apache Software License", "License")
+
+
+def test_declared_license_none_when_nothing_is_declared():
+    assert declared_license(FakeDist({})) is None
