@@ -1,0 +1,143 @@
+"""Live updates: writes through the real API and from another process reach the open window."""
+from __future__ import annotations
+
+import sqlite3
+
+import httpx
+import pytest
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+
+from kiraos_desktop.api.server import ApiServer
+from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
+from kiraos_desktop.ui.users.profile_model import COL_VALUE
+from kiraos_desktop.ui.users.user_detail import TAB_EVENTS
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+TOKEN = "test-token-123"
+
+
+@pytest.fixture
+def engine(data_dir):
+    engine = open_engine(data_dir)
+    seed(engine, users=3)
+    with engine.store.batch("cli") as batch:  # enough users to scroll
+        for n in range(300):
+            batch.add_event(f"x{n:03d}", "事件")
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def server(engine):
+    server = ApiServer(engine, "127.0.0.1", 0, TOKEN)
+    server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def window(qtbot, engine, server, tmp_path):
+    window = MainWindow(engine, server, ui_settings(tmp_path), ScriptedPrompts())
+    qtbot.addWidget(window)
+    window.resize(1280, 800)
+    window.show()
+    window.show_page(PAGE_USERS)
+    qtbot.waitExposed(window)
+    yield window
+    window.close()
+
+
+def profile_values(window) -> dict[str, str]:
+    model = window.users_page.detail.profile_tab.model
+    return {model.row_at(r).key: model.row_at(r).value for r in range(model.rowCount())}
+
+
+def api(server) -> httpx.Client:
+    return httpx.Client(base_url=server.url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=10)
+
+
+def test_api_write_updates_the_open_user_and_keeps_the_selection(qtbot, window, server):
+    page = window.users_page
+    assert page.select_user("u2")
+    qtbot.waitUntil(lambda: page.detail.user_id == "u2", timeout=2000)
+    tab = page.detail.profile_tab
+    tab.select_key("好友")
+    with api(server) as client:
+        reply = client.put("/api/users/u2/profiles/城市", json={"value": "上海", "confidence": 0.9})
+        assert reply.status_code == 200, reply.text
+        reply = client.put("/api/users/u2/profiles/新来的", json={"value": "值", "category": "other"})
+        assert reply.status_code == 200, reply.text
+    qtbot.waitUntil(lambda: profile_values(window).get("城市") == "上海" and "新来的" in profile_values(window),
+                    timeout=3000)
+    assert page.selected_user_id() == "u2"
+    assert tab.selected_keys() == ["好友"]
+    users_row = page.model.row_at(page.view.currentIndex().row())
+    assert users_row.user_id == "u2" and users_row.profile_count == 5
+
+
+def test_api_events_reach_the_events_tab(qtbot, window, server):
+    page = window.users_page
+    page.select_user("u1")
+    page.detail.tabs.setCurrentIndex(TAB_EVENTS)
+    with api(server) as client:
+        assert client.post("/api/users/u1/events", json={"event_summary": "API 写入的事件"}).status_code == 200
+    model = page.detail.events_tab.model
+    qtbot.waitUntil(lambda: model.rowCount() == 3 and model.row_at(0).summary == "API 写入的事件", timeout=3000)
+
+
+def test_external_process_write_updates_the_view(qtbot, window, engine):
+    engine.start_watching()
+    page = window.users_page
+    page.select_user("u3")
+    qtbot.waitUntil(lambda: page.detail.user_id == "u3", timeout=2000)
+    conn = sqlite3.connect(str(engine.store.path), timeout=10)
+    with conn:
+        conn.execute("UPDATE user_profiles SET memory_value = '广州', updated_at = '2030-01-01T00:00:00' "
+                     "WHERE user_id = 'u3' AND memory_key = '城市'")
+        conn.execute("INSERT INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u3', '插件写的', '是')")
+    conn.close()
+    qtbot.waitUntil(lambda: profile_values(window).get("城市") == "广州" and "插件写的" in profile_values(window),
+                    timeout=6000)
+    assert page.selected_user_id() == "u3"
+
+
+def test_scroll_position_and_selection_survive_a_burst(qtbot, window, server):
+    page = window.users_page
+    view = page.view
+    while page.model.canFetchMore():
+        page.model.fetchMore()
+    assert page.select_user("x250")
+    view.verticalScrollBar().setValue(view.verticalScrollBar().maximum() - 3)
+    scroll = view.verticalScrollBar().value()
+    with api(server) as client:
+        for n in range(20):
+            assert client.post(f"/api/users/x{n:03d}/events", json={"event_summary": f"e{n}"}).status_code == 200
+        assert client.delete("/api/users/x001").status_code == 200
+    qtbot.waitUntil(lambda: page.model.row_of_key("x001") == -1, timeout=3000)
+    assert page.selected_user_id() == "x250"
+    assert page.detail.user_id == "x250"
+    assert abs(view.verticalScrollBar().value() - scroll) <= 1  # one row above went away
+
+
+def test_an_edit_in_progress_is_not_clobbered(qtbot, window, server, engine):
+    page = window.users_page
+    page.select_user("u1")
+    tab = page.detail.profile_tab
+    index = tab.proxy.mapFromSource(tab.model.index(tab.model.row_of_key("昵称"), COL_VALUE))
+    tab.view.setCurrentIndex(index)
+    tab.view.edit(index)
+    editor = tab.view.indexWidget(index)
+    assert isinstance(editor, QLineEdit)
+    editor.setText("正在输入")
+    with api(server) as client:
+        assert client.put("/api/users/u1/profiles/城市", json={"value": "杭州"}).status_code == 200
+        assert client.delete("/api/users/u1/profiles/喜欢猫").status_code == 200
+    qtbot.waitUntil(lambda: tab.refresh_pending, timeout=3000)
+    assert tab.view.state() == QAbstractItemView.State.EditingState
+    assert tab.view.indexWidget(index) is editor and editor.text() == "正在输入"
+    tab.view.commitData(editor)
+    tab.view.closeEditor(editor, tab.delegate.EndEditHint.NoHint)
+    qtbot.waitUntil(lambda: profile_values(window).get("城市") == "杭州", timeout=3000)
+    assert "喜欢猫" not in profile_values(window)
+    assert engine.store.get_profile("u1", "昵称").value == "正在输入"

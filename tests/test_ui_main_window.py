@@ -1,0 +1,152 @@
+"""Main window: pages, menus, status bar, API failures, remembered geometry, reopen, --screenshot."""
+from __future__ import annotations
+
+import socket
+import struct
+from types import SimpleNamespace
+
+import pytest
+from PySide6.QtCore import QSettings
+
+from kiraos_desktop.ui.app import AppController
+from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
+from kiraos_desktop.ui.screenshot import take_screenshots
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, snapshot, ui_settings
+
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+
+
+@pytest.fixture
+def engine(data_dir):
+    engine = open_engine(data_dir)
+    seed(engine, users=3)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def window(qtbot, engine, tmp_path):
+    window = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.close()
+
+
+def test_sidebar_pages_and_status_bar(qtbot, window, engine):
+    assert [window.sidebar.item(i).text() for i in range(window.sidebar.count())] == \
+        ["Overview", "Users", "Skills", "API"]
+    for page in (PAGE_USERS, PAGE_SKILLS, PAGE_API, PAGE_OVERVIEW):
+        window.show_page(page)
+        assert window.current_page() == page
+    assert str(engine.paths.db_path) in window.db_status.text()
+    assert window.overview_page.users_card.value_label.text() == "3"
+    assert window.overview_page.profiles_card.value_label.text() == "12"
+    menus = [action.text() for action in window.menuBar().actions()]
+    assert menus == ["&File", "&Edit", "&Help"]
+    assert window.undo_action.shortcut().toString() == "Ctrl+Z"
+    assert window.redo_action.shortcut().toString() == "Ctrl+Shift+Z"
+
+
+def test_overview_feed_follows_changes(qtbot, window, engine):
+    window.show_page(PAGE_OVERVIEW)
+    engine.store.set_profile("u2", "城市", "重庆", actor="api")
+    model = window.overview_page.feed_model
+    qtbot.waitUntil(lambda: model.rowCount() and model.index(0, 2).data() == "u2", timeout=3000)
+    assert model.index(0, 1).data() == "api" and "重庆" in model.index(0, 3).data()
+
+
+def test_edit_menu_undo_and_redo(qtbot, window, engine):
+    before = snapshot(engine.store.path)
+    window.show_page(PAGE_USERS)
+    window.users_page.select_user("u1")
+    tab = window.users_page.detail.profile_tab
+    tab.select_key("城市")
+    tab.delete_button.click()
+    after = snapshot(engine.store.path)
+    assert window.undo_action.isEnabled()
+    window.undo_action.trigger()
+    assert snapshot(engine.store.path) == before
+    qtbot.waitUntil(lambda: tab.model.row_of_key("城市") >= 0, timeout=3000)
+    window.redo_action.trigger()
+    assert snapshot(engine.store.path) == after
+
+
+def test_geometry_and_splitters_are_remembered(qtbot, engine, tmp_path):
+    settings = ui_settings(tmp_path)
+    first = MainWindow(engine, None, settings, ScriptedPrompts())
+    qtbot.addWidget(first)
+    first.resize(720, 540)  # within the offscreen screen (800x600)
+    first.show()
+    first.users_page.splitter.setSizes([300, 600])
+    sizes = first.users_page.splitter.sizes()
+    first.close()
+    again = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts())
+    qtbot.addWidget(again)
+    again.show()
+    assert (again.width(), again.height()) == (720, 540)
+    assert again.users_page.splitter.sizes() == sizes
+    again.close()
+
+
+def test_a_busy_port_does_not_stop_the_window(qtbot, engine, tmp_path):
+    blocker = socket.socket()
+    blocker.bind(("127.0.0.1", 0))
+    blocker.listen(1)
+    port = blocker.getsockname()[1]
+    try:
+        controller = AppController(engine, SimpleNamespace(port=port), ui_settings=ui_settings(tmp_path))
+        window = controller.window
+        qtbot.addWidget(window)
+        window.show()
+        qtbot.waitUntil(lambda: window.server_state.state == "error", timeout=10000)
+        assert "in use" in window.api_status.toolTip()
+        assert "in use" in window.overview_page.api_label.text()
+        window.close()
+        controller.shutdown()
+    finally:
+        blocker.close()
+
+
+def test_bad_api_options_still_open_the_window(qtbot, engine, tmp_path):
+    controller = AppController(engine, SimpleNamespace(host="192.0.2.1", no_auth=True),
+                               ui_settings=ui_settings(tmp_path))
+    window = controller.window
+    qtbot.addWidget(window)
+    assert controller.server is None
+    assert window.server_state.state == "error" and "loopback" in window.api_status.toolTip()
+    window.close()
+    controller.shutdown()
+
+
+def test_reopen_on_another_data_folder(qtbot, engine, tmp_path):
+    other = open_engine(tmp_path / "other")
+    other.store.set_profile("someone", "k", "v", actor="cli")
+    other.close()
+    controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path),
+                               start_server=False)
+    qtbot.addWidget(controller.window)
+    assert controller.reopen(data_dir=str(tmp_path / "other"))
+    window = controller.window
+    qtbot.addWidget(window)
+    assert str(tmp_path / "other") in window.db_status.text()
+    assert window.users_page.model.row_at(0).user_id == "someone"
+    window.close()
+    controller.shutdown()
+
+
+def test_screenshot_mode_renders_every_page(qtbot, qapp, engine, tmp_path):
+    controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path))
+    out = tmp_path / "shots"
+    try:
+        assert take_screenshots(qapp, controller, str(out)) == 0
+    finally:
+        controller.shutdown()
+    names = sorted(p.name for p in out.glob("*.png"))
+    for expected in ("01-overview.png", "02-users-profile.png", "03-users-events.png", "04-users-context.png",
+                     "05-users-history.png", "06-skills.png", "07-api.png", "08-settings.png"):
+        assert expected in names
+    with open(out / "02-users-profile.png", "rb") as handle:
+        width, height = struct.unpack(">II", handle.read(24)[16:24])
+    assert (width, height) == (1280, 800)

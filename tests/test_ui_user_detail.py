@@ -1,0 +1,170 @@
+"""User detail: events (add, edit, delete, lazy), Context tab, History revert, Clear memory, export."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from PySide6.QtCore import Qt
+from PySide6.QtGui import QUndoStack
+from PySide6.QtWidgets import QAbstractItemView, QLineEdit
+
+from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.users.events_model import COL_SUMMARY
+from kiraos_desktop.ui.users.history_model import CHANGE_ID_ROLE
+from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT, TAB_EVENTS, TAB_HISTORY, UserDetail
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, snapshot
+
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+
+
+@pytest.fixture
+def engine(data_dir):
+    engine = open_engine(data_dir)
+    seed(engine, users=2)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def stack(qapp):
+    stack = QUndoStack()
+    yield stack
+    stack.clear()
+
+
+@pytest.fixture
+def prompts():
+    return ScriptedPrompts()
+
+
+@pytest.fixture
+def detail(qtbot, engine, stack, prompts):
+    widget = UserDetail(engine.store, UndoableWriter(engine.store, stack), engine.context, prompts)
+    qtbot.addWidget(widget)
+    widget.resize(900, 600)
+    widget.show()
+    widget.set_user("u1")
+    qtbot.waitExposed(widget)
+    return widget
+
+
+def event_summaries(tab) -> list[str]:
+    return [tab.model.row_at(r).summary for r in range(tab.model.rowCount())]
+
+
+def test_events_add_edit_delete_with_undo(qtbot, detail, engine, stack):
+    detail.tabs.setCurrentIndex(TAB_EVENTS)
+    tab = detail.events_tab
+    assert event_summaries(tab) == ["完成半马", "通过面试"]  # newest first
+    before = snapshot(engine.store.path)
+    tab.add_button.click()
+    dialog = tab.add_dialog
+    dialog.buttons.accepted.emit()  # empty: refused at the field
+    assert dialog.isVisible() and dialog.error.isVisible()
+    dialog.summary_edit.setPlainText("第一次去上海")
+    dialog.buttons.accepted.emit()
+    qtbot.waitUntil(lambda: tab.add_dialog is None, timeout=2000)
+    assert event_summaries(tab)[0] == "第一次去上海"
+    # inline edit through the delegate
+    index = tab.model.index(1, COL_SUMMARY)
+    tab.view.setCurrentIndex(index)
+    tab.view.edit(index)
+    editor = tab.view.indexWidget(index)
+    assert isinstance(editor, QLineEdit)
+    editor.setText("完成全马")
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: "完成全马" in [e.summary for e in engine.store.get_events("u1")], timeout=2000)
+    # delete
+    tab.view.selectRow(2)
+    tab.delete_button.click()
+    assert [e.summary for e in engine.store.get_events("u1")] == ["第一次去上海", "完成全马"]
+    assert stack.count() == 3
+    while stack.canUndo():
+        stack.undo()
+    assert snapshot(engine.store.path) == before
+
+
+def test_event_editor_refuses_empty_text(qtbot, detail, engine):
+    detail.tabs.setCurrentIndex(TAB_EVENTS)
+    tab = detail.events_tab
+    before = snapshot(engine.store.path)
+    index = tab.model.index(0, COL_SUMMARY)
+    tab.view.setCurrentIndex(index)
+    tab.view.edit(index)
+    editor = tab.view.indexWidget(index)
+    editor.setFocus()
+    editor.selectAll()
+    qtbot.keyClick(editor, Qt.Key.Key_Backspace)
+    qtbot.keyClick(editor, Qt.Key.Key_Return)
+    assert tab.view.state() == QAbstractItemView.State.EditingState
+    assert tab.delegate.bubble.isVisible()
+    qtbot.keyClick(editor, Qt.Key.Key_Escape)
+    assert snapshot(engine.store.path) == before
+
+
+def test_events_load_page_by_page(qtbot, detail, engine):
+    engine.update_settings(engine.settings.replace(max_event_keep=0))
+    with engine.store.batch("cli") as batch:
+        for n in range(500):
+            batch.add_event("u1", f"旧事件 {n}", created_at=f"2020-01-01T{n // 60:02d}:{n % 60:02d}:00")
+    detail.tabs.setCurrentIndex(TAB_EVENTS)
+    detail.events_tab.set_user("u1")
+    tab = detail.events_tab
+    assert tab.model.rowCount() == 200
+    tab.view.scrollToBottom()
+    qtbot.waitUntil(lambda: tab.model.rowCount() > 200, timeout=2000)
+    assert "502 events" in tab.count_label.text()
+
+
+def test_context_tab_shows_exactly_the_block(qtbot, detail, engine):
+    engine.update_settings(engine.settings.replace(max_context_chars=60))
+    detail.tabs.setCurrentIndex(TAB_CONTEXT)
+    tab = detail.context_tab
+    block = engine.context.user_block("u1")
+    assert tab.text_view.toPlainText() == block.text
+    assert block.dropped and tab.dropped_model.rowCount() == len(block.dropped)
+    assert f"{len(block.text)} of 60 characters" in tab.length_label.text()
+    assert tab.text_view.isReadOnly()
+
+
+def test_history_revert_restores_the_previous_value(qtbot, detail, engine, stack):
+    engine.store.set_profile("u1", "城市", "深圳", actor="api", confidence=0.8)
+    detail.tabs.setCurrentIndex(TAB_HISTORY)
+    tab = detail.history_tab
+    tab.refresh()
+    change = engine.store.list_changes("u1", limit=1)[0]
+    assert tab.model.index(0, 0).data(CHANGE_ID_ROLE) == change.id
+    assert "北京" in tab.model.index(0, 4).data() and "深圳" in tab.model.index(0, 4).data()
+    tab.view.selectRow(0)
+    assert tab.revert_button.isEnabled()
+    tab.revert_button.click()
+    assert engine.store.get_profile("u1", "城市").value == "北京"
+    assert engine.store.get_profile("u1", "城市").to_dict() == change.before
+    stack.undo()  # the revert itself is undoable
+    assert engine.store.get_profile("u1", "城市").value == "深圳"
+
+
+def test_clear_memory_asks_with_counts_and_cancel_changes_nothing(qtbot, detail, engine, prompts, stack):
+    before = snapshot(engine.store.path)
+    prompts.answer = False
+    detail.clear_button.click()
+    assert len(prompts.asked) == 1
+    question = prompts.asked[0][1]
+    assert "u1" in question and "4 profile entries" in question and "2 events" in question
+    assert snapshot(engine.store.path) == before
+    assert stack.count() == 0
+    prompts.answer = True
+    detail.clear_button.click()
+    assert engine.store.user_summary("u1") is None
+    assert detail.profile_tab.model.rowCount() == 0
+    stack.undo()
+    assert snapshot(engine.store.path) == before
+
+
+def test_export_this_user(qtbot, detail, tmp_path, prompts):
+    target = tmp_path / "u1.json"
+    prompts.save_path = str(target)
+    detail.export_button.click()
+    data = json.loads(target.read_text(encoding="utf-8"))
+    assert [u["user_id"] for u in data["users"]] == ["u1"]
+    assert {p["key"] for p in data["users"][0]["profiles"]} == {"昵称", "城市", "喜欢猫", "好友"}
