@@ -72,8 +72,8 @@ def engine(data_dir):
 
 
 @pytest.fixture
-def server():
-    return FakeServer()
+def server(engine):
+    return FakeServer(token=engine.api_token)
 
 
 @pytest.fixture
@@ -200,9 +200,30 @@ def test_start_failure_is_shown(qtbot, page, server):
     assert "port 8765 is in use" in state_text(page)
 
 
-def test_settings_change_refreshes_the_token(qtbot, page, engine):
+def test_server_restart_with_a_new_token_refreshes_it(qtbot, page, engine, server):
+    # what the window does when the token setting changes: restart the server with it
     engine.update_settings(engine.settings.replace(api_token="from-settings"))
+    thread = threading.Thread(target=server.restart, kwargs={"token": engine.api_token})
+    thread.start()
+    thread.join()
     qtbot.waitUntil(lambda: page.findChild(QLineEdit, "apiToken").text() == "from-settings")
+
+
+def test_token_given_on_the_command_line_is_the_one_shown(qtbot, engine):
+    widget = ApiPage(FakeServer(token="from-the-command-line"), engine)
+    qtbot.addWidget(widget)
+    assert widget.findChild(QLineEdit, "apiToken").text() == "from-the-command-line"
+    widget.findChild(QPushButton, "copyToken").click()
+    assert QGuiApplication.clipboard().text() == "from-the-command-line"
+
+
+def test_no_auth_server_shows_that_no_token_is_needed(qtbot, engine):
+    widget = ApiPage(FakeServer(token=None), engine)
+    qtbot.addWidget(widget)
+    token = widget.findChild(QLineEdit, "apiToken")
+    assert token.text() == "" and "--no-auth" in token.placeholderText()
+    assert "Authorization" not in widget.example_text(reveal=True)
+    assert "/v1/context?user_id=" in widget.example_text(reveal=True)
 
 
 def test_listeners_are_removed_when_the_page_goes(qtbot, server, engine):

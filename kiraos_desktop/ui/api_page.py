@@ -212,7 +212,11 @@ class ApiPage(QWidget):
     def example_text(self, reveal: bool | None = None) -> str:
         """The example requests; the token is masked unless revealed."""
         shown = self._token_shown if reveal is None else reveal
-        token = self._engine.api_token if shown else MASK
+        token = self.current_token()
+        if token is None:
+            return example_requests(self._current_url(), "", self._example_user).replace(
+                " -H 'Authorization: Bearer '", "")
+        token = token if shown else MASK
         return example_requests(self._current_url(), token, self._example_user)
 
     # ---- state ---------------------------------------------------------------------------
@@ -260,6 +264,7 @@ class ApiPage(QWidget):
 
     @Slot(str, str)
     def _on_server_state(self, state: str, detail: str) -> None:
+        self._refresh_token()  # a restart may have changed the token
         self._set_state(state, detail)
         self.refresh_counters()
 
@@ -268,8 +273,20 @@ class ApiPage(QWidget):
         self._refresh_token()
         self._set_state(self._state, self._detail)
 
+    def current_token(self) -> str | None:
+        """The token bot hosts must send: the server's own (it may come from --token), the one
+        regenerated while the server was stopped, or the engine's; None when auth is off (--no-auth)."""
+        if self._pending_token is not None:
+            return self._pending_token
+        token = getattr(self._server, "token", "")
+        if token is None:
+            return None
+        return token or self._engine.api_token
+
     def _refresh_token(self) -> None:
-        self._token.setText(self._engine.api_token)
+        token = self.current_token()
+        self._token.setText(token or "")
+        self._token.setPlaceholderText("" if token else self.tr("No token required (started with --no-auth)"))
         self._example.setPlainText(self.example_text())
 
     def _pick_example_user(self) -> None:
@@ -334,7 +351,7 @@ class ApiPage(QWidget):
 
     @Slot()
     def _on_copy_clicked(self) -> None:
-        QGuiApplication.clipboard().setText(self._engine.api_token)
+        QGuiApplication.clipboard().setText(self.current_token() or "")
 
     @Slot()
     def _on_copy_example_clicked(self) -> None:
@@ -348,12 +365,13 @@ class ApiPage(QWidget):
                                self.tr("Regenerate")):
             return
         token = self._engine.regenerate_token()
-        self._refresh_token()
         if self._server.running:
             self._set_state("starting", "")
             self._in_background("restart", lambda: self._server.restart(token=token))
+            self._token.setText(token)  # the restart's state reports then read it from the server
         else:
             self._pending_token = token  # used by the next Start
+            self._refresh_token()
 
 
 def _call_all(functions: list[Callable[[], None]]) -> None:
