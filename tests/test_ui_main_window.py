@@ -150,3 +150,25 @@ def test_screenshot_mode_renders_every_page(qtbot, qapp, engine, tmp_path):
     with open(out / "02-users-profile.png", "rb") as handle:
         width, height = struct.unpack(">II", handle.read(24)[16:24])
     assert (width, height) == (1280, 800)
+
+
+def test_screenshot_command_line_exits_0(tmp_path):
+    """The real entry point: a fresh process, offscreen on a large virtual screen, 1280x800 pages."""
+    import os
+    import subprocess
+    import sys
+
+    data = tmp_path / "cli-data"
+    seeded = open_engine(data)
+    seed(seeded, users=2)
+    seeded.close()
+    env = {k: v for k, v in os.environ.items() if k != "QT_QPA_PLATFORM"}
+    out = tmp_path / "cli-shots"
+    result = subprocess.run([sys.executable, "-m", "kiraos_desktop", "--data-dir", str(data), "--port", "0",
+                             "--screenshot", str(out)], capture_output=True, text=True, timeout=120, env=env)
+    assert result.returncode == 0, result.stderr
+    assert "propagateSizeHints" not in result.stderr
+    with open(out / "08-settings.png", "rb") as handle:
+        width, height = struct.unpack(">II", handle.read(24)[16:24])
+    assert height > 600  # not squeezed onto the offscreen platform's default 800x600 screen
+    assert len(list(out.glob("*.png"))) >= 8

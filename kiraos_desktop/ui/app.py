@@ -1,7 +1,9 @@
 """GUI entry point: the QApplication, the API server beside the window, and reopening on other data."""
 from __future__ import annotations
 
+import json
 import logging
+import os
 import sys
 import tempfile
 import threading
@@ -92,6 +94,8 @@ class AppController(QObject):
         from kiraos_desktop.core.engine import Engine
         from kiraos_desktop.core.settings import SettingsError
 
+        if kira_data and not data_dir:
+            data_dir = str(self.engine.paths.data_dir)  # companion data, our settings and token stay put
         try:
             new_engine = Engine.open(data_dir=data_dir, kira_data=kira_data)
         except (SettingsError, ValueError, OSError) as exc:
@@ -132,16 +136,33 @@ class AppController(QObject):
         self._owned_engines.clear()
 
 
+OFFSCREEN_SCREEN = {"synchronousWindowSystemEvents": False, "windowFrameMargins": False,
+                    "screens": [{"name": "screenshot", "x": 0, "y": 0, "width": 1920, "height": 1200,
+                                 "logicalDpiX": 96, "logicalDpiY": 96, "dpr": 1}]}
+
+
+def use_offscreen_platform(scratch: Path) -> None:
+    """Screenshots render offscreen on a screen large enough for 1280x800 and for every dialog.
+
+    The offscreen platform's default screen is 800x600, which would squeeze dialogs to fit.
+    """
+    if QApplication.instance() is not None:
+        return  # too late to choose the platform (tests, an embedding program): use the one running
+    config = scratch / "offscreen.json"
+    config.write_text(json.dumps(OFFSCREEN_SCREEN), encoding="utf-8")
+    os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
+
+
 def run_gui(engine, args) -> int:
     """`kiraos-desktop` without a subcommand: the window, with the API served in this process."""
-    app = ensure_application()
-    apply_theme(app)
-    watcher = ThemeWatcher(app)
     screenshot_dir = getattr(args, "screenshot", None)
     if screenshot_dir:
-        from kiraos_desktop.ui.screenshot import take_screenshots
-
         with tempfile.TemporaryDirectory(prefix="kiraos-shots-") as scratch:
+            use_offscreen_platform(Path(scratch))
+            app = ensure_application()
+            apply_theme(app)
+            from kiraos_desktop.ui.screenshot import take_screenshots
+
             # Fixed size, nothing remembered: the user's window geometry is neither read nor changed.
             ui_settings = QSettings(str(Path(scratch) / "ui.ini"), QSettings.Format.IniFormat)
             controller = AppController(engine, args, ui_settings=ui_settings)
@@ -149,6 +170,9 @@ def run_gui(engine, args) -> int:
                 return take_screenshots(app, controller, screenshot_dir)
             finally:
                 controller.shutdown()
+    app = ensure_application()
+    apply_theme(app)
+    watcher = ThemeWatcher(app)
     controller = AppController(engine, args)
     watcher.changed.connect(lambda _dark: controller.window.refresh_icons())
     controller.window.show()

@@ -220,7 +220,7 @@ class MainWindow(QMainWindow):
         self.api_status.setText("● " + text if state != "error" else "● " + self.tr("API error"))
         self.api_status.setToolTip(text)
         self.api_status.setStyleSheet(f"color: {STATE_COLORS.get(state, '#80868b')};")
-        self.overview_page.set_api_state(text)
+        self.overview_page.set_api_state(self.server_state.short_text(), STATE_COLORS.get(state, ""))
         if state == "error":
             self.statusBar().showMessage(text, 15000)
 

@@ -1,11 +1,15 @@
 """The Overview page: counts, API state and a feed of the latest changes from the audit log."""
 from __future__ import annotations
 
+from html import escape
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
+    QFormLayout,
     QFrame,
     QGridLayout,
+    QGroupBox,
     QHeaderView,
     QLabel,
     QTableView,
@@ -64,7 +68,7 @@ class ChangeFeedModel(KeyedTableModel):
                 return change.actor
             if column == 2:
                 return change.user_id
-            target = f" {change.target}" if change.target else ""
+            target = "" if not change.target or change.action.startswith("event_") else f" {change.target}"
             return f"{action_label(change.action)}{target}: {describe_change(change)}"
         if role == Qt.ItemDataRole.ToolTipRole and column == 0:
             return change.at
@@ -119,11 +123,14 @@ class OverviewPage(QWidget):
         self.api_label.setObjectName("overviewApiState")
         self.api_label.setWordWrap(True)
         self.api_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.db_label = QLabel()
+        self.db_label = QLabel(str(store.path))
         self.db_label.setObjectName("overviewDatabase")
         self.db_label.setWordWrap(True)
         self.db_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.db_label.setText(self.tr("Database: {path}").format(path=store.path))
+        status_box = QGroupBox(self.tr("Status"))
+        status = QFormLayout(status_box)
+        status.addRow(self.tr("API:"), self.api_label)
+        status.addRow(self.tr("Database:"), self.db_label)
         self.feed_model = ChangeFeedModel(store, self)
         self.feed_view = QTableView()
         self.feed_view.setObjectName("feedView")
@@ -141,16 +148,15 @@ class OverviewPage(QWidget):
         feed_title.setFont(bold)
         layout = QVBoxLayout(self)
         layout.addLayout(cards)
-        layout.addWidget(self.api_label)
-        layout.addWidget(self.db_label)
-        layout.addSpacing(6)
+        layout.addWidget(status_box)
+        layout.addSpacing(4)
         layout.addWidget(feed_title)
         layout.addWidget(self.feed_view, 1)
         self.feed_view.doubleClicked.connect(self._on_feed_view_double_clicked)
-        self.set_api_state(self.tr("API: starting…"))
+        self.set_api_state(self.tr("starting…"))
 
-    def set_api_state(self, text: str) -> None:
-        self.api_label.setText(text)
+    def set_api_state(self, text: str, color: str = "") -> None:
+        self.api_label.setText(f"<span style='color:{color}'>●</span> {escape(text)}" if color else escape(text))
 
     def refresh(self, _changed_users: frozenset | None = None) -> None:
         """Counts and feed; deferred until the page is visible (one query set per coalesced burst)."""

@@ -5,7 +5,7 @@ import sys
 import time
 from pathlib import Path
 
-from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer
+from PySide6.QtCore import QCoreApplication, QEventLoop, QTimer, qInstallMessageHandler
 from PySide6.QtWidgets import QApplication, QWidget
 
 SIZE = (1280, 800)
@@ -38,7 +38,28 @@ def _wait_for_server(app: QApplication, window, timeout_s: float = 5.0) -> None:
         settle(app, 50)
 
 
+def _drop_offscreen_note(previous):
+    def handler(kind, context, message: str) -> None:
+        if "does not support propagateSizeHints" in message:
+            return  # the offscreen platform says this for every window; it is not a problem
+        if previous is not None:
+            previous(kind, context, message)
+        elif sys.stderr is not None:
+            print(message, file=sys.stderr)
+
+    return handler
+
+
 def take_screenshots(app: QApplication, controller, directory: str) -> int:
+    previous = qInstallMessageHandler(None)
+    qInstallMessageHandler(_drop_offscreen_note(previous))
+    try:
+        return _take_screenshots(app, controller, directory)
+    finally:
+        qInstallMessageHandler(previous)
+
+
+def _take_screenshots(app: QApplication, controller, directory: str) -> int:
     from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS
     from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT, TAB_EVENTS, TAB_HISTORY, TAB_PROFILE
 

@@ -44,6 +44,7 @@ class ServerStateRelay(QObject):
             self._remove = None
 
     def text(self) -> str:
+        """For the status bar: "API running at http://127.0.0.1:8765"."""
         if self.state == "running":
             return self.tr("API running at {url}").format(url=self.detail)
         if self.state == "starting":
@@ -51,3 +52,13 @@ class ServerStateRelay(QObject):
         if self.state == "error":
             return self.tr("API not running: {detail}").format(detail=self.detail)
         return self.tr("API stopped")
+
+    def short_text(self) -> str:
+        """After an "API:" label: "running at http://127.0.0.1:8765"."""
+        if self.state == "running":
+            return self.tr("running at {url}").format(url=self.detail)
+        if self.state == "starting":
+            return self.tr("starting…")
+        if self.state == "error":
+            return self.tr("not running: {detail}").format(detail=self.detail)
+        return self.tr("stopped")

@@ -64,6 +64,13 @@ def describe_change(change: ChangeRecord) -> str:
     return _short(json.dumps(before, ensure_ascii=False)) + ARROW + _short(json.dumps(after, ensure_ascii=False))
 
 
+def target_label(change: ChangeRecord) -> str:
+    """Profile key as is; event ids as `#123` (they mean little on their own)."""
+    if not change.target:
+        return ""
+    return f"#{change.target}" if change.action.startswith("event_") else change.target
+
+
 def action_label(action: str) -> str:
     return {
         "profile_set": _tr("set entry"), "profile_delete": _tr("delete entry"), "event_add": _tr("add event"),
@@ -134,7 +141,7 @@ class HistoryModel(KeyedTableModel):
             if column == COL_ACTION:
                 return action_label(change.action)
             if column == COL_TARGET:
-                return change.target or ""
+                return target_label(change)
             return describe_change(change)
         if role == Qt.ItemDataRole.ToolTipRole:
             if column == COL_TIME:
