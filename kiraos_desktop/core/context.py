@@ -104,6 +104,11 @@ def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[E
     return UserContext(user_id, best, max_chars, tuple(items[:low]), tuple(items[low:]))
 
 
+def _joined(user_ids: list[str], blocks: list[UserContext]) -> ContextResult:
+    text = "\n".join(b.text for b in blocks if b.text)
+    return ContextResult(text, list(user_ids), blocks)
+
+
 class ContextBuilder:
     """Memory blocks for one or more users, cached per user until a change event drops them."""
 
@@ -111,31 +116,51 @@ class ContextBuilder:
         self._store = store
         self._settings = settings_getter
         self._lock = threading.Lock()
-        self._cache: dict[tuple[str, int, int], tuple[UserContext, str | None]] = {}
-        self._generation = 0
+        # user id -> {(max_events, budget): (block, valid_until)}: a change drops one user in O(1).
+        self._cache: dict[str, dict[tuple[int, int], tuple[UserContext, str | None]]] = {}
+        # A block read from the database is cached only if nothing changed for its user meanwhile:
+        # `_epoch` moves on changes of all users, `_changes[user]` on changes of that user.
+        self._epoch = 0
+        self._changes: dict[str, int] = {}
         store.changes.subscribe(self._on_store_changed)
 
     def _on_store_changed(self, event: ChangeEvent) -> None:
         with self._lock:
-            self._generation += 1
             if event.user_id is None:
+                self._epoch += 1
                 self._cache.clear()
+                self._changes.clear()
             else:
-                for cache_key in [k for k in self._cache if k[0] == event.user_id]:
-                    del self._cache[cache_key]
+                self._changes[event.user_id] = self._changes.get(event.user_id, 0) + 1
+                self._cache.pop(event.user_id, None)
 
     def invalidate(self) -> None:
         self._on_store_changed(ChangeEvent(None, "settings", "gui"))
 
-    def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext:
+    def _variant(self, max_events: int | None, max_chars: int | None) -> tuple[int, int]:
         settings = self._settings()
         events = settings.max_events_per_user if max_events is None else max_events
         budget = settings.max_context_chars if max_chars is None else max_chars
-        cache_key = (user_id, events, budget)
+        return events, budget
+
+    def peek(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext | None:
+        """The cached block when it is still exact, else None; never touches the database."""
+        variant = self._variant(max_events, max_chars)
+        with self._lock:
+            blocks = self._cache.get(user_id)
+            hit = blocks.get(variant) if blocks else None
+        if hit is not None and (hit[1] is None or now_iso() < hit[1]):
+            return hit[0]
+        return None
+
+    def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext:
+        variant = self._variant(max_events, max_chars)
+        events, budget = variant
         now = now_iso()
         with self._lock:
-            hit = self._cache.get(cache_key)
-            generation = self._generation
+            blocks = self._cache.get(user_id)
+            hit = blocks.get(variant) if blocks else None
+            seen = (self._epoch, self._changes.get(user_id, 0))
         if hit is not None and (hit[1] is None or now < hit[1]):
             return hit[0]
         profiles, event_rows = self._store.context_rows(user_id, events, now)
@@ -144,15 +169,25 @@ class ContextBuilder:
         expiries = [parse_timestamp(p.expires_at) for p in profiles if p.expires_at]
         valid_until = min(expiries).isoformat() if expiries else None
         with self._lock:
-            if generation == self._generation:
-                self._cache[cache_key] = (block, valid_until)
+            if seen == (self._epoch, self._changes.get(user_id, 0)):
+                self._cache.setdefault(user_id, {})[variant] = (block, valid_until)
         return block
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None) -> ContextResult:
         """One block per user (each with its own budget), joined by newlines; empty users add nothing."""
         blocks = [self.user_block(uid, max_events=max_events, max_chars=max_chars) for uid in user_ids]
-        text = "\n".join(b.text for b in blocks if b.text)
-        return ContextResult(text, list(user_ids), blocks)
+        return _joined(user_ids, blocks)
+
+    def build_cached(self, user_ids: list[str], max_chars: int | None = None,
+                     max_events: int | None = None) -> ContextResult | None:
+        """build() when every block is cached (no database access, cheap enough for an event loop), else None."""
+        blocks = []
+        for uid in user_ids:
+            block = self.peek(uid, max_events=max_events, max_chars=max_chars)
+            if block is None:
+                return None
+            blocks.append(block)
+        return _joined(user_ids, blocks)
 
     def block_text(self, user_id: str, max_events: int) -> str:
         return self.user_block(user_id, max_events=max_events).text
