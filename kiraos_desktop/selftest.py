@@ -35,7 +35,10 @@ class _Report:
         self.lines.append(line)
         if stream is not None:
             try:
-                print(line, file=stream, flush=True)
+                try:
+                    print(line, file=stream, flush=True)
+                except UnicodeEncodeError:  # a legacy console code page: keep the line readable
+                    print(line.encode("ascii", "backslashreplace").decode("ascii"), file=stream, flush=True)
             except (OSError, ValueError, AttributeError):
                 pass  # a detached or closed console must not fail the test
 
@@ -70,7 +73,7 @@ def _request(url: str, token: str | None, body: Any = None, method: str | None =
             return reply.status, json.loads(reply.read().decode("utf-8"))
     except urllib.error.HTTPError as exc:
         text = exc.read().decode("utf-8", "replace")[:300]
-        raise StepFailed(f"{method or 'GET'} {url} answered {exc.code}: {text}") from None
+        raise StepFailed(f"{request.get_method()} {url} answered {exc.code}: {text}") from None
     except (urllib.error.URLError, OSError) as exc:
         raise StepFailed(f"{url} unreachable: {exc}") from None
 

@@ -6,11 +6,13 @@ import sys
 import time
 from pathlib import Path
 
+from kiraos_desktop.selftest import StepFailed
+
 #: Modules the window replaces by a placeholder page when they cannot be imported.
 OPTIONAL_PAGES = {"Skills": "kiraos_desktop.ui.skills.page", "API": "kiraos_desktop.ui.api_page"}
 
 
-class WindowCheckFailed(Exception):
+class WindowCheckFailed(StepFailed):
     """The window or the About dialog is not what it should be."""
 
 
@@ -63,23 +65,20 @@ def _check_placeholders(window) -> list[str]:
 
 
 def _check_about(engine, window, app) -> int:
-    from kiraos_desktop.ui.about_dialog import AboutDialog
+    """The About dialog opens, and every bundled component's version and license come from its metadata."""
+    from kiraos_desktop.ui.about_dialog import AboutDialog, bundled_licenses
 
     dialog = AboutDialog(engine, window)
     dialog.show()
     _settle(app, 0.05)
-    model = dialog.license_model
-    missing = []
-    for row in range(model.rowCount()):
-        component = model.index(row, 0).data()
-        version = model.index(row, 1).data()
-        if version == model.tr("not installed") and not (component == "uvloop" and sys.platform == "win32"):
-            missing.append(component)
+    rows = dialog.license_model.rowCount()
     dialog.close()
     dialog.deleteLater()
-    if missing:
-        raise WindowCheckFailed(f"About dialog lists components without metadata: {', '.join(missing)}")
-    return model.rowCount()
+    unverified = [info.component for info in bundled_licenses()
+                  if not info.verified and not (info.component == "uvloop" and sys.platform == "win32")]
+    if unverified:
+        raise WindowCheckFailed(f"About dialog: no metadata (version, license) for {', '.join(unverified)}")
+    return rows
 
 
 def open_and_close_window(engine, server, root: Path) -> str:

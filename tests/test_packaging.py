@@ -122,6 +122,32 @@ def test_a_crash_in_a_step_fails_with_its_exception(tmp_path, monkeypatch, capsy
     assert "Traceback" in (tmp_path / "selftest.log").read_text(encoding="utf-8")
 
 
+def test_window_step_fails_when_a_bundled_license_has_no_metadata(qapp, tmp_path, monkeypatch, capsys):
+    from kiraos_desktop.ui import about_dialog
+
+    real = about_dialog.bundled_licenses
+
+    def without_peewee_metadata():
+        return [about_dialog.LicenseInfo(i.component, "", i.license, "", False) if i.component == "peewee" else i
+                for i in real()]
+
+    monkeypatch.setattr(about_dialog, "bundled_licenses", without_peewee_metadata)
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert selftest.run_self_test(log_path=tmp_path / "selftest.log") == 1
+    assert "self-test failed at window: About dialog: no metadata (version, license) for peewee" in \
+        capsys.readouterr().err
+
+
+def test_window_step_fails_when_a_page_falls_back_to_a_placeholder(qapp, tmp_path, monkeypatch, capsys):
+    from kiraos_desktop.ui import main_window
+
+    monkeypatch.setattr(main_window.MainWindow, "_build_skills_page",
+                        lambda self: main_window.placeholder_page("Skills", "not part of this build"))
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert selftest.run_self_test(log_path=tmp_path / "selftest.log") == 1
+    assert "self-test failed at window: the Skills page shows a placeholder" in capsys.readouterr().err
+
+
 def test_sample_arguments_fill_every_required_parameter():
     schema = {"type": "object", "required": ["a", "b", "c"], "properties": {
         "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "string", "enum": ["x", "y"]},
