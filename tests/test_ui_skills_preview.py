@@ -153,3 +153,29 @@ def test_screenshot_method_fills_arguments_user_and_preview(qtbot, page, engine)
     page.open_first_skill_with_sample_arguments("tarot_reading")
     assert page.workbench.preview.text() == engine.tools.call(
         "tarot_reading", "u7", page.workbench.args_form.arguments()).content
+
+
+def test_debounced_preview_runs_off_the_gui_thread_and_keeps_the_newest(qtbot, page, monkeypatch):
+    import threading
+
+    from kiraos_desktop.ui.skills import preview_runner
+
+    threads = []
+    real = preview_runner.analyse
+
+    def spy(job, memory_block):
+        threads.append(threading.current_thread().name)
+        return real(job, memory_block)
+
+    monkeypatch.setattr(preview_runner, "analyse", spy)
+    page.open_skill("tarot_reading")
+    page.workbench.args_form.set_values({"question": "甲"})
+    threads.clear()  # opening a skill computes inline, on the GUI thread
+    for word in ("乙", "丙", "丁"):
+        page.editor.instruction_edit.setPlainText(f"{word} {{question}}")
+        page._preview_timer.timeout.emit()  # as if each debounce had expired
+    qtbot.waitUntil(lambda: "丁 <user_input>甲</user_input>" in page.workbench.preview.text())
+    assert threads and all(name.startswith("skill-preview") for name in threads)
+    assert len(threads) <= 3  # a job superseded while waiting is never computed
+    qtbot.wait(50)
+    assert "丁 <user_input>甲</user_input>" in page.workbench.preview.text()

@@ -19,7 +19,7 @@ from .editor import SkillEditor
 from .file_ops import SkillFileError, save_skill_files
 from .list_panel import SkillListPanel
 from .page_actions import SkillFileActions
-from .preview_pane import RESULT
+from .preview_runner import PreviewJob, PreviewOutcome, PreviewRunner
 from .prompts import DISCARD, SAVE, Prompter
 from .watcher import SkillFilesWatcher
 from .workbench import COMMAND_TAB, Workbench
@@ -76,8 +76,11 @@ class SkillsPage(QWidget, SkillFileActions):
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(PREVIEW_DELAY_MS)
-        self._preview_timer.timeout.connect(self.refresh_preview)
+        self._preview_timer.timeout.connect(self._on_preview_timer_timeout)
         self._switching = False
+        self._generation = 0
+        self._runner = PreviewRunner(self._memory_block, self)
+        self._runner.finished.connect(self._on_runner_finished)
 
         for keys, slot in ((QKeySequence.StandardKey.Save, self._on_save_shortcut_activated),
                            (QKeySequence.StandardKey.Find, self._on_find_shortcut_activated),
@@ -129,6 +132,8 @@ class SkillsPage(QWidget, SkillFileActions):
     def dispose(self) -> None:
         """Stop timers, file watching and store notifications (the window is closing)."""
         self._preview_timer.stop()
+        self._generation += 1  # whatever the worker still finishes is dropped
+        self._runner.shutdown()
         self.watcher.stop()
         self.workbench.user_picker.detach()
 
@@ -211,33 +216,54 @@ class SkillsPage(QWidget, SkillFileActions):
         self._preview_timer.start()
 
     def refresh_preview(self) -> None:
-        """Recompute problems, preview (or tool definition) and the command tester now."""
+        """Recompute problems, preview (or tool definition) and the command tester now, inline."""
         self._preview_timer.stop()
-        bench = self.workbench
+        job = self._job()
+        if job is None:
+            self._show_nothing()
+            return
+        self._apply(self._runner.compute(job))
+
+    def _on_preview_timer_timeout(self) -> None:
+        job = self._job()
+        if job is None:
+            self._show_nothing()
+        else:
+            self._runner.submit(job)  # on the worker thread; _on_runner_finished applies it
+
+    def _job(self) -> PreviewJob | None:
         folder = self.editor.folder
         if folder is None:
-            bench.problems.set_problems([])
-            bench.set_problem_counts(0, 0)
-            bench.preview.show_definition("", self.tr("No skill is open."))
-            bench.tester.refresh()
-            return
-        instruction = self.editor.instruction_text()
-        data, problems = drafts.draft_problems(self.editor.manifest_text(), instruction, folder,
-                                               self._router.skills(), self.editor.manifest())
-        manifest = data if data is not None else self.editor.manifest()
-        bench.problems.set_problems(problems)
+            return None
+        self._generation += 1
+        bench = self.workbench
+        return PreviewJob(self._generation, folder, self.editor.manifest_text(), self.editor.instruction_text(),
+                          dict(self.editor.manifest()), tuple(self._router.skills()), bench.preview.mode(),
+                          bench.args_form.arguments(), bench.user_picker.current_user())
+
+    def _show_nothing(self) -> None:
+        bench = self.workbench
+        bench.problems.set_problems([])
+        bench.set_problem_counts(0, 0)
+        bench.preview.show_definition("", self.tr("No skill is open."))
+        bench.tester.refresh()
+
+    def _on_runner_finished(self, outcome: PreviewOutcome) -> None:
+        if outcome.generation == self._generation:  # else a newer edit is already on its way
+            self._apply(outcome)
+
+    def _apply(self, outcome: PreviewOutcome) -> None:
+        bench = self.workbench
+        bench.problems.set_problems(outcome.problems)
         errors, warnings = bench.problems.counts()
         bench.set_problem_counts(errors, warnings)
-        skill = drafts.draft_skill(manifest, folder)
-        note = self._availability_note(skill.name, errors)
-        mode = bench.preview.mode()
-        if mode == RESULT:
-            user = bench.user_picker.current_user()
-            memory = self._context.block_text(user, SKILL_CONTEXT_EVENTS) if user else ""
-            result = drafts.render_preview(skill.name, instruction, manifest, bench.args_form.arguments(), memory)
-            bench.preview.show_result(result, manifest.get("exclude"), note)
+        note = self._availability_note(outcome.skill_name, errors)
+        if outcome.failure:
+            bench.preview.show_failure(outcome.failure)
+        elif outcome.result is not None:
+            bench.preview.show_result(outcome.result, outcome.spans, note)
         else:
-            bench.preview.show_definition(drafts.tool_definition_text(manifest, folder, mode), note)
+            bench.preview.show_definition(outcome.definition, note)
         bench.tester.refresh()
 
     def _availability_note(self, name: str, errors: int) -> str:
@@ -249,6 +275,10 @@ class SkillsPage(QWidget, SkillFileActions):
         if self.editor.is_dirty():
             return self.tr("Unsaved: hosts still get the saved version until you save (Ctrl+S).")
         return ""
+
+    def _memory_block(self, user_id: str) -> str:
+        """The `<context>` memory a tool call gives a skill (thread-safe: runs on the worker)."""
+        return self._context.block_text(user_id, SKILL_CONTEXT_EVENTS)
 
     def _match_command(self, text: str):
         folder = self.editor.folder

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from .draft import PreviewResult, preview_spans
+from .draft import PreviewResult
 from .highlighters import PreviewHighlighter
 from .theme import code_font, colors_for
 
@@ -45,6 +45,7 @@ class PreviewPane(QWidget):
         self.text_view.setFont(code_font())
         self.text_view.setObjectName("skillPreview")
         self.highlighter = PreviewHighlighter(self.text_view.document(), colors)
+        self._shown: tuple[str, list] = ("", [])
 
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Show:"), self))
@@ -66,8 +67,9 @@ class PreviewPane(QWidget):
     def text(self) -> str:
         return self.text_view.toPlainText()
 
-    def show_result(self, result: PreviewResult, exclude, problem_note: str = "") -> None:
-        """Show a tool result; `problem_note` says when hosts cannot call the skill at all."""
+    def show_result(self, result: PreviewResult, spans: list | None = None, problem_note: str = "") -> None:
+        """Show a tool result with its highlight regions (draft.preview_spans); `problem_note`
+        says when hosts cannot call the skill at all."""
         self.legend.setVisible(True)
         if result.refused:
             self._set_status(self.tr("A host's call with these arguments is refused: {0}: {1}").format(
@@ -83,7 +85,7 @@ class PreviewPane(QWidget):
         else:
             self._set_status(self.tr("{0} characters; exactly what the tool call returns.").format(
                 len(result.text)), error=False)
-        self._set_text(result.text, preview_spans(result.text, exclude))
+        self._set_text(result.text, spans or [])
 
     def show_definition(self, text: str, problem_note: str = "") -> None:
         self.legend.setVisible(False)
@@ -93,12 +95,19 @@ class PreviewPane(QWidget):
             self._set_status(self.tr("This skill's entry in the host's tool list."), error=False)
         self._set_text(text, [])
 
+    def show_failure(self, message: str) -> None:
+        self._set_status(self.tr("The preview failed unexpectedly: {0}").format(message), error=True)
+        self._set_text("", [])
+
     def _set_status(self, text: str, error: bool) -> None:
         self.status.setText(text)
         color = self._colors.error_fg if error else self._colors.ok_fg
         self.status.setStyleSheet(f"color: {color.name()};")
 
     def _set_text(self, text: str, spans: list) -> None:
+        if (text, spans) == self._shown:
+            return
+        self._shown = (text, list(spans))
         self.highlighter.set_spans(text, spans, rehighlight=False)
         if text != self.text_view.toPlainText():
             bar = self.text_view.verticalScrollBar()

@@ -1,0 +1,127 @@
+"""Computes problems and the preview of the edited skill, inline or on a worker thread."""
+from __future__ import annotations
+
+import logging
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from PySide6.QtCore import QObject, Signal
+
+from kiraos_desktop.core.skills import Problem, Skill
+
+from . import draft as drafts
+
+log = logging.getLogger(__name__)
+RESULT = "result"
+
+
+@dataclass(frozen=True)
+class PreviewJob:
+    """Everything the analysis needs, copied on the GUI thread (the worker touches no widget)."""
+
+    generation: int
+    folder: Path
+    manifest_text: str
+    instruction: str
+    fallback_manifest: dict
+    others: tuple[Skill, ...]
+    mode: str  # "result" or a tool format ("openai", "anthropic", "mcp")
+    arguments: dict
+    user: str
+
+
+@dataclass(frozen=True)
+class PreviewOutcome:
+    generation: int
+    problems: list[Problem]
+    manifest: dict
+    skill_name: str
+    mode: str
+    result: drafts.PreviewResult | None = None  # mode "result"
+    spans: list = field(default_factory=list)  # highlight regions of result.text
+    definition: str = ""  # tool formats
+    failure: str = ""  # an unexpected exception (a bug): shown instead of a preview
+
+    @property
+    def errors(self) -> int:
+        return sum(1 for p in self.problems if p.is_error)
+
+
+def analyse(job: PreviewJob, memory_block: Callable[[str], str]) -> PreviewOutcome:
+    """Problems of the unsaved text, then the tool result (or the tool definition). Pure Python."""
+    data, problems = drafts.draft_problems(job.manifest_text, job.instruction, job.folder, job.others,
+                                           job.fallback_manifest)
+    manifest = data if data is not None else job.fallback_manifest
+    skill = drafts.draft_skill(manifest, job.folder)
+    if job.mode != RESULT:
+        return PreviewOutcome(job.generation, problems, manifest, skill.name, job.mode,
+                              definition=drafts.tool_definition_text(manifest, job.folder, job.mode))
+    memory = memory_block(job.user) if job.user else ""
+    result = drafts.render_preview(skill.name, job.instruction, manifest, job.arguments, memory)
+    spans = drafts.preview_spans(result.text, manifest.get("exclude")) if not (result.refused or result.is_error) \
+        else []
+    return PreviewOutcome(job.generation, problems, manifest, skill.name, job.mode, result, spans)
+
+
+class PreviewRunner(QObject):
+    """Runs `analyse` on one worker thread so a large Jinja2 template (whose compile can take
+    longer than a frame) never blocks typing. Only the newest waiting job is kept; `finished`
+    arrives on the GUI thread (queued) and the page drops outcomes of older generations."""
+
+    finished = Signal(object)  # PreviewOutcome
+
+    def __init__(self, memory_block: Callable[[str], str], parent: QObject | None = None):
+        super().__init__(parent)
+        self._memory_block = memory_block
+        self._lock = threading.Lock()
+        self._pending: PreviewJob | None = None
+        self._busy = False
+        self._closed = False
+        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-preview")
+
+    def compute(self, job: PreviewJob) -> PreviewOutcome:
+        """Inline, on the caller's thread."""
+        return self._safe_analyse(job)
+
+    def submit(self, job: PreviewJob) -> None:
+        with self._lock:
+            if self._closed:
+                return
+            if self._busy:
+                self._pending = job
+                return
+            self._busy = True
+        self._executor.submit(self._run, job)
+
+    def shutdown(self) -> None:
+        with self._lock:
+            self._closed = True
+            self._pending = None
+        self._executor.shutdown(wait=True, cancel_futures=True)
+
+    def _safe_analyse(self, job: PreviewJob) -> PreviewOutcome:
+        try:
+            return analyse(job, self._memory_block)
+        except Exception as exc:  # a bug must show up in the pane, not kill the worker
+            log.exception("skill preview failed")
+            return PreviewOutcome(job.generation, [], job.fallback_manifest, "", job.mode,
+                                  failure=f"{type(exc).__name__}: {exc}")
+
+    def _run(self, job: PreviewJob | None) -> None:
+        while job is not None:
+            outcome = self._safe_analyse(job)
+            with self._lock:
+                closed = self._closed
+            if not closed:
+                try:
+                    self.finished.emit(outcome)
+                except RuntimeError:  # the page is gone
+                    closed = True
+            with self._lock:
+                job = None if closed else self._pending
+                self._pending = None
+                if job is None:
+                    self._busy = False
