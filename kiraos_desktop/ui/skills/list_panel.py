@@ -77,6 +77,7 @@ class SkillListPanel(QWidget):
         self.duplicate_button.clicked.connect(self.duplicateRequested)
         self.rename_button.clicked.connect(self.renameRequested)
         self.delete_button.clicked.connect(self.deleteRequested)
+        self.setMinimumWidth(250)  # room for names like nickname_generator next to their command
         self._update_buttons()
 
     # ------------------------------------------------------------------ content

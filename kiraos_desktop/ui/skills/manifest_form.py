@@ -61,7 +61,6 @@ class ManifestForm(QWidget):
         self.template_combo.setItemData(1, self.tr("A sandboxed Jinja2 template: {{ name }}, {% if name %}"),
                                         Qt.ItemDataRole.ToolTipRole)
         self.template_combo.setToolTip(self.tr("Template engine of the instruction"))
-        self.name_edit.setMinimumWidth(150)
         self.command_edit.setMinimumWidth(90)
         self.description_edit = QLineEdit(self)
         self.trigger_edit = _ShortText(2, self)
@@ -83,8 +82,8 @@ class ManifestForm(QWidget):
         header.setSectionResizeMode(DESCRIPTION, QHeaderView.ResizeMode.Stretch)
         header.setSectionResizeMode(REQUIRED, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(ENUM, QHeaderView.ResizeMode.Interactive)
-        header.resizeSection(NAME, 110)
-        header.resizeSection(ENUM, 110)
+        header.resizeSection(NAME, 90)
+        header.resizeSection(ENUM, 90)
         self.params_view.setMinimumHeight(90)
 
         self.add_button = QPushButton(self.tr("Add parameter"), self)
@@ -92,12 +91,10 @@ class ManifestForm(QWidget):
         self.up_button = QPushButton(self.tr("Up"), self)
         self.down_button = QPushButton(self.tr("Down"), self)
 
-        top = QHBoxLayout()
-        top.addWidget(self.name_edit, 3)
-        top.addWidget(QLabel(self.tr("Command:"), self))
-        top.addWidget(self.command_edit, 2)
-        top.addWidget(QLabel(self.tr("Template:"), self))
-        top.addWidget(self.template_combo)
+        second = QHBoxLayout()
+        second.addWidget(self.command_edit, 1)
+        second.addWidget(QLabel(self.tr("Template:"), self))
+        second.addWidget(self.template_combo)
         buttons = QHBoxLayout()
         for button in (self.add_button, self.remove_button, self.up_button, self.down_button):
             buttons.addWidget(button)
@@ -105,7 +102,8 @@ class ManifestForm(QWidget):
 
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
-        form.addRow(self.tr("Name:"), top)
+        form.addRow(self.tr("Name:"), self.name_edit)
+        form.addRow(self.tr("Command:"), second)
         form.addRow(self.tr("Description:"), self.description_edit)
         form.addRow(self.tr("Trigger:"), self.trigger_edit)
         form.addRow(self.tr("Exclude:"), self.exclude_edit)

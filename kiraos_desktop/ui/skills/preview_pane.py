@@ -29,10 +29,13 @@ class PreviewPane(QWidget):
         self.mode_combo.addItem(self.tr("Tool definition: OpenAI"), "openai")
         self.mode_combo.addItem(self.tr("Tool definition: Anthropic"), "anthropic")
         self.mode_combo.addItem(self.tr("Tool definition: MCP"), "mcp")
+        self.mode_combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.mode_combo.setMinimumContentsLength(14)
         self.status = QLabel(self)
         self.status.setWordWrap(True)
         self.legend = QLabel(self)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
         swatch = '<span style="background:{0}; color:{1}">&nbsp;{2}&nbsp;</span>'
         text_color = self.palette().color(QPalette.ColorRole.Text).name()
         self.legend.setText(self.tr("Legend:") + " " + " ".join((
