@@ -95,3 +95,18 @@ def test_empty_database_shows_an_empty_state(qtbot, tmp_path):
         window.close()
     finally:
         engine.close()
+
+
+def test_content_search_results_follow_writes_and_enter_runs_it_again(qtbot, page, engine):
+    page.content_box.setChecked(True)
+    page.search_edit.setText("团子")
+    qtbot.waitUntil(lambda: user_ids(page) == ["u7"], timeout=5000)
+    events_before = page.model.row_at(0).event_count
+    engine.store.add_event("u7", "又一件事", actor="api")
+    qtbot.waitUntil(lambda: page.model.row_at(0).event_count == events_before + 1, timeout=3000)
+    engine.store.set_profile("u2", "宠物", "也叫团子", actor="api")
+    qtbot.wait(500)
+    assert user_ids(page) == ["u7"]  # the slow search is not re-run on every write…
+    page.search_edit.setFocus()
+    qtbot.keyClick(page.search_edit, Qt.Key.Key_Return)
+    qtbot.waitUntil(lambda: user_ids(page) == ["u2", "u7"], timeout=5000)  # …but again on Enter

@@ -77,9 +77,7 @@ class AppController(QObject):
         from kiraos_desktop.ui.main_window import MainWindow
 
         self.server, error = create_server(self.engine, self.args)
-        window = MainWindow(self.engine, self.server, self._ui_settings, prompts)
-        if self.server is None:
-            window.server_state.report("error", error)
+        window = MainWindow(self.engine, self.server, self._ui_settings, prompts, server_error=error)
         window.reopen_requested.connect(self._on_window_reopen_requested)
         self.window = window
         self.engine.start_watching()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import threading
 
 from PySide6.QtCore import QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
@@ -51,7 +52,8 @@ class MainWindow(QMainWindow):
     reopen_requested = Signal(dict)  # {"data_dir": D} or {"kira_data": D}
 
     def __init__(self, engine, server, ui_settings: QSettings | None = None, prompts: Prompts | None = None,
-                 parent: QWidget | None = None) -> None:
+                 parent: QWidget | None = None, *, server_error: str = "") -> None:
+        """`server` may be None when it could not be created; `server_error` then says why."""
         super().__init__(parent)
         self._engine = engine
         self._server = server
@@ -64,6 +66,8 @@ class MainWindow(QMainWindow):
         self.store_signals = StoreSignals(engine.store.changes, self)
         self.coalescer = ChangeCoalescer(self.store_signals, parent=self)
         self.server_state = ServerStateRelay(server, self)
+        if server is None:
+            self.server_state.report("error", server_error or self.tr("the API server was not set up"))
 
         self.overview_page = OverviewPage(engine.store, engine.skills)
         self.users_page = UsersPage(engine.store, self.writer, engine.context, self._prompts)
@@ -125,7 +129,7 @@ class MainWindow(QMainWindow):
     def _build_api_page(self) -> QWidget:
         if self._server is None:
             return placeholder_page(self.tr("API"), self.tr("The API server could not be set up: {detail}").format(
-                detail=self.server_state.detail or self.tr("invalid options")))
+                detail=self.server_state.detail))
         try:
             from kiraos_desktop.ui.api_page import ApiPage
         except ImportError:
@@ -275,8 +279,6 @@ class MainWindow(QMainWindow):
                 server.restart(host=new.api_host, port=new.api_port, token=token)
             except Exception as exc:  # ApiStartError or bad options: shown through the state listener
                 log.warning("API restart failed: %s", exc)
-
-        import threading
 
         threading.Thread(target=restart, name="kiraos-api-restart", daemon=True).start()
 

@@ -12,15 +12,12 @@ SIZE = (1280, 800)
 
 
 def settle(app: QApplication, ms: int = 150) -> None:
-    """Let layouts, queued signals and short timers (coalescing, debouncing) run."""
-    deadline = time.monotonic() + ms / 1000
-    while time.monotonic() < deadline:
-        app.processEvents(QEventLoop.ProcessEventsFlag.AllEvents, 20)
-        loop = QEventLoop()
-        QTimer.singleShot(10, loop.quit)
-        loop.exec()
+    """Let layouts, queued signals and short timers (coalescing, debouncing) run for `ms`."""
+    loop = QEventLoop()
+    QTimer.singleShot(ms, loop.quit)
+    loop.exec()
     app.sendPostedEvents()
-    app.processEvents()
+    loop.processEvents()
 
 
 def _save(widget: QWidget, folder: Path, name: str, written: list[str]) -> None:

@@ -38,7 +38,6 @@ class UsersModel(KeyedTableModel):
         self._total = 0
         self._worker = QueryWorker("kiraos-user-search", self)
         self._worker.finished.connect(self._on_worker_finished)
-        self._pending_reset = False
         self._busy = False
         self.reload()
 
@@ -114,6 +113,10 @@ class UsersModel(KeyedTableModel):
         return self._search
 
     @property
+    def in_content(self) -> bool:
+        return self._in_content
+
+    @property
     def total(self) -> int:
         """Users matching the current search (loaded or not)."""
         return self._total
@@ -133,7 +136,6 @@ class UsersModel(KeyedTableModel):
     def reload(self) -> None:
         """Read from the first page again, replacing the rows (the view restores its selection)."""
         if self._in_content:
-            self._pending_reset = True
             self._start_content_query()
             return
         self._worker_cancel()
@@ -144,20 +146,25 @@ class UsersModel(KeyedTableModel):
         self.reloaded.emit()
 
     def refresh(self, changed_users: frozenset | None) -> None:
-        """Bring loaded rows up to date after writes, keeping selection and scroll position."""
-        if self._in_content:
-            self._start_content_query()
-            return
-        loaded = len(self._rows)
-        if loaded <= SYNC_LIMIT:
-            rows = self._list(offset=0, limit=max(loaded, PAGE_SIZE))
+        """Bring loaded rows up to date after writes, keeping selection and scroll position.
+
+        Up to SYNC_LIMIT loaded rows are read again and synced (new users appear, order follows
+        the sort). Beyond that, and for a content search (a slow query that is not re-run on
+        every write; Enter in the search box runs it again), changed rows are updated in place.
+        """
+        if not self._in_content and len(self._rows) <= SYNC_LIMIT:
+            rows = self._list(offset=0, limit=max(len(self._rows), PAGE_SIZE))
             self._total = self._store.count_users(self._search, False)
             self.sync_rows(rows)
             return
-        self._total = self._store.count_users(self._search, False)
+        if not self._in_content:
+            self._total = self._store.count_users(self._search, False)
+        self._update_in_place(changed_users or ())
+
+    def _update_in_place(self, user_ids) -> None:
         position_of = {row.user_id: i for i, row in enumerate(self._rows)}
         gone = []
-        for user_id in changed_users or ():
+        for user_id in user_ids:
             position = position_of.get(user_id, -1)
             if position < 0:
                 continue
@@ -171,6 +178,8 @@ class UsersModel(KeyedTableModel):
             self.beginRemoveRows(QModelIndex(), position, position)
             del self._rows[position]
             self.endRemoveRows()
+        if self._in_content:
+            self._total = len(self._rows)
 
     def _list(self, offset: int, limit: int) -> list[UserSummary]:
         return self._store.list_users(self._search, False, self._order_by, self._descending, offset, limit)
@@ -203,12 +212,8 @@ class UsersModel(KeyedTableModel):
             self.failed.emit(str(error))
             return
         self._total = len(result)
-        if self._pending_reset:
-            self._pending_reset = False
-            self.set_rows_reset(result)
-            self.reloaded.emit()
-        else:
-            self.sync_rows(result)
+        self.set_rows_reset(result)
+        self.reloaded.emit()
 
     def shutdown(self) -> None:
         self._worker.stop()

@@ -170,7 +170,11 @@ class UsersPage(QWidget):
 
     def _on_search_edit_return_pressed(self) -> None:
         self._search_timer.stop()
-        self._on_search_timer_timeout()
+        if (self.search_edit.text().strip(), self.content_box.isChecked()) == (self.model.search_text,
+                                                                             self.model.in_content):
+            self.model.reload()  # Enter runs the same search again (a content search is not live)
+        else:
+            self._on_search_timer_timeout()
         if self.model.rowCount():
             self.view.setFocus()
             if not self.view.selectionModel().hasSelection():
