@@ -240,3 +240,28 @@ def test_line_numbers_follow_the_text(qtbot, page):
     qtbot.waitExposed(page)
     image = edit.grab()  # paints the gutter; must not warn or fail
     assert not image.isNull()
+
+
+def test_palette_switch_recolours_highlighting(qtbot, page):
+    from PySide6.QtGui import QColor, QPalette
+
+    from kiraos_desktop.ui.skills.theme import colors_for
+
+    page.open_skill("tarot_reading")
+    edit = page.editor.instruction_edit
+    edit.setPlainText("{question}")
+
+    def declared_background():
+        ranges = edit.document().firstBlock().layout().formats()
+        return next(r.format.background().color() for r in ranges
+                    if r.format.property(KIND_PROPERTY) == "declared")
+
+    light = declared_background()
+    dark = QPalette(page.palette())
+    for role, color in ((QPalette.ColorRole.Base, "#1e1f22"), (QPalette.ColorRole.Text, "#e8e8ea"),
+                        (QPalette.ColorRole.Window, "#2b2d31"), (QPalette.ColorRole.WindowText, "#e8e8ea")):
+        dark.setColor(role, QColor(color))
+    page.setPalette(dark)
+    assert declared_background() != light
+    assert declared_background() == colors_for(dark).declared_bg
+    assert colors_for(dark).declared_bg.lightness() < 128  # dark band under light text

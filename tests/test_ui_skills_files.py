@@ -105,6 +105,19 @@ def test_ctrl_s_saves(qtbot, engine, page):
 test_ctrl_s_saves = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)(test_ctrl_s_saves)
 
 
+@pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+def test_ctrl_n_creates_a_skill(qtbot, engine, page):
+    page.show()
+    qtbot.waitExposed(page)
+    page.activateWindow()
+    qtbot.waitUntil(page.isActiveWindow)
+    page.list_panel.view.setFocus()
+    page.prompter.names = ["from_keyboard"]
+    qtbot.keyClick(page.list_panel.view, Qt.Key.Key_N, Qt.KeyboardModifier.ControlModifier)
+    assert engine.skills.get("from_keyboard") is not None
+    assert page.editor.folder.name == "from_keyboard"
+
+
 # ---------------------------------------------------------------------- unsaved prompts
 
 @pytest.mark.parametrize("answer", ["cancel", "discard", "save"])

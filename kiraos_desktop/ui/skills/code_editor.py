@@ -36,6 +36,11 @@ class CodeEditor(QPlainTextEdit):
         self._on_document_block_count_changed(0)
         self._refresh_selections()
 
+    def set_colors(self, colors) -> None:
+        self._colors = colors
+        self._refresh_selections()
+        self._gutter.update()
+
     # ------------------------------------------------------------------ line numbers
 
     def line_number_width(self) -> int:

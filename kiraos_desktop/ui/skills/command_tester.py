@@ -48,6 +48,10 @@ class CommandTester(QWidget):
         self.input.textChanged.connect(self._on_input_text_changed)
         self.refresh()
 
+    def set_colors(self, colors) -> None:
+        self._colors = colors
+        self.refresh()
+
     def set_text(self, text: str) -> None:
         self.input.setText(text)
 

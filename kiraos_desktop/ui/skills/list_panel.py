@@ -80,6 +80,10 @@ class SkillListPanel(QWidget):
         self.setMinimumWidth(250)  # room for names like nickname_generator next to their command
         self._update_buttons()
 
+    def set_colors(self, colors) -> None:
+        self.model.set_colors(colors)
+        self.view.viewport().update()
+
     # ------------------------------------------------------------------ content
 
     def set_skills(self, skills, keep_folder: str = "") -> None:

@@ -85,6 +85,16 @@ class ManifestEditor(QWidget):
     def error_line(self) -> int | None:
         return self._error_line
 
+    def set_colors(self, colors) -> None:
+        self._colors = colors
+        self.form.set_colors(colors)
+        self.json_edit.set_colors(colors)
+        self._style_status()
+
+    def _style_status(self) -> None:
+        color = self._colors.ok_fg if self._readable else self._colors.error_fg
+        self.json_status.setStyleSheet(f"color: {color.name()};")
+
     # ------------------------------------------------------------------ navigation
 
     def show_json_line(self, line: int | None) -> None:
@@ -144,7 +154,7 @@ class ManifestEditor(QWidget):
         self._error_line = None
         self.json_edit.mark_line(None)
         self.json_status.setText(self.tr("Valid JSON."))
-        self.json_status.setStyleSheet(f"color: {self._colors.ok_fg.name()};")
+        self._style_status()
         try:
             fields = form_from_manifest(data)
         except FormUnavailable as exc:
@@ -162,7 +172,7 @@ class ManifestEditor(QWidget):
         self._error_line = line
         self.json_edit.mark_line(line)
         self.json_status.setText(message)
-        self.json_status.setStyleSheet(f"color: {self._colors.error_fg.name()};")
+        self._style_status()
         self.form.set_stale(self.tr("The JSON is not valid (line {0}). The form shows the last valid "
                                     "version and is disabled until the JSON is fixed; nothing you "
                                     "typed is lost.").format(line))

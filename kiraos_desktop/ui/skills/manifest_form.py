@@ -42,11 +42,9 @@ class ManifestForm(QWidget):
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
         self._loading = False
-        colors = colors_for(self.palette())
-
         self._stale = QLabel(self)
         self._stale.setWordWrap(True)
-        self._stale.setStyleSheet(f"color: {colors.error_fg.name()}; font-weight: bold;")
+        self.set_colors(colors_for(self.palette()))
         self._stale.hide()
 
         self.name_edit = QLineEdit(self)
@@ -135,6 +133,9 @@ class ManifestForm(QWidget):
         self.remove_button.clicked.connect(self._on_remove_button_clicked)
         self.up_button.clicked.connect(self._on_up_button_clicked)
         self.down_button.clicked.connect(self._on_down_button_clicked)
+
+    def set_colors(self, colors) -> None:
+        self._stale.setStyleSheet(f"color: {colors.error_fg.name()}; font-weight: bold;")
 
     # ------------------------------------------------------------------ content
 

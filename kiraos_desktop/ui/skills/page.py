@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
@@ -21,6 +21,7 @@ from .list_panel import SkillListPanel
 from .page_actions import SkillFileActions
 from .preview_runner import PreviewJob, PreviewOutcome, PreviewRunner
 from .prompts import DISCARD, SAVE, Prompter
+from .theme import colors_for
 from .watcher import SkillFilesWatcher
 from .workbench import COMMAND_TAB, Workbench
 
@@ -112,6 +113,7 @@ class SkillsPage(QWidget, SkillFileActions):
 
         self.reload_skills()
         self._open_first()
+        self._ready = True
 
     # ------------------------------------------------------------------ public API
 
@@ -128,6 +130,22 @@ class SkillsPage(QWidget, SkillFileActions):
         folder = self.editor.folder
         self.list_panel.set_skills(self._router.skills(), folder.name if folder is not None else "")
         self.watcher.accept()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.PaletteChange and getattr(self, "_ready", False):
+            self.apply_palette()
+
+    def apply_palette(self) -> None:
+        """Recolour highlighting, gutters and badges for the current palette (light/dark switch)."""
+        colors = colors_for(self.palette())
+        self.list_panel.set_colors(colors)
+        self.editor.manifest_editor.set_colors(colors)
+        self.editor.instruction_edit.set_colors(colors)
+        self.editor.highlighter.set_colors(colors)
+        self.workbench.preview.set_colors(colors)
+        self.workbench.problems.set_colors(colors)
+        self.workbench.tester.set_colors(colors)
 
     def dispose(self) -> None:
         """Stop timers, file watching and store notifications (the window is closing)."""
@@ -328,27 +346,6 @@ class SkillsPage(QWidget, SkillFileActions):
 
     def _on_problems_problem_activated(self, problem: Problem) -> None:
         self.editor.goto_problem(problem)
-
-    def _on_watcher_skills_dir_changed(self) -> None:
-        self._router.reload()
-        folder = self.editor.folder
-        self.list_panel.set_skills(self._router.skills(), folder.name if folder is not None else "")
-        if folder is not None and not folder.exists() and not self.editor.is_dirty():
-            self._open_first()
-        self.schedule_preview()
-
-    def _on_watcher_skill_files_changed(self) -> None:
-        folder = self.editor.folder
-        if folder is None:
-            return
-        self._router.reload()
-        self.list_panel.set_skills(self._router.skills(), folder.name)
-        if not folder.exists():
-            return  # the folder went away: handled by the listing change
-        if not self.editor.is_dirty() or self.prompter.reload_changed_files(self._router_name(folder)):
-            self.open_skill(folder.name, ask=False)
-        else:
-            self.schedule_preview()
 
     def _open_first(self) -> None:
         first = self.list_panel.first_folder()

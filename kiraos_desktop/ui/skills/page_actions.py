@@ -1,4 +1,4 @@
-"""New, Duplicate, Rename and Delete of the Skills page (a mixin of SkillsPage)."""
+"""New, Duplicate, Rename, Delete and reactions to files changed on disk (a mixin of SkillsPage)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -125,6 +125,29 @@ class SkillFileActions:
         self.reload_skills()
         self._open_first()
         return target
+
+    # ------------------------------------------------------------------ changes on disk
+
+    def _on_watcher_skills_dir_changed(self) -> None:
+        self._router.reload()
+        folder = self.editor.folder
+        self.list_panel.set_skills(self._router.skills(), folder.name if folder is not None else "")
+        if folder is not None and not folder.exists() and not self.editor.is_dirty():
+            self._open_first()
+        self.schedule_preview()
+
+    def _on_watcher_skill_files_changed(self) -> None:
+        folder = self.editor.folder
+        if folder is None:
+            return
+        self._router.reload()
+        self.list_panel.set_skills(self._router.skills(), folder.name)
+        if not folder.exists():
+            return  # the folder went away: handled by the listing change
+        if not self.editor.is_dirty() or self.prompter.reload_changed_files(self._router_name(folder)):
+            self.open_skill(folder.name, ask=False)
+        else:
+            self.schedule_preview()
 
     # ------------------------------------------------------------------ helpers
 

@@ -36,19 +36,14 @@ class PreviewPane(QWidget):
         self.legend = QLabel(self)
         self.legend.setTextFormat(Qt.TextFormat.RichText)
         self.legend.setWordWrap(True)
-        swatch = '<span style="background:{0}; color:{1}">&nbsp;{2}&nbsp;</span>'
-        text_color = self.palette().color(QPalette.ColorRole.Text).name()
-        self.legend.setText(self.tr("Legend:") + " " + " ".join((
-            swatch.format(colors.guard_bg.name(), colors.guard_fg.name(), escape(self.tr("exclude guard"))),
-            swatch.format(colors.input_bg.name(), colors.input_fg.name(),
-                          escape(self.tr("<user_input> value"))),
-            swatch.format(colors.context_bg.name(), text_color, escape(self.tr("<context> memory"))))))
+        self._set_legend(colors)
         self.text_view = QPlainTextEdit(self)
         self.text_view.setReadOnly(True)
         self.text_view.setFont(code_font())
         self.text_view.setObjectName("skillPreview")
         self.highlighter = PreviewHighlighter(self.text_view.document(), colors)
         self._shown: tuple[str, list] = ("", [])
+        self._status_error = False
 
         top = QHBoxLayout()
         top.addWidget(QLabel(self.tr("Show:"), self))
@@ -60,6 +55,21 @@ class PreviewPane(QWidget):
         layout.addWidget(self.status)
         layout.addWidget(self.text_view, 1)
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_current_index_changed)
+
+    def _set_legend(self, colors) -> None:
+        swatch = '<span style="background:{0}; color:{1}">&nbsp;{2}&nbsp;</span>'
+        text_color = self.palette().color(QPalette.ColorRole.Text).name()
+        self.legend.setText(self.tr("Legend:") + " " + " ".join((
+            swatch.format(colors.guard_bg.name(), colors.guard_fg.name(), escape(self.tr("exclude guard"))),
+            swatch.format(colors.input_bg.name(), colors.input_fg.name(),
+                          escape(self.tr("<user_input> value"))),
+            swatch.format(colors.context_bg.name(), text_color, escape(self.tr("<context> memory"))))))
+
+    def set_colors(self, colors) -> None:
+        self._colors = colors
+        self._set_legend(colors)
+        self.highlighter.set_colors(colors)
+        self._set_status(self.status.text(), self._status_error)
 
     def mode(self) -> str:
         return self.mode_combo.currentData()
@@ -103,6 +113,7 @@ class PreviewPane(QWidget):
         self._set_text("", [])
 
     def _set_status(self, text: str, error: bool) -> None:
+        self._status_error = error
         self.status.setText(text)
         color = self._colors.error_fg if error else self._colors.ok_fg
         self.status.setStyleSheet(f"color: {color.name()};")

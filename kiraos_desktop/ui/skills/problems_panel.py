@@ -112,6 +112,10 @@ class ProblemsPanel(QWidget):
             self.summary.setText(self.tr("{0} error(s), {1} warning(s). Click one to jump to it.").format(
                 errors, warnings))
 
+    def set_colors(self, colors) -> None:
+        self.model.set_colors(colors)
+        self.view.viewport().update()
+
     def counts(self) -> tuple[int, int]:
         problems = self.model.problems()
         errors = sum(1 for p in problems if p.is_error)
