@@ -1,0 +1,37 @@
+"""Builds the ASGI app: the security layer around a Starlette router with every route."""
+from __future__ import annotations
+
+from starlette.responses import Response
+from starlette.routing import Route, Router
+
+from kiraos_desktop.api.counters import RequestCounters
+from kiraos_desktop.api.errors import ApiError, dump_json
+from kiraos_desktop.api.fastpath import CONTEXT_PATH, ContextFastPath
+from kiraos_desktop.api.openapi import build_openapi
+from kiraos_desktop.api.routes_plugin import plugin_routes
+from kiraos_desktop.api.routes_tools import tool_routes
+from kiraos_desktop.api.routes_v1 import v1_routes
+from kiraos_desktop.api.security import GuardedApp
+from kiraos_desktop.api.workers import Workers
+
+
+async def _no_route(scope, receive, send) -> None:
+    raise ApiError(404, "not_found", f"no route for {scope['path']}")
+
+
+def create_app(engine, token: str | None, extra_hosts=(), counters: RequestCounters | None = None) -> GuardedApp:
+    """The whole API for one engine. `token` None serves without authentication (loopback only:
+    the server enforces that); `extra_hosts` are accepted in Host/Origin besides the loopback names."""
+    spec_body = dump_json(build_openapi())
+
+    async def openapi(request):
+        return Response(spec_body, media_type="application/json")
+
+    workers = Workers()
+    routes = v1_routes(engine, workers) + tool_routes(engine, workers) + plugin_routes(engine, workers)
+    routes.append(Route("/v1/openapi.json", openapi, methods=["GET"]))
+    router = Router(routes=routes, redirect_slashes=False, default=_no_route)
+    fast_paths = {CONTEXT_PATH: ContextFastPath(engine.context)}
+    app = GuardedApp(router, token, extra_hosts=extra_hosts, counters=counters, fast_paths=fast_paths)
+    app.workers = workers  # the server closes them when it stops
+    return app

@@ -1,0 +1,122 @@
+"""Reading request bodies and query strings: JSON only, 1 MiB cap (chunked too), schema-checked."""
+from __future__ import annotations
+
+import json
+from typing import Any
+from urllib.parse import parse_qsl
+
+from jsonschema import exceptions as js_exceptions
+from jsonschema import validators
+
+from kiraos_desktop.api.errors import ApiError, invalid
+from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not valid JSON")
+
+
+async def read_json(request) -> Any:
+    """The parsed body. 415 unless JSON, 413 past 1 MiB (counted while reading), 400 when unparseable."""
+    if not is_json_content_type(request.headers.get("content-type")):
+        raise ApiError(415, "unsupported_media_type", "the request body must be JSON: "
+                                                      "send Content-Type: application/json")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > MAX_BODY_BYTES:
+            raise ApiError(413, "body_too_large", f"the request body is larger than {MAX_BODY_BYTES} bytes")
+        chunks.append(chunk)
+    raw = b"".join(chunks)
+    try:
+        return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
+    except UnicodeDecodeError:
+        message = "the request body is not UTF-8 text"
+    except json.JSONDecodeError as exc:
+        message = (f"the request body is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
+                   if raw.strip() else "the request body is empty; send a JSON object")
+    except (ValueError, RecursionError) as exc:
+        message = f"the request body is not valid JSON: {exc}"
+    raise ApiError(400, "invalid_json", message)
+
+
+class BodySchema:
+    """A JSON Schema used both to check request bodies and in the OpenAPI document."""
+
+    def __init__(self, schema: dict):
+        self.schema = schema
+        self._validator = validators.Draft202012Validator(schema)
+
+    def check(self, data: Any, plugin: bool = False) -> dict:
+        """Return `data` when valid, else raise 422 (400 on plugin routes) naming the first bad field."""
+        if self._validator.is_valid(data):
+            return data
+        failure = js_exceptions.best_match(self._validator.iter_errors(data), key=_error_rank)
+        if failure is None:
+            return data
+        field = error_field(failure)
+        raise invalid(field, _message(failure, field), plugin)
+
+
+def _error_rank(err: js_exceptions.ValidationError):
+    # Prefer unknown and missing fields over deeper type errors: they are what the caller fixes first.
+    return (err.validator not in ("additionalProperties", "required"), *js_exceptions.relevance(err))
+
+
+def error_field(err: js_exceptions.ValidationError) -> str:
+    """Dotted path of the field a schema error is about (`arguments.operations.0.key`), `body` for the root."""
+    path = [str(p) for p in err.absolute_path]
+    if err.validator == "required" and isinstance(err.instance, dict):
+        missing = [str(n) for n in err.validator_value if n not in err.instance]
+        path += missing[:1]
+    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
+        known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
+        path += [str(k) for k in err.instance if k not in known][:1]
+    return ".".join(path) or "body"
+
+
+def _message(err: js_exceptions.ValidationError, field: str) -> str:
+    if err.validator == "additionalProperties":
+        return f"{field}: unknown field; remove it (accepted: {', '.join(err.schema.get('properties', {}))})"
+    if err.validator == "required":
+        return f"{field}: required field is missing"
+    if err.validator == "pattern":
+        return f"{field}: must contain a non-blank character"
+    return f"{field}: {err.message}"
+
+
+def query_params(scope, allowed: frozenset[str], repeatable: frozenset[str] = frozenset()) -> dict[str, Any]:
+    """Parse the query string; unknown or repeated (when not repeatable) parameters are a 422."""
+    result: dict[str, Any] = {}
+    raw = scope.get("query_string", b"")
+    if not raw:
+        return result
+    try:
+        pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True, strict_parsing=False,
+                          encoding="utf-8", errors="strict")
+    except UnicodeDecodeError:
+        raise invalid("query", "the query string is not valid UTF-8") from None
+    for name, value in pairs:
+        if name not in allowed:
+            raise invalid(name, f"unknown query parameter {name!r}; accepted: {', '.join(sorted(allowed))}")
+        if name in repeatable:
+            result.setdefault(name, []).append(value)
+        elif name in result:
+            raise invalid(name, f"query parameter {name!r} given more than once")
+        else:
+            result[name] = value
+    return result
+
+
+def int_param(params: dict, name: str, minimum: int = 0, maximum: int = 10_000_000) -> int | None:
+    value = params.get(name)
+    if value is None:
+        return None
+    text = value.strip()
+    if not text.isdigit() or not text.isascii():
+        raise invalid(name, f"must be a whole number from {minimum} to {maximum}, got {value!r}")
+    number = int(text)
+    if not minimum <= number <= maximum:
+        raise invalid(name, f"must be a whole number from {minimum} to {maximum}, got {number}")
+    return number

@@ -1,0 +1,79 @@
+"""API errors and the two error shapes: /v1 objects and the plugin's `{"error": "message"}` for /api."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.responses import JSONResponse
+
+PLUGIN_PREFIX = "/api/"
+
+
+class ApiError(Exception):
+    """Raised by handlers and checks; the outermost layer turns it into a JSON error reply."""
+
+    def __init__(self, status: int, code: str, message: str, details: dict | None = None,
+                 headers: dict[str, str] | None = None):
+        super().__init__(message)
+        self.status = status
+        self.code = code
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+
+def is_plugin_path(path: str) -> bool:
+    return path.startswith(PLUGIN_PREFIX) or path == "/api"
+
+
+def error_payload(path: str, code: str, message: str, details: dict | None = None) -> dict:
+    """`{"error": {"code", "message", "details"?}}` on /v1; the plugin's `{"error": message}` on /api."""
+    if is_plugin_path(path):
+        return {"error": message}
+    error: dict[str, Any] = {"code": code, "message": message}
+    if details:
+        error["details"] = details
+    return {"error": error}
+
+
+def dump_json(data: Any) -> bytes:
+    return json.dumps(data, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+
+
+async def send_json(send, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+    """Send a whole JSON reply on a raw ASGI `send` (used where no Response object exists yet)."""
+    body = dump_json(data)
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
+    for name, value in (headers or {}).items():
+        raw.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": body})
+
+
+def json_reply(data: Any, status: int = 200) -> JSONResponse:
+    return JSONResponse(data, status_code=status)
+
+
+# Short constructors for the errors every route family uses.
+
+def not_found(message: str, code: str = "not_found") -> ApiError:
+    return ApiError(404, code, message)
+
+
+def invalid(field: str, message: str, plugin: bool = False) -> ApiError:
+    """A request that is well-formed JSON but breaks the rules: 422 on /v1, 400 on the plugin routes."""
+    text = message if message.startswith(f"{field}:") or field in ("body", "") else f"{field}: {message}"
+    return ApiError(400 if plugin else 422, "invalid_request", text, {"field": field})
+
+
+def from_store_error(exc: Exception, plugin: bool = False) -> ApiError:
+    """Map the core's errors: a ValidationError names its field; a LimitError is bad input too."""
+    from kiraos_desktop.core.records import LimitError, NotFoundError, ValidationError
+
+    if isinstance(exc, ValidationError):
+        return invalid(exc.field, exc.message, plugin)
+    if isinstance(exc, LimitError):
+        return ApiError(400 if plugin else 422, "limit_reached", str(exc))
+    if isinstance(exc, NotFoundError):
+        return not_found(str(exc))
+    return ApiError(400 if plugin else 422, "invalid_request", str(exc))

@@ -1,0 +1,90 @@
+"""/v1 routes for tools and skills: list tools per provider, call a tool, list and reload skills."""
+from __future__ import annotations
+
+from starlette.routing import Route
+
+from kiraos_desktop.api.bodies import query_params, read_json
+from kiraos_desktop.api.errors import from_store_error, invalid, json_reply, not_found
+from kiraos_desktop.api.schemas import TOOL_CALL_BODY
+from kiraos_desktop.core.records import StoreError
+from kiraos_desktop.core.tool_registry import MEMORY_CLEAR, MEMORY_UPDATE, ToolArgumentError, UnknownToolError
+
+TOOL_FORMATS = ("openai", "anthropic", "mcp")
+TOOLS_PARAMS = frozenset({"format"})
+#: Tool calls coming in over the API are audited with this actor.
+TOOL_ACTOR = "tool"
+WRITING_TOOLS = frozenset({MEMORY_UPDATE, MEMORY_CLEAR})
+
+
+def problem_json(problem) -> dict:
+    return {"severity": problem.severity, "field": problem.field, "message": problem.message,
+            "line": problem.line}
+
+
+def skill_json(skill) -> dict:
+    return {
+        "name": skill.name, "folder": skill.folder.name, "description": skill.description,
+        "trigger": skill.trigger, "exclude": skill.exclude, "command": skill.command,
+        "parameters": skill.parameters, "template": skill.template, "enabled": skill.enabled,
+        "valid": skill.valid, "problems": [problem_json(p) for p in skill.problems],
+    }
+
+
+def tool_routes(engine, workers) -> list[Route]:
+    tools = engine.tools
+    skills = engine.skills
+
+    async def list_tools(request):
+        params = query_params(request.scope, TOOLS_PARAMS)
+        fmt = params.get("format", "openai")
+        if fmt not in TOOL_FORMATS:
+            raise invalid("format", f"unknown tool format {fmt!r}; use one of: {', '.join(TOOL_FORMATS)}")
+        return json_reply({"tools": tools.list_tools(fmt)})
+
+    async def call_tool(request):
+        name = request.path_params["name"]
+        data = await read_json(request)
+        try:
+            tools.descriptor(name)
+        except UnknownToolError:
+            raise not_found(f"unknown tool {name!r}; GET /v1/tools lists the tools", "unknown_tool") from None
+        body = TOOL_CALL_BODY.check(data)
+
+        def run():
+            return tools.call(name, body["user_id"], body.get("arguments", {}), actor=TOOL_ACTOR)
+
+        try:
+            # Writes may wait on SQLite locks, reads on disk: neither runs on the event loop.
+            result = await (workers.write(run) if name in WRITING_TOOLS else workers.read(run))
+        except UnknownToolError:
+            raise not_found(f"unknown tool {name!r}; GET /v1/tools lists the tools", "unknown_tool") from None
+        except ToolArgumentError as exc:
+            field = exc.field if exc.field.startswith("arguments") else f"arguments.{exc.field}"
+            raise invalid(field, f"{field}: {exc.message}") from None
+        except StoreError as exc:
+            raise from_store_error(exc) from None
+        return json_reply({"tool": result.tool, "content": result.content, "is_error": result.is_error})
+
+    async def list_skills(request):
+        return json_reply({"skills": [skill_json(s) for s in skills.skills()]})
+
+    async def get_skill(request):
+        name = request.path_params["name"]
+        # By name (the one that owns it), else by folder: a broken manifest may have no usable name.
+        skill = skills.get(name) or next((s for s in skills.skills() if s.name == name), None) or next(
+            (s for s in skills.skills() if s.folder.name == name), None)
+        if skill is None:
+            raise not_found(f"no skill named {name!r}; GET /v1/skills lists them")
+        return json_reply(skill_json(skill))
+
+    async def reload_skills(request):
+        await workers.read(skills.reload)
+        return json_reply({"skills": [skill_json(s) for s in skills.skills()]})
+
+    return [
+        Route("/v1/tools", list_tools, methods=["GET"]),
+        Route("/v1/tools/{name}", call_tool, methods=["POST"]),
+        Route("/v1/skills", list_skills, methods=["GET"]),
+        Route("/v1/skills/reload", reload_skills, methods=["POST"]),
+        Route("/v1/skills/{name}", get_skill, methods=["GET"]),
+    ]

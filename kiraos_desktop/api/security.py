@@ -1,0 +1,221 @@
+"""The security baseline as one pure ASGI layer: Host and Origin allowlists, bearer token, body limits."""
+from __future__ import annotations
+
+import hmac
+import ipaddress
+import logging
+
+from starlette.exceptions import HTTPException
+from starlette.requests import ClientDisconnect
+
+from kiraos_desktop.api.counters import REJECTED, UNMATCHED, RequestCounters
+from kiraos_desktop.api.errors import ApiError, error_payload, send_json
+
+log = logging.getLogger(__name__)
+
+MAX_BODY_BYTES = 1024 * 1024
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
+#: Paths that answer without a token.
+PUBLIC_PATHS = frozenset({"/v1/health"})
+JSON_TYPES = ("application/json",)
+
+
+def is_loopback(host: str) -> bool:
+    """127.0.0.0/8, ::1 and `localhost` are loopback; every other name or address is not."""
+    name = host.strip().lower().strip("[]")
+    if name == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(name).is_loopback
+    except ValueError:
+        return False
+
+
+def host_name_form(host: str) -> str:
+    """How a host appears in a Host header without its port: IPv6 literals in brackets, lower case."""
+    name = host.strip().lower()
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    return name
+
+
+def allowed_host_names(extra_hosts=()) -> frozenset[str]:
+    names = set(LOOPBACK_NAMES)
+    for host in extra_hosts:
+        if host and host.strip():
+            names.add(host_name_form(host))
+    return frozenset(names)
+
+
+def split_host(value: str) -> str | None:
+    """The host part of a Host header (`name[:port]`, `[v6][:port]`), lower case; None when malformed."""
+    value = value.strip().lower()
+    if value.startswith("["):
+        end = value.find("]")
+        if end < 0:
+            return None
+        name, rest = value[:end + 1], value[end + 1:]
+    else:
+        name, sep, port = value.partition(":")
+        rest = sep + port
+    if rest and not (rest.startswith(":") and rest[1:].isdigit()):
+        return None
+    return name or None
+
+
+def origin_host(origin: str) -> str | None:
+    """The host of an Origin header (`scheme://host[:port]`) for http(s) origins, else None."""
+    scheme, sep, rest = origin.strip().partition("://")
+    if not sep or scheme.lower() not in ("http", "https") or "/" in rest:
+        return None
+    return split_host(rest)
+
+
+def is_json_content_type(value: str | None) -> bool:
+    if not value:
+        return False
+    media = value.split(";", 1)[0].strip().lower()
+    return media in JSON_TYPES or (media.startswith("application/") and media.endswith("+json"))
+
+
+class GuardedApp:
+    """Checks every HTTP request before the router sees it, counts replies and turns errors into JSON.
+
+    Order: Host (403), Origin (403), token (401), declared body size (413), body media type (415).
+    ApiError, Starlette's HTTPException and unexpected exceptions raised by handlers become the
+    route family's error shape (a 500 is logged, never shown as a traceback).
+    """
+
+    def __init__(self, router, token: str | None, extra_hosts=(), counters: RequestCounters | None = None,
+                 fast_paths: dict | None = None):
+        self.router = router
+        self.counters = counters or RequestCounters()
+        self._hosts = allowed_host_names(extra_hosts)
+        self._token = token.encode("utf-8") if token is not None else None
+        # path -> async (scope, send) -> status | None: answers the plain case before the router.
+        self._fast_paths = dict(fast_paths or {})
+        self._verdicts: dict[tuple[bytes, bytes], bool] = {}  # (header, value) -> allowed, for Host/Origin
+
+    async def __call__(self, scope, receive, send) -> None:
+        kind = scope["type"]
+        if kind != "http":
+            if kind == "lifespan":
+                await self._lifespan(receive, send)
+            return
+        status = 500
+        started = False
+
+        async def tracking_send(message) -> None:
+            nonlocal status, started
+            if message["type"] == "http.response.start":
+                status = message["status"]
+                started = True
+            await send(message)
+
+        label = REJECTED
+        path = scope["path"]
+        try:
+            self._check(scope)
+            fast = self._fast_paths.get(path)
+            if fast is not None:
+                handled = await fast(scope, tracking_send)
+                if handled is not None:
+                    label = path
+                    return
+            label = UNMATCHED
+            scope["app"] = self  # makes Starlette raise HTTPException (405) instead of replying in text
+            await self.router(scope, receive, tracking_send)
+        except ApiError as exc:
+            if not started:
+                status = exc.status
+                await send_json(send, exc.status, error_payload(path, exc.code, exc.message, exc.details),
+                                exc.headers)
+        except HTTPException as exc:
+            if not started:
+                status = exc.status_code
+                code = {404: "not_found", 405: "method_not_allowed"}.get(status, "http_error")
+                message = {404: f"no route for {path}", 405: f"{scope['method']} is not allowed on {path}"}.get(
+                    status, str(exc.detail))
+                await send_json(send, status, error_payload(path, code, message), dict(exc.headers or {}))
+        except ClientDisconnect:
+            status = 499
+        except Exception:
+            log.exception("unexpected error while answering %s %s", scope["method"], path)
+            if not started:
+                status = 500
+                await send_json(send, 500, error_payload(path, "internal_error",
+                                                         "internal error; see the application log"))
+        finally:
+            route = scope.get("route")
+            if route is not None:
+                label = getattr(route, "path", label)
+            self.counters.record(label, status)
+
+    def _check(self, scope) -> None:
+        host = origin = authorization = content_type = content_length = None
+        chunked = False
+        for name, value in scope["headers"]:
+            if name == b"host":
+                host = value
+            elif name == b"authorization":
+                authorization = value
+            elif name == b"origin":
+                origin = value
+            elif name == b"content-type":
+                content_type = value
+            elif name == b"content-length":
+                content_length = value
+            elif name == b"transfer-encoding":
+                chunked = True
+        if host is None or not self._allowed(b"host", host):
+            raise ApiError(403, "forbidden_host",
+                           "the Host header must name this machine's loopback address "
+                           "(127.0.0.1, localhost or [::1]) or the configured host")
+        if origin is not None and not self._allowed(b"origin", origin):
+            raise ApiError(403, "forbidden_origin",
+                           "requests from web pages of other origins are not allowed")
+        if self._token is not None and scope["path"] not in PUBLIC_PATHS:
+            self._check_token(authorization)
+        has_body = chunked
+        if content_length is not None:
+            if not content_length.isdigit():
+                raise ApiError(400, "bad_request", "Content-Length must be a whole number")
+            size = int(content_length)
+            if size > MAX_BODY_BYTES:
+                raise ApiError(413, "body_too_large",
+                               f"the request body is {size} bytes; at most {MAX_BODY_BYTES} bytes are accepted")
+            has_body = has_body or size > 0
+        if has_body and not is_json_content_type(content_type and content_type.decode("latin-1")):
+            raise ApiError(415, "unsupported_media_type",
+                           "request bodies must be JSON: send Content-Type: application/json")
+
+    def _allowed(self, header: bytes, value: bytes) -> bool:
+        verdict = self._verdicts.get((header, value))
+        if verdict is None:
+            text = value.decode("latin-1")
+            verdict = (split_host(text) if header == b"host" else origin_host(text)) in self._hosts
+            if len(self._verdicts) >= 256:
+                self._verdicts.clear()
+            self._verdicts[(header, value)] = verdict
+        return verdict
+
+    def _check_token(self, authorization: bytes | None) -> None:
+        challenge = {"WWW-Authenticate": "Bearer"}
+        if authorization is None:
+            raise ApiError(401, "unauthorized",
+                           "a bearer token is required: send Authorization: Bearer <token> "
+                           "(a ?token= query is not accepted); `kiraos-desktop token` prints it", headers=challenge)
+        scheme, _, credentials = authorization.strip().partition(b" ")
+        # Constant-time comparison of the whole credential, whatever its length.
+        if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(), self._token):
+            raise ApiError(401, "unauthorized", "the bearer token is not valid", headers=challenge)
+
+    @staticmethod
+    async def _lifespan(receive, send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await send({"type": "lifespan.shutdown.complete"})
+                return

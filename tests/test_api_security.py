@@ -1,0 +1,194 @@
+"""Security baseline of the API: token, Host and Origin allowlists, no CORS, JSON-only bodies, size cap."""
+from __future__ import annotations
+
+import socket
+
+import pytest
+
+from api_helpers import AUTH, TOKEN, anon, api, api_engine, api_server, error_of, plugin_error_of  # noqa: F401
+from kiraos_desktop.api import security
+
+
+def test_token_is_required_by_default(anon):
+    reply = anon.get("/v1/context", params={"user_id": "u1"})
+    assert reply.status_code == 401
+    assert error_of(reply)["code"] == "unauthorized"
+    assert reply.headers["www-authenticate"] == "Bearer"
+
+
+def test_wrong_token_is_refused(anon):
+    for value in (f"Bearer {TOKEN}x", "Bearer", f"Basic {TOKEN}", TOKEN, f"Bearer {TOKEN[:-1]}", "Bearer  x"):
+        reply = anon.get("/v1/skills", headers={"Authorization": value})
+        assert reply.status_code == 401, value
+
+
+def test_token_in_query_is_not_accepted(anon):
+    reply = anon.get("/v1/context", params={"user_id": "u1", "token": TOKEN})
+    assert reply.status_code == 401
+    assert "?token=" in error_of(reply)["message"]
+
+
+def test_bearer_scheme_is_case_insensitive(anon):
+    assert anon.get("/v1/skills", headers={"Authorization": f"bearer {TOKEN}"}).status_code == 200
+
+
+def test_token_is_compared_in_constant_time(anon, monkeypatch):
+    calls = []
+    real = security.hmac.compare_digest
+
+    def spy(a, b):
+        calls.append((a, b))
+        return real(a, b)
+
+    monkeypatch.setattr(security.hmac, "compare_digest", spy)
+    assert anon.get("/v1/skills", headers=AUTH).status_code == 200
+    assert anon.get("/v1/skills", headers={"Authorization": "Bearer nope"}).status_code == 401
+    assert calls == [(TOKEN.encode(), TOKEN.encode()), (b"nope", TOKEN.encode())]
+
+
+def test_health_needs_no_token(anon):
+    reply = anon.get("/v1/health")
+    assert reply.status_code == 200
+    assert reply.json()["status"] == "ok"
+
+
+def test_plugin_routes_need_the_token_too(anon):
+    reply = anon.get("/api/stats")
+    assert reply.status_code == 401
+    assert "token" in plugin_error_of(reply)
+
+
+@pytest.mark.parametrize("host", ["evil.example", "evil.example:80", "127.0.0.1.evil.example", "10.0.0.1",
+                                  "localhost:abc", "[::1", ""])
+def test_foreign_host_is_forbidden(api, host):
+    reply = api.get("/v1/skills", headers={"Host": host})
+    assert reply.status_code == 403
+    assert error_of(reply)["code"] == "forbidden_host"
+
+
+def test_foreign_host_is_forbidden_before_auth_and_on_health(anon):
+    assert anon.get("/v1/health", headers={"Host": "evil.example"}).status_code == 403
+    reply = anon.get("/api/users", headers={"Host": "evil.example"})
+    assert reply.status_code == 403
+    plugin_error_of(reply)
+
+
+@pytest.mark.parametrize("host", ["127.0.0.1", "LOCALHOST", "localhost:1", "[::1]", "[::1]:8765"])
+def test_loopback_hosts_are_allowed(api, api_server, host):
+    assert api.get("/v1/skills", headers={"Host": host}).status_code == 200
+
+
+def test_missing_host_header_is_forbidden(api_server):
+    with socket.create_connection(("127.0.0.1", api_server.bound_port), timeout=10) as sock:
+        sock.sendall(b"GET /v1/health HTTP/1.0\r\n\r\n")
+        head = sock.recv(4096)
+    assert head.startswith(b"HTTP/1.1 403")
+
+
+@pytest.mark.parametrize("origin", ["http://evil.example", "https://evil.example:8765", "null",
+                                    "http://127.0.0.1.evil.example", "file://", "http://localhost/path"])
+def test_foreign_origin_is_forbidden(api, origin):
+    reply = api.get("/v1/skills", headers={"Origin": origin})
+    assert reply.status_code == 403
+    assert error_of(reply)["code"] == "forbidden_origin"
+
+
+@pytest.mark.parametrize("origin", ["http://127.0.0.1:3000", "http://localhost", "https://[::1]:8443"])
+def test_loopback_origins_are_allowed(api, origin):
+    assert api.get("/v1/skills", headers={"Origin": origin}).status_code == 200
+
+
+def test_no_cors_headers_even_for_a_preflight(api):
+    for reply in (api.options("/v1/context", headers={"Origin": "http://127.0.0.1:3000",
+                                                      "Access-Control-Request-Method": "GET"}),
+                  api.get("/v1/skills", headers={"Origin": "http://localhost:3000"})):
+        assert not [name for name in reply.headers if name.lower().startswith("access-control-")]
+
+
+def test_bodies_must_be_json(api):
+    reply = api.post("/v1/commands", content=b"user_id=u1", headers={"Content-Type": "application/x-www-form-urlencoded"})
+    assert reply.status_code == 415
+    assert error_of(reply)["code"] == "unsupported_media_type"
+    reply = api.post("/v1/commands", content=b'{"user_id": "u1", "text": "/x"}', headers={"Content-Type": ""})
+    assert reply.status_code == 415
+    reply = api.put("/api/users/u1/profiles/k", content=b"v", headers={"Content-Type": "text/plain"})
+    assert reply.status_code == 415
+    plugin_error_of(reply)
+
+
+def test_json_media_type_with_charset_is_accepted(api):
+    reply = api.post("/v1/commands", content=b'{"user_id": "u1", "text": "hi"}',
+                     headers={"Content-Type": "application/json; charset=utf-8"})
+    assert reply.status_code == 200
+
+
+def test_declared_body_over_one_mib_is_refused_unread(api_server):
+    with socket.create_connection(("127.0.0.1", api_server.bound_port), timeout=10) as sock:
+        sock.sendall(f"POST /v1/inject HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+                     f"Content-Type: application/json\r\nContent-Length: {2 * 1024 * 1024}\r\n\r\n".encode())
+        head = sock.recv(4096)
+    assert head.startswith(b"HTTP/1.1 413")
+    assert b"body_too_large" in head
+
+
+def test_chunked_body_over_one_mib_is_refused(api):
+    def chunks():
+        yield b'{"user_id": "u1", "text": "'
+        for _ in range(17):
+            yield b"x" * 65536
+        yield b'"}'
+
+    reply = api.post("/v1/commands", content=chunks(), headers={"Content-Type": "application/json"})
+    assert reply.status_code == 413
+    assert error_of(reply)["code"] == "body_too_large"
+
+
+def test_body_of_exactly_one_mib_is_read(api):
+    text = "x" * (1024 * 1024 - len('{"user_id":"u1","text":""}'))
+    reply = api.post("/v1/commands", content=f'{{"user_id":"u1","text":"{text}"}}'.encode(),
+                     headers={"Content-Type": "application/json"})
+    assert reply.status_code == 200
+
+
+def test_invalid_json_is_a_400(api):
+    for raw in (b"{", b"", b"[1, NaN]", b"\xff\xfe"):
+        reply = api.post("/v1/inject", content=raw, headers={"Content-Type": "application/json"})
+        assert reply.status_code == 400, raw
+        assert error_of(reply)["code"] == "invalid_json"
+
+
+def test_unknown_fields_are_rejected(api):
+    reply = api.post("/v1/commands", json={"user_id": "u1", "text": "hi", "extra": 1})
+    assert reply.status_code == 422
+    error = error_of(reply)
+    assert error["details"]["field"] == "extra"
+    reply = api.post("/v1/inject", json={"user_ids": [], "system": [{"name": "a", "content": "", "role": "x"}]})
+    assert reply.status_code == 422
+    assert error_of(reply)["details"]["field"] == "system.0.role"
+    reply = api.put("/api/users/u1/profiles/k", json={"value": "v", "colour": "red"})
+    assert reply.status_code == 400
+    assert "colour" in plugin_error_of(reply)
+
+
+def test_unknown_route_and_method_give_json_errors(api):
+    reply = api.get("/v1/nothing-here")
+    assert reply.status_code == 404
+    assert error_of(reply)["code"] == "not_found"
+    reply = api.delete("/v1/context")
+    assert reply.status_code == 405
+    assert error_of(reply)["code"] == "method_not_allowed"
+    reply = api.patch("/api/users/u1")
+    assert reply.status_code == 405
+    plugin_error_of(reply)
+    assert set(reply.headers["allow"].replace(" ", "").split(",")) == {"GET", "HEAD", "DELETE"}
+
+
+def test_host_helpers():
+    assert security.split_host("LocalHost:8765") == "localhost"
+    assert security.split_host("[::1]:1") == "[::1]"
+    assert security.split_host("a:b") is None
+    assert security.origin_host("https://127.0.0.1:3") == "127.0.0.1"
+    assert security.origin_host("null") is None
+    assert security.is_loopback("127.0.0.2") and security.is_loopback("::1") and security.is_loopback("localhost")
+    assert not security.is_loopback("0.0.0.0") and not security.is_loopback("192.168.1.2")
+    assert security.allowed_host_names(["192.168.1.5", "::"]) >= {"192.168.1.5", "[::]", "localhost"}
