@@ -182,9 +182,8 @@ class AboutDialog(QDialog):
         title.setFont(font)
         title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         layout.addWidget(title)
-        summary = QLabel(self.tr("Memory manager and skill workbench for chatbots, compatible with the "
-                                 "KiraOS plugin. Python {0}.").format(platform.python_version()))
-        summary.setWordWrap(True)
+        summary = QLabel(self.tr("Memory manager and skill workbench for chatbots, compatible with the KiraOS "
+                                 "plugin.\nRunning on Python {0}, Qt {1}.").format(platform.python_version(), qVersion()))
         layout.addWidget(summary)
 
         paths = engine.paths
@@ -201,7 +200,6 @@ class AboutDialog(QDialog):
         for label, value, name in rows:
             field = QLabel(value)
             field.setObjectName(name)
-            field.setWordWrap(True)
             field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             form.addRow(label, field)
         layout.addWidget(box)
@@ -215,19 +213,21 @@ class AboutDialog(QDialog):
         view.verticalHeader().setVisible(False)
         view.setSelectionMode(QTableView.SelectionMode.NoSelection)
         view.setWordWrap(False)
+        view.setFocusPolicy(Qt.FocusPolicy.NoFocus)
+        view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
         header = view.horizontalHeader()
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        view.setMinimumHeight(view.verticalHeader().defaultSectionSize() * (len(COMPONENTS) + 1) + 4)
+        view.setMinimumHeight(view.verticalHeader().defaultSectionSize() * len(COMPONENTS)
+                              + view.horizontalHeader().sizeHint().height() + 4)
         column.addWidget(view)
-        note = QLabel(self.tr("KiraOS Desktop is MIT licensed. Qt and PySide6 are used under the LGPLv3: "
-                              "the Qt libraries are shipped as separate shared libraries that you may "
-                              "replace with your own build."))
-        note.setWordWrap(True)
+        note = QLabel(self.tr("KiraOS Desktop is MIT licensed. Qt and PySide6 are used under the LGPLv3:\n"
+                              "the Qt libraries ship as separate shared libraries that you may replace."))
         column.addWidget(note)
         layout.addWidget(licenses, 1)
 
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
+        self.resize(self.sizeHint().expandedTo(self.minimumSizeHint()))

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.route_counters import RouteCountersModel
 
@@ -41,7 +42,7 @@ def example_requests(url: str, token: str, user_id: str = EXAMPLE_USER) -> str:
     base = url.rstrip("/")
     auth = shlex.quote(f"Authorization: Bearer {token}")
     body = json.dumps({"user_id": user_id, "arguments": {"operations": [
-        {"op": "set", "key": "城市", "value": "北京", "category": "basic", "confidence": 0.9}]}},
+        {"op": "set", "key": "城市", "value": "北京", "confidence": 0.9}]}},
         ensure_ascii=False)
     return (
         "# 对话前取记忆块 / memory block before an LLM call\n"
@@ -135,6 +136,7 @@ class ApiPage(QWidget):
         self._token = QLineEdit()
         self._token.setObjectName("apiToken")
         self._token.setReadOnly(True)
+        self._token.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
         self._token.setFont(mono)
         self._token.setEchoMode(QLineEdit.EchoMode.Password)
         self._show = QPushButton(self.tr("Show"))
@@ -163,10 +165,12 @@ class ApiPage(QWidget):
         view.setObjectName("routeCounters")
         view.setModel(self._routes)
         view.verticalHeader().setVisible(False)
+        view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)
         view.horizontalHeader().setSectionResizeMode(0, QHeaderView.ResizeMode.Stretch)
         view.horizontalHeader().setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         view.setSelectionMode(QTableView.SelectionMode.NoSelection)
         view.setMinimumHeight(120)
+        self._routes_empty = EmptyState(view)
         counters.addWidget(view)
         layout.addWidget(counters_box, 1)
 
@@ -208,6 +212,8 @@ class ApiPage(QWidget):
         self._totals.setText(self.tr("Total: {0}    Errors: {1}").format(
             f"{int(counters.get('total', 0)):,}", f"{int(counters.get('errors', 0)):,}"))
         self._routes.set_counts(counters.get("by_route", {}) or {})
+        self._routes_empty.update_state(self._routes.rowCount(), self.tr(
+            "No requests yet. Bot hosts call the URL above with the token; try the examples below."))
 
     def example_text(self, reveal: bool | None = None) -> str:
         """The example requests; the token is masked unless revealed."""
@@ -259,7 +265,12 @@ class ApiPage(QWidget):
         self._start.setEnabled(state in ("stopped", "error"))
         self._stop.setEnabled(state in ("running", "starting"))
         url = self._current_url()
-        self._url.setText(url if state == "running" else self.tr("{0} (not serving)").format(url))
+        if state == "running":
+            self._url.setText(url)
+        elif url.endswith(":0"):
+            self._url.setText(self.tr("{0} (not serving; a free port is chosen at start)").format(url[:-2]))
+        else:
+            self._url.setText(self.tr("{0} (not serving)").format(url))
         self._example.setPlainText(self.example_text())
 
     @Slot(str, str)

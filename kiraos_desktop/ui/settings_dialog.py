@@ -82,7 +82,7 @@ class SettingsDialog(QDialog):
         self._fields: dict[str, _Field] = {}
         self._errors: dict[str, str] = {}
         self.setWindowTitle(self.tr("Settings"))
-        self.setMinimumWidth(560)
+        self.setMinimumWidth(640)
 
         layout = QVBoxLayout(self)
         layout.addWidget(self._memory_group())
@@ -96,34 +96,43 @@ class SettingsDialog(QDialog):
         self._buttons.button(QDialogButtonBox.StandardButton.RestoreDefaults).clicked.connect(
             self._on_defaults_clicked)
         layout.addWidget(self._buttons)
+        self._align_label_columns()
         self._load(self._original)
+        self.resize(self.sizeHint().expandedTo(self.minimumSizeHint()))
 
     # ---- building ------------------------------------------------------------------------
 
     def _error_label(self) -> QLabel:
         label = QLabel()
         label.setObjectName("fieldError")
-        label.setWordWrap(True)
         label.setStyleSheet("color: #d93025;")
         label.setVisible(False)
         return label
 
     def _hint(self, text: str) -> QLabel:
+        # No word wrap: wrapped labels nested in a QFormLayout get too little height and overlap.
         label = QLabel(text)
-        label.setWordWrap(True)
+        label.setObjectName("fieldHint")
         label.setEnabled(False)  # greyed: palette-aware in light and dark schemes
         return label
 
     def _add_row(self, form: QFormLayout, key: str, label: str, editor: QWidget, read: Callable[[], Any],
-                 hint: str = "", row_widget: QWidget | None = None) -> None:
+                 hint: str = "", row_widget: QWidget | None = None, hint_beside: bool = False) -> None:
         error = self._error_label()
         box = QWidget()
         column = QVBoxLayout(box)
         column.setContentsMargins(0, 0, 0, 0)
         column.setSpacing(2)
-        column.addWidget(row_widget or editor)
-        if hint:
-            column.addWidget(self._hint(hint))
+        if hint and hint_beside:
+            line = QHBoxLayout()
+            line.addWidget(row_widget or editor)
+            line.addSpacing(8)
+            line.addWidget(self._hint(hint), 1)
+            column.addLayout(line)
+        else:
+            column.addWidget(row_widget or editor)
+            if hint:
+                column.addWidget(self._hint(hint))
         column.addWidget(error)
         form.addRow(label, box)
         self._fields[key] = _Field(key, editor, error, read)
@@ -131,7 +140,7 @@ class SettingsDialog(QDialog):
     def _number(self, form: QFormLayout, key: str, label: str, hint: str) -> None:
         edit = QLineEdit()
         edit.setObjectName(key)
-        edit.setMaximumWidth(120)
+        edit.setFixedWidth(90)
         edit.setAlignment(Qt.AlignmentFlag.AlignRight)
         edit.textChanged.connect(self._on_field_changed)
 
@@ -141,20 +150,19 @@ class SettingsDialog(QDialog):
                 return int(text)
             except ValueError:
                 return text  # Settings.replace names the key and says it must be a whole number
-        self._add_row(form, key, label, edit, read, hint)
+        self._add_row(form, key, label, edit, read, hint, hint_beside=True)
 
     def _memory_group(self) -> QGroupBox:
         group = QGroupBox(self.tr("Memory"))
         form = QFormLayout(group)
         self._number(form, "max_events_per_user", self.tr("Events in context:"),
-                     self.tr("Newest events per user given to the bot and shown by memory_query."))
+                     self.tr("newest events per user in context and memory_query"))
         self._number(form, "max_profiles_per_user", self.tr("Profile entries per user:"),
-                     self.tr("Writes beyond this are refused. 0 = no limit."))
+                     self.tr("more are refused; 0 = no limit"))
         self._number(form, "max_event_keep", self.tr("Events kept per user:"),
-                     self.tr("Older events are removed when a new one is added. 0 = keep all."))
-        self._number(form, "max_context_chars", self.tr("Context length (characters):"),
-                     self.tr("Budget of each user's memory block; whole items are dropped to fit. "
-                             "0 = unlimited."))
+                     self.tr("the oldest go when a new one comes; 0 = keep all"))
+        self._number(form, "max_context_chars", self.tr("Context length:"),
+                     self.tr("characters per user; whole items are dropped; 0 = unlimited"))
         return group
 
     def _skills_group(self) -> QGroupBox:
@@ -179,7 +187,8 @@ class SettingsDialog(QDialog):
 
         self._skill_list = QListWidget()
         self._skill_list.setObjectName("disabled_skills")
-        self._skill_list.setMaximumHeight(150)
+        self._skill_list.setMinimumHeight(110)
+        self._skill_list.setMaximumHeight(160)
         self._skill_list.itemChanged.connect(self._on_field_changed)
         self._add_row(form, "disabled_skills", self.tr("Skills offered to the bot:"), self._skill_list,
                       self._disabled_names, self.tr("Unchecked skills are hidden from the tool list."))
@@ -197,7 +206,6 @@ class SettingsDialog(QDialog):
         self._host.setObjectName("api_host")
         self._host.textChanged.connect(self._on_field_changed)
         self._host_warning = QLabel(self.tr("Not a loopback address: other machines can reach the API."))
-        self._host_warning.setWordWrap(True)
         self._host_warning.setStyleSheet("color: #b06000;")
         self._host_warning.setVisible(False)
         host_box = QWidget()
@@ -206,7 +214,7 @@ class SettingsDialog(QDialog):
         host_column.addWidget(self._host)
         host_column.addWidget(self._host_warning)
         self._add_row(form, "api_host", self.tr("Host:"), self._host, self._host.text, row_widget=host_box)
-        self._number(form, "api_port", self.tr("Port:"), self.tr("0 = any free port."))
+        self._number(form, "api_port", self.tr("Port:"), self.tr("0 = any free port"))
 
         self._token = QLineEdit()
         self._token.setObjectName("api_token")
@@ -224,9 +232,19 @@ class SettingsDialog(QDialog):
         line.addWidget(self._token, 1)
         line.addWidget(show)
         self._add_row(form, "api_token", self.tr("Token:"), self._token, lambda: self._token.text().strip(),
-                      self.tr("Leave empty to use the generated token. Changing host, port or token "
-                              "restarts the API server."), row_widget=row)
+                      self.tr("Empty = the generated token.\nChanging host, port or token restarts the API server."),
+                      row_widget=row)
         return group
+
+    def _align_label_columns(self) -> None:
+        """One label column width for the three groups, so their fields line up."""
+        forms = [group.layout() for group in self.findChildren(QGroupBox)]
+        labels = [form.itemAt(row, QFormLayout.ItemRole.LabelRole).widget()
+                  for form in forms for row in range(form.rowCount())
+                  if form.itemAt(row, QFormLayout.ItemRole.LabelRole) is not None]
+        width = max((label.sizeHint().width() for label in labels), default=0)
+        for label in labels:
+            label.setMinimumWidth(width)
 
     # ---- values --------------------------------------------------------------------------
 

@@ -175,6 +175,7 @@ def run_task(parent: QWidget | None, title: str, fn: TaskFn, *, label: str = "",
     """Run `fn` off the GUI thread behind a modal progress dialog; block (events keep flowing) until done."""
     dialog = _ProgressDialog(label or title, cancellable, parent)
     dialog.setWindowTitle(title)
+    dialog.setMinimumWidth(380)
     dialog.setWindowModality(Qt.WindowModality.WindowModal)
     dialog.setAutoClose(False)
     dialog.setAutoReset(False)
