@@ -61,6 +61,19 @@ def snapshot(engine):
     return (stats.total_users, stats.total_profiles, stats.total_events, engine.store.last_change_id())
 
 
+@pytest.fixture
+def shown_progress(monkeypatch):
+    """Every value the progress dialog is given (reported from the worker, set on the GUI thread)."""
+    values = []
+    original = tasks._ProgressDialog.setValue
+
+    def record(self, value):
+        values.append((value, self.maximum(), threading.current_thread() is threading.main_thread()))
+        original(self, value)
+    monkeypatch.setattr(tasks._ProgressDialog, "setValue", record)
+    return values
+
+
 def on_worker(fn):
     """Wrap fn to record whether it ran off the GUI thread."""
     threads = []
@@ -145,7 +158,7 @@ def test_unexpected_exceptions_name_their_type(qtbot):
 
 # ---- backup ---------------------------------------------------------------------------------------
 
-def test_backup_runs_off_the_gui_thread_and_reports(qtbot, engine, answers, tmp_path, monkeypatch):
+def test_backup_runs_off_the_gui_thread_and_reports(qtbot, engine, answers, tmp_path, monkeypatch, shown_progress):
     fill(engine)
     wrapped = on_worker(tasks.backup)
     monkeypatch.setattr(tasks, "backup", wrapped)
@@ -156,6 +169,8 @@ def test_backup_runs_off_the_gui_thread_and_reports(qtbot, engine, answers, tmp_
     with sqlite3.connect(result) as db:
         assert db.execute("SELECT count(*) FROM user_profiles").fetchone()[0] == 6
     assert "copy.db" in answers.infos[0]
+    assert any(value > 0 and value == maximum for value, maximum, _ in shown_progress)
+    assert all(on_gui for *_, on_gui in shown_progress)
 
 
 def test_backup_over_an_existing_file_replaces_it(qtbot, engine, answers, tmp_path):
@@ -185,7 +200,8 @@ def test_backup_error_is_shown(qtbot, engine, answers, tmp_path):
 
 # ---- export and import ----------------------------------------------------------------------------
 
-def test_export_then_import_into_another_data_dir(qtbot, engine, other_engine, answers, tmp_path, monkeypatch):
+def test_export_then_import_into_another_data_dir(qtbot, engine, other_engine, answers, tmp_path, monkeypatch,
+                                                  shown_progress):
     fill(engine, users=4)
     wrapped = on_worker(tasks.export_file)
     monkeypatch.setattr(tasks, "export_file", wrapped)
@@ -200,6 +216,7 @@ def test_export_then_import_into_another_data_dir(qtbot, engine, other_engine, a
     assert "4 users with 8 profile entries and 4 events" in answers.questions[0]
     assert other_engine.store.get_profile("user_2", "昵称").value == "小明2"
     assert "Imported 8 profile entries and 4 new events" in answers.infos[-1]
+    assert (12, 12, True) in shown_progress  # the import's 8 profiles + 4 events, shown on the GUI thread
 
 
 def test_export_one_user(qtbot, engine, answers, tmp_path):
