@@ -334,3 +334,13 @@ def test_slash_command_tester(qtbot, engine, page):
 
 def test_prompter_is_replaceable_for_tests(page):
     assert isinstance(page.prompter, FakePrompter)
+
+
+def test_settings_changed_elsewhere_show_up(qtbot, engine, page):
+    model = page.list_panel.model
+    row = model.row_of_folder("story_continue")
+    engine.update_settings(engine.settings.replace(disabled_skills=["story_continue"],
+                                                   enable_slash_commands=True))
+    qtbot.waitUntil(lambda: model.index(row, ENABLED).data(Qt.ItemDataRole.CheckStateRole)
+                    == Qt.CheckState.Unchecked)
+    assert page.workbench.tester.note.text() == ""

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, QTimer
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
@@ -30,6 +30,8 @@ PREVIEW_DELAY_MS = 150
 
 
 class SkillsPage(QWidget, SkillFileActions):
+    _settingsChanged = Signal()  # from settings listeners on any thread; queued to the GUI thread
+
     """Skill workbench page.
 
     SkillsPage(router, tools, store, context, settings_access, parent=None, *, backups_dir=None)
@@ -40,6 +42,7 @@ class SkillsPage(QWidget, SkillFileActions):
     - context: the ContextBuilder (engine.context): the memory block of the preview's `<context>`.
     - settings_access: anything with `settings` and `update_settings(new)` (the Engine will do):
       enable/disable writes `disabled_skills`; `enable_slash_commands` is shown by the tester.
+      When it also has `on_settings_changed(cb) -> unsubscribe`, changes made elsewhere show.
     - backups_dir: where deleted skills go (`<backups_dir>/deleted-skills/`); defaults to
       `settings_access.paths.backups_dir` when that exists, else `<skills_dir>/../backups`.
     """
@@ -111,6 +114,10 @@ class SkillsPage(QWidget, SkillFileActions):
         self.watcher.skillsDirChanged.connect(self._on_watcher_skills_dir_changed)
         self.watcher.skillFilesChanged.connect(self._on_watcher_skill_files_changed)
 
+        self._settingsChanged.connect(self._on_settings_changed, Qt.ConnectionType.QueuedConnection)
+        listen = getattr(settings_access, "on_settings_changed", None)
+        self._unlisten = listen(self._on_settings_event) if callable(listen) else None
+
         self.reload_skills()
         self._open_first()
         self._ready = True
@@ -154,6 +161,9 @@ class SkillsPage(QWidget, SkillFileActions):
         self._runner.shutdown()
         self.watcher.stop()
         self.workbench.user_picker.detach()
+        if self._unlisten is not None:
+            self._unlisten()
+            self._unlisten = None
 
     def has_unsaved_changes(self) -> bool:
         return self.editor.is_dirty()
@@ -332,6 +342,17 @@ class SkillsPage(QWidget, SkillFileActions):
         except (SettingsError, OSError) as exc:
             self.prompter.error(self.tr("Enable skill"), self.tr("The setting could not be saved: {0}").format(exc))
         self.refresh_list()
+        self.schedule_preview()
+
+    def _on_settings_event(self, _old, _new) -> None:
+        try:
+            self._settingsChanged.emit()  # disabled skills or slash commands changed elsewhere
+        except RuntimeError:
+            pass  # the page is gone
+
+    def _on_settings_changed(self) -> None:
+        self.refresh_list()
+        self.workbench.tester.refresh()
         self.schedule_preview()
 
     def _on_editor_edited(self) -> None:
