@@ -141,3 +141,12 @@ def test_an_edit_in_progress_is_not_clobbered(qtbot, window, server, engine):
     qtbot.waitUntil(lambda: profile_values(window).get("城市") == "杭州", timeout=3000)
     assert "喜欢猫" not in profile_values(window)
     assert engine.store.get_profile("u1", "昵称").value == "正在输入"
+
+
+def test_changing_the_api_token_in_settings_restarts_the_server(qtbot, window, server, engine):
+    engine.update_settings(engine.settings.replace(api_token="brand-new-token-456"))
+    qtbot.waitUntil(lambda: server.token == "brand-new-token-456" and server.running, timeout=10000)
+    with httpx.Client(base_url=server.url, timeout=10) as client:
+        assert client.get("/api/stats", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 401
+        assert client.get("/api/stats", headers={"Authorization": "Bearer brand-new-token-456"}).status_code == 200
+    qtbot.waitUntil(lambda: window.server_state.state == "running", timeout=5000)

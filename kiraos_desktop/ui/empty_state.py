@@ -1,16 +1,20 @@
 """A centred hint shown inside an empty item view ("No users yet", "Nothing matches")."""
 from __future__ import annotations
 
-from PySide6.QtCore import QEvent, QObject, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QPalette
-from PySide6.QtWidgets import QAbstractItemView, QLabel
+from PySide6.QtWidgets import QAbstractItemView, QLabel, QVBoxLayout
 
 
 class EmptyState(QLabel):
-    """Covers the view's viewport while the model has no rows; the text says why and what to do."""
+    """Covers the view's viewport while the model has no rows; the text says why and what to do.
+
+    A layout on the viewport keeps it the viewport's size (no event filter: those cost a Python
+    call for every event the viewport gets).
+    """
 
     def __init__(self, view: QAbstractItemView) -> None:
-        super().__init__(view.viewport())
+        super().__init__()
         self.setObjectName("emptyState")
         self._view = view
         self.setAlignment(Qt.AlignmentFlag.AlignCenter)
@@ -18,21 +22,15 @@ class EmptyState(QLabel):
         self.setTextFormat(Qt.TextFormat.PlainText)
         self.setAttribute(Qt.WidgetAttribute.WA_TransparentForMouseEvents)
         self.setMargin(24)
-        view.viewport().installEventFilter(self)
+        layout = QVBoxLayout(view.viewport())
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self)
         self.hide()
 
     def update_state(self, row_count: int, text: str) -> None:
         palette = self.palette()
         palette.setColor(QPalette.ColorRole.WindowText, self._view.palette().color(QPalette.ColorRole.PlaceholderText))
         self.setPalette(palette)
-        self.setText(text)
+        if text != self.text():
+            self.setText(text)
         self.setVisible(row_count == 0)
-        self._fit()
-
-    def _fit(self) -> None:
-        self.setGeometry(self._view.viewport().rect())
-
-    def eventFilter(self, watched: QObject, event: QEvent) -> bool:
-        if event.type() == QEvent.Type.Resize:
-            self._fit()
-        return False

@@ -1,11 +1,15 @@
 """Reading what an operator types as an expiry (a TTL such as 30d, or a date) and showing expiries."""
 from __future__ import annotations
 
+import re
 from datetime import datetime
 
 from PySide6.QtCore import QCoreApplication
 
 from kiraos_desktop.core.timeutil import TTLError, parse_timestamp, parse_ttl, to_iso
+
+
+_NAIVE_ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$")
 
 
 def _tr(text: str) -> str:
@@ -42,6 +46,8 @@ def format_timestamp(text: str | None, with_time: bool = True) -> str:
     """`2026-01-31T18:00:05.123` -> `2026-01-31 18:00` (what people read); unparseable text as is."""
     if not text:
         return ""
+    if _NAIVE_ISO.match(text):  # what both programs store: no parsing needed
+        return text[:10] + " " + text[11:16] if with_time else text[:10]
     try:
         moment = parse_timestamp(text)
     except ValueError:

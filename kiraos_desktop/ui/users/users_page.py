@@ -51,8 +51,12 @@ class UsersPage(QWidget):
         self.view.sortByColumn(COL_USER, Qt.SortOrder.AscendingOrder)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(COL_USER, QHeaderView.ResizeMode.Stretch)
-        for column in (COL_PROFILES, COL_EVENTS, COL_ACTIVITY):
-            header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
+        # Fixed widths from the font, not ResizeToContents: that asks the model for every loaded row
+        # on each layout pass (tens of thousands of data() calls while the window is built).
+        metrics = self.view.fontMetrics()
+        for column, sample in ((COL_PROFILES, "Entries000"), (COL_EVENTS, "Events000"),
+                               (COL_ACTIVITY, "2026-12-31 23:59  ")):
+            header.resizeSection(column, metrics.horizontalAdvance(sample) + 12)
         self.empty_state = EmptyState(self.view)
         self.detail = UserDetail(store, writer, context, prompts)
         left = QWidget()
