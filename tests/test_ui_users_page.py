@@ -78,7 +78,9 @@ def test_keyboard_navigation(qtbot, page):
     qtbot.keyClick(page.view, Qt.Key.Key_Down)
     assert page.selected_user_id() == user_ids(page)[2]
     assert page.detail.user_id == user_ids(page)[2]
-    qtbot.keyClick(page.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
+    qtbot.keyClick(page.view, Qt.Key.Key_Return)
+    assert page.detail.profile_tab.view.hasFocus()
+    qtbot.keyClick(page.detail.profile_tab.view, Qt.Key.Key_F, Qt.KeyboardModifier.ControlModifier)
     assert page.search_edit.hasFocus()
 
 

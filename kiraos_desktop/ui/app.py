@@ -84,6 +84,10 @@ class AppController(QObject):
         if self.server is not None and self._start_server:
             start_server_in_background(self.server)
 
+    def _on_theme_changed(self, _dark: bool) -> None:
+        if self.window is not None:
+            self.window.refresh_icons()
+
     def _on_window_reopen_requested(self, choice: dict) -> None:
         self.reopen(**choice)
 
@@ -172,7 +176,7 @@ def run_gui(engine, args) -> int:
     apply_theme(app)
     watcher = ThemeWatcher(app)
     controller = AppController(engine, args)
-    watcher.changed.connect(lambda _dark: controller.window.refresh_icons())
+    watcher.changed.connect(controller._on_theme_changed)
     controller.window.show()
     try:
         return app.exec()

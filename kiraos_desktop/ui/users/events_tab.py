@@ -70,9 +70,9 @@ class EventsTab(QWidget):
         self.model.write_failed.connect(self._on_model_write_failed)
         self.delegate.input_refused.connect(self._on_model_write_failed)
         self.delegate.closeEditor.connect(self._on_delegate_close_editor)
-        self.view.selectionModel().selectionChanged.connect(self._update_state)
+        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
-            signal.connect(self._update_state)
+            signal.connect(self._on_model_rows_changed)
         self._update_state()
 
     def set_user(self, user_id: str | None) -> None:
@@ -130,6 +130,12 @@ class EventsTab(QWidget):
     def _on_delegate_close_editor(self, *_args) -> None:
         if self._pending_refresh:
             QTimer.singleShot(0, self.refresh)
+
+    def _on_selection_changed(self, *_args) -> None:
+        self._update_state()
+
+    def _on_model_rows_changed(self, *_args) -> None:
+        self._update_state()
 
     def _update_state(self, *_args) -> None:
         user_id = self.model.user_id

@@ -62,9 +62,9 @@ class HistoryTab(QWidget):
         layout.addWidget(self.view, 1)
         layout.addWidget(self.message_label)
         self.revert_button.clicked.connect(self._on_revert_button_clicked)
-        self.view.selectionModel().selectionChanged.connect(self._update_state)
+        self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
-            signal.connect(self._update_state)
+            signal.connect(self._on_model_rows_changed)
         self._update_state()
 
     def set_user(self, user_id: str | None) -> None:
@@ -95,6 +95,12 @@ class HistoryTab(QWidget):
         self.message_label.hide()
         self.refresh()
         self.status_message.emit(self.tr("Reverted. Undo with Ctrl+Z."))
+
+    def _on_selection_changed(self, *_args) -> None:
+        self._update_state()
+
+    def _on_model_rows_changed(self, *_args) -> None:
+        self._update_state()
 
     def _update_state(self, *_args) -> None:
         rows = self.view.selectionModel().selectedRows()

@@ -98,7 +98,7 @@ class ProfileTab(QWidget):
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         for signal in (self.proxy.rowsInserted, self.proxy.rowsRemoved, self.proxy.modelReset,
                        self.proxy.layoutChanged, self.model.dataChanged):
-            signal.connect(self._update_state)
+            signal.connect(self._on_model_rows_changed)
         self._expiry_timer = QTimer(self)
         self._expiry_timer.setInterval(30_000)
         self._expiry_timer.timeout.connect(self._on_expiry_timer_timeout)
@@ -213,6 +213,9 @@ class ProfileTab(QWidget):
         self.message_label.setText(text)
         self.message_label.setStyleSheet("color: #d33;")
         self.message_label.show()
+
+    def _on_model_rows_changed(self, *_args) -> None:
+        self._update_state()
 
     def _update_state(self, *_args) -> None:
         has_user = self.model.user_id is not None

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
     QHBoxLayout,
@@ -89,16 +89,19 @@ class UsersPage(QWidget):
         self.content_box.toggled.connect(self._on_content_box_toggled)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.reloaded.connect(self._on_model_reloaded)
-        self.model.busy_changed.connect(self._update_count)
+        self.model.busy_changed.connect(self._on_model_busy_changed)
         self.model.failed.connect(self._on_model_failed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
-            signal.connect(self._update_count)
+            signal.connect(self._on_model_rows_changed)
         self.detail.status_message.connect(self.status_message)
         find = QAction(self.tr("Find user"), self)
         find.setShortcut(QKeySequence(QKeySequence.StandardKey.Find))
         find.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         find.triggered.connect(self._on_find_action_triggered)
         self.addAction(find)
+        open_user = QShortcut(QKeySequence(Qt.Key.Key_Return), self.view)
+        open_user.setContext(Qt.ShortcutContext.WidgetShortcut)
+        open_user.activated.connect(self._on_open_user_shortcut_activated)
         self.search_edit.installEventFilter(self)
         self._update_count()
 
@@ -192,6 +195,12 @@ class UsersPage(QWidget):
         self.model.set_search(self.search_edit.text(), self.content_box.isChecked())
         self._update_count()
 
+    def _on_open_user_shortcut_activated(self) -> None:
+        """Enter on a user: go to the open tab of the detail (Ctrl+F or a click comes back)."""
+        page = self.detail.tabs.currentWidget()
+        view = getattr(page, "view", None) or getattr(page, "text_view", None) or page
+        view.setFocus()
+
     def _on_find_action_triggered(self) -> None:
         self.search_edit.setFocus()
         self.search_edit.selectAll()
@@ -208,6 +217,12 @@ class UsersPage(QWidget):
                 self._select_row(0)
             return True
         return super().eventFilter(watched, event)
+
+    def _on_model_busy_changed(self, _busy: bool) -> None:
+        self._update_count()
+
+    def _on_model_rows_changed(self, *_args) -> None:
+        self._update_count()
 
     def _update_count(self, *_args) -> None:
         model = self.model
