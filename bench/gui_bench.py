@@ -18,7 +18,6 @@ Prints medians, the targets and PASS/FAIL, writes bench/out/gui_bench.json; exit
 from __future__ import annotations
 
 import argparse
-import http.client
 import json
 import os
 import random
@@ -26,7 +25,6 @@ import shutil
 import statistics
 import sys
 import tempfile
-import threading
 import time
 from pathlib import Path
 
@@ -37,16 +35,16 @@ sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 OUT = REPO / "bench" / "out"
 
-from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings, Qt, QTimer  # noqa: E402
+from PySide6.QtCore import QEvent, QEventLoop, QObject, QSettings  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
 import gui_data  # noqa: E402
+from gui_load import TOKEN, drive_writes, heartbeat_gaps  # noqa: E402
 from kiraos_desktop.core.engine import Engine  # noqa: E402
 
 TARGETS_MS = {"first_page": 1000.0, "search": 150.0, "open_user": 100.0, "stall": 100.0}
 FULL = (100_000, 1_000_000, 5_000_000)
 QUICK = (10_000, 100_000, 500_000)
-TOKEN = "gui-bench-token-0123456789"
 
 
 _PUMP: list = []
@@ -231,79 +229,6 @@ def measure_open_user(app: QApplication, window, user_ids: list[str]) -> tuple[l
 
 # ---- stall under API writes ---------------------------------------------------------------------
 
-def drive_writes(port: int, user_ids: list[str], rate: float, seconds: float, threads: int) -> dict:
-    """`threads` keep-alive connections, together `rate` memory_update requests/s for `seconds`."""
-    latencies: list[float] = []
-    errors = [0]
-    lock = threading.Lock()
-    start = time.perf_counter() + 0.05
-
-    def run(index: int) -> None:
-        rng = random.Random(index)
-        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-        headers = {"Authorization": f"Bearer {TOKEN}", "Content-Type": "application/json"}
-        n = 0
-        while True:
-            due = start + (n * threads + index) / rate
-            if due - start >= seconds:
-                break
-            delay = due - time.perf_counter()
-            if delay > 0:
-                time.sleep(delay)
-            uid = rng.choice(user_ids)
-            body = json.dumps({"user_id": uid, "arguments": {"operations": [
-                {"op": "set", "key": "城市", "value": rng.choice(gui_data.VALUES), "confidence": 0.9},
-                {"op": "event", "value": f"基准写入 {n}"}]}}, ensure_ascii=False).encode()
-            t = time.perf_counter()
-            try:
-                conn.request("POST", "/v1/tools/memory_update", body, headers)
-                reply = conn.getresponse()
-                reply.read()
-                ok = reply.status == 200
-            except OSError:
-                ok = False
-                conn.close()
-                conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            with lock:
-                latencies.append(time.perf_counter() - t)
-                errors[0] += 0 if ok else 1
-            n += 1
-        conn.close()
-
-    workers = [threading.Thread(target=run, args=(i,), daemon=True) for i in range(threads)]
-    for worker in workers:
-        worker.start()
-    for worker in workers:
-        worker.join()
-    elapsed = time.perf_counter() - start
-    latencies.sort()
-    return {"requests": len(latencies), "errors": errors[0], "rate": round(len(latencies) / elapsed, 1),
-            "p50_ms": ms(latencies[len(latencies) // 2]) if latencies else None,
-            "p99_ms": ms(latencies[int(len(latencies) * 0.99)]) if latencies else None}
-
-
-def heartbeat_gaps(app: QApplication, seconds: float, during=None) -> tuple[list[float], dict | None]:
-    """Gaps (ms) between ticks of a 10 ms precise QTimer on the GUI thread over `seconds`."""
-    ticks: list[float] = []
-    timer = QTimer()
-    timer.setTimerType(Qt.TimerType.PreciseTimer)
-    timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
-    box: dict = {}
-    worker = threading.Thread(target=lambda: box.update(result=during()), daemon=True) if during else None
-    loop = QEventLoop()
-    QTimer.singleShot(int(seconds * 1000), loop.quit)
-    timer.start()
-    if worker:
-        worker.start()
-    loop.exec()  # the GUI thread waits in its event loop like the running app
-    timer.stop()
-    if worker:
-        worker.join()
-    gaps = [ms(b - a) for a, b in zip(ticks, ticks[1:])]
-    return gaps, box.get("result")
-
-
 def measure_stall(app: QApplication, engine, server, window, seconds: float, rate: float, threads: int,
                   detach_picker: bool = False) -> dict:
     page = window.users_page
@@ -315,8 +240,8 @@ def measure_stall(app: QApplication, engine, server, window, seconds: float, rat
     others = [s.user_id for s in engine.store.list_users(offset=5000, limit=2000)]
     targets = first_page + others  # writes hit visible rows, the open user, and users off screen
     settle(app, 0.3)
-    idle_gaps, _ = heartbeat_gaps(app, 2.0)
-    gaps, load = heartbeat_gaps(app, seconds, lambda: drive_writes(server.bound_port, targets, rate, seconds,
+    idle_gaps, _ = heartbeat_gaps(2.0)
+    gaps, load = heartbeat_gaps(seconds, lambda: drive_writes(server.bound_port, targets, rate, seconds,
                                                                      threads))
     gaps.sort()
     server.stop()
