@@ -11,10 +11,12 @@ from urllib.parse import unquote_plus
 from kiraos_desktop.api.errors import dump_json
 from kiraos_desktop.api.schemas import MAX_USERS_PER_REQUEST
 from kiraos_desktop.api.routes_v1 import MAX_CHARS_LIMIT
+from kiraos_desktop.core.context import join_texts
 from kiraos_desktop.core.records import MAX_USER_ID_CHARS
 
 CONTEXT_PATH = "/v1/context"
 _MAX_REPLIES = 50_000
+_JSON_TYPE = (b"content-type", b"application/json")
 
 
 def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None] | None:
@@ -48,11 +50,15 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None] | None
 
 
 class ContextFastPath:
-    """Keeps the encoded reply next to the cached blocks it was made from (compared by identity)."""
+    """Keeps each encoded reply next to the cached blocks it was made from (compared by identity).
+
+    Entries hold only a few objects per user: the context cache of many users must not give the
+    garbage collector more to walk (a full collection would stall every request in flight).
+    """
 
     def __init__(self, context_builder):
         self._context = context_builder
-        self._replies: dict[tuple, tuple[tuple, list, bytes]] = {}
+        self._replies: dict[tuple, tuple[tuple, bytes]] = {}
 
     async def __call__(self, scope, send) -> int | None:
         """Send the reply and return its status, or return None to let the router answer."""
@@ -62,7 +68,7 @@ class ContextFastPath:
         if parsed is None:
             return None
         user_ids, max_chars = parsed
-        peek = self._context.peek
+        peek = self._context.peek_cached
         blocks = []
         for uid in user_ids:
             block = peek(uid, max_chars=max_chars)
@@ -72,16 +78,14 @@ class ContextFastPath:
         cache_key = (user_ids, max_chars)
         known = self._replies.get(cache_key)
         if known is not None and all(a is b for a, b in zip(known[0], blocks)):
-            headers, body = known[1], known[2]
+            body = known[1]
         else:
-            result = self._context.build_cached(list(user_ids), max_chars=max_chars)
-            if result is None:
-                return None
-            body = dump_json({"context": result.text, "users": result.users, "truncated": result.truncated})
-            headers = [(b"content-length", str(len(body)).encode("ascii")), (b"content-type", b"application/json")]
+            body = dump_json({"context": join_texts(b.text for b in blocks), "users": list(user_ids),
+                              "truncated": any(b.truncated for b in blocks)})
             if len(self._replies) >= _MAX_REPLIES:
                 self._replies.clear()
-            self._replies[cache_key] = (tuple(result.per_user), headers, body)
-        await send({"type": "http.response.start", "status": 200, "headers": headers})
+            self._replies[cache_key] = (tuple(blocks), body)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
         await send({"type": "http.response.body", "body": body})
         return 200

@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from kiraos_desktop.core.changes import ChangeEvent
 from kiraos_desktop.core.records import CATEGORIES, EventEntry, ProfileEntry
@@ -104,9 +104,39 @@ def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[E
     return UserContext(user_id, best, max_chars, tuple(items[:low]), tuple(items[low:]))
 
 
+def join_texts(texts) -> str:
+    """Several users' blocks in one text: one block per user, empty blocks left out."""
+    return "\n".join(text for text in texts if text)
+
+
 def _joined(user_ids: list[str], blocks: list[UserContext]) -> ContextResult:
-    text = "\n".join(b.text for b in blocks if b.text)
-    return ContextResult(text, list(user_ids), blocks)
+    return ContextResult(join_texts(b.text for b in blocks), list(user_ids), blocks)
+
+
+class CachedBlock(NamedTuple):
+    """A cached block in compact form: its items are plain tuples (kind, label, payload pairs), which the
+    garbage collector stops tracking, so a cache of many users adds no long collector pauses. The same
+    object is returned for as long as the cache holds it (callers may key derived data on it)."""
+
+    text: str
+    budget: int
+    kept: int
+    items: tuple
+    valid_until: str | None
+
+    @property
+    def truncated(self) -> bool:
+        return self.kept < len(self.items)
+
+    @classmethod
+    def of(cls, block: UserContext, valid_until: str | None) -> "CachedBlock":
+        # Payloads go in as tuples of pairs: a tuple holding a dict is never untracked.
+        items = tuple((i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped)
+        return cls(block.text, block.budget, len(block.kept), items, valid_until)
+
+    def block(self, user_id: str) -> UserContext:
+        items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in self.items)
+        return UserContext(user_id, self.text, self.budget, items[:self.kept], items[self.kept:])
 
 
 class ContextBuilder:
@@ -116,8 +146,8 @@ class ContextBuilder:
         self._store = store
         self._settings = settings_getter
         self._lock = threading.Lock()
-        # user id -> {(max_events, budget): (block, valid_until)}: a change drops one user in O(1).
-        self._cache: dict[str, dict[tuple[int, int], tuple[UserContext, str | None]]] = {}
+        # user id -> {(max_events, budget): CachedBlock}: a change drops one user in O(1).
+        self._cache: dict[str, dict[tuple[int, int], CachedBlock]] = {}
         # A block read from the database is cached only if nothing changed for its user meanwhile:
         # `_epoch` moves on changes of all users, `_changes[user]` on changes of that user.
         self._epoch = 0
@@ -143,15 +173,21 @@ class ContextBuilder:
         budget = settings.max_context_chars if max_chars is None else max_chars
         return events, budget
 
-    def peek(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext | None:
-        """The cached block when it is still exact, else None; never touches the database."""
+    def peek_cached(self, user_id: str, max_events: int | None = None,
+                    max_chars: int | None = None) -> CachedBlock | None:
+        """The cached block (compact) when it is still exact, else None; never touches the database."""
         variant = self._variant(max_events, max_chars)
         with self._lock:
             blocks = self._cache.get(user_id)
             hit = blocks.get(variant) if blocks else None
-        if hit is not None and (hit[1] is None or now_iso() < hit[1]):
-            return hit[0]
+        if hit is not None and (hit.valid_until is None or now_iso() < hit.valid_until):
+            return hit
         return None
+
+    def peek(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext | None:
+        """The cached block when it is still exact, else None; never touches the database."""
+        hit = self.peek_cached(user_id, max_events, max_chars)
+        return hit.block(user_id) if hit is not None else None
 
     def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext:
         variant = self._variant(max_events, max_chars)
@@ -161,16 +197,16 @@ class ContextBuilder:
             blocks = self._cache.get(user_id)
             hit = blocks.get(variant) if blocks else None
             seen = (self._epoch, self._changes.get(user_id, 0))
-        if hit is not None and (hit[1] is None or now < hit[1]):
-            return hit[0]
+        if hit is not None and (hit.valid_until is None or now < hit.valid_until):
+            return hit.block(user_id)
         profiles, event_rows = self._store.context_rows(user_id, events, now)
         block = render_user_block(user_id, profiles, event_rows, budget)
         # The block is exact until the earliest expiry among the entries it read.
         expiries = [parse_timestamp(p.expires_at) for p in profiles if p.expires_at]
-        valid_until = min(expiries).isoformat() if expiries else None
+        cached = CachedBlock.of(block, min(expiries).isoformat() if expiries else None)
         with self._lock:
             if seen == (self._epoch, self._changes.get(user_id, 0)):
-                self._cache.setdefault(user_id, {})[variant] = (block, valid_until)
+                self._cache.setdefault(user_id, {})[variant] = cached
         return block
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None) -> ContextResult:
@@ -190,4 +226,5 @@ class ContextBuilder:
         return _joined(user_ids, blocks)
 
     def block_text(self, user_id: str, max_events: int) -> str:
-        return self.user_block(user_id, max_events=max_events).text
+        hit = self.peek_cached(user_id, max_events=max_events)
+        return hit.text if hit is not None else self.user_block(user_id, max_events=max_events).text
