@@ -89,3 +89,31 @@ def heartbeat_gaps(seconds: float, during=None) -> tuple[list[float], dict | Non
         worker.join()
     gaps = [ms(b - a) for a, b in zip(ticks, ticks[1:])]
     return gaps, box.get("result")
+
+
+def drive_writes_in_process(port: int, user_ids: list[str], rate: float, seconds: float, threads: int) -> dict:
+    """drive_writes in a separate Python process, like a real bot host (no share of this process's GIL)."""
+    import subprocess
+    import sys
+    import tempfile
+    from pathlib import Path
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False, encoding="utf-8") as handle:
+        json.dump(user_ids, handle)
+    try:
+        done = subprocess.run([sys.executable, str(Path(__file__)), str(port), handle.name, str(rate), str(seconds),
+                               str(threads)], capture_output=True, text=True, timeout=seconds + 60)
+    finally:
+        Path(handle.name).unlink(missing_ok=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the write driver failed: {done.stderr.strip()[-500:]}")
+    return json.loads(done.stdout)
+
+
+if __name__ == "__main__":
+    import sys
+
+    port_arg, ids_file, rate_arg, seconds_arg, threads_arg = sys.argv[1:6]
+    with open(ids_file, encoding="utf-8") as source:
+        ids = json.load(source)
+    print(json.dumps(drive_writes(int(port_arg), ids, float(rate_arg), float(seconds_arg), int(threads_arg))))
