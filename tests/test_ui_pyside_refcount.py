@@ -5,7 +5,9 @@ in PySide6 6.12.0 returns None without taking a reference. Python 3.12+ has an i
 on 3.10/3.11 the count falls by one per call until the interpreter aborts with
 "Fatal Python error: none_dealloc: deallocating None" - after a few thousand calls, i.e. within
 minutes of a live window refreshing under API writes (bench/gui_bench.py hit it in its first run).
-6.11.3 is fine. The fix is a dependency pin, not code: PySide6-Essentials != 6.12.0 on Python < 3.12.
+6.11.3 is fine. pyproject.toml pins PySide6-Essentials < 6.12; this test fails when an environment
+does not honour the pin. (kiraos_desktop.ui.refcount_guard keeps True/False/None alive as a second
+line of defence, but it cannot protect the other objects such a build may lose references to.)
 """
 import sys
 
