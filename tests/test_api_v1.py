@@ -68,7 +68,7 @@ def test_context_uses_the_settings_budget(api, api_engine):
     ("", "user_id"), ("user_id=", "user_id"), ("user_id=%20%20", "user_id"), ("user_id=" + "x" * 257, "user_id"),
     ("user_id=u1&max_chars=-1", "max_chars"), ("user_id=u1&max_chars=abc", "max_chars"),
     ("user_id=u1&max_chars=1&max_chars=2", "max_chars"), ("user_id=u1&max_chars=99999999", "max_chars"),
-    ("user_id=u1&limit=3", "limit"), ("user_id=u1&token=x", "token"),
+    ("user_id=u1&limit=3", "limit"), ("user_id=u1&token=x", "token"), ("user_id=%FF", "query"),
     ("&".join(f"user_id=u{i}" for i in range(101)), "user_id"),
 ])
 def test_context_rejects_bad_queries(api, query, field):

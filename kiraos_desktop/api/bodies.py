@@ -93,7 +93,7 @@ def query_params(scope, allowed: frozenset[str], repeatable: frozenset[str] = fr
     if not raw:
         return result
     try:
-        pairs = parse_qsl(raw.decode("latin-1"), keep_blank_values=True, strict_parsing=False,
+        pairs = parse_qsl(raw.decode("utf-8"), keep_blank_values=True, strict_parsing=False,
                           encoding="utf-8", errors="strict")
     except UnicodeDecodeError:
         raise invalid("query", "the query string is not valid UTF-8") from None

@@ -49,8 +49,9 @@ def bind_socket(host: str, port: int) -> socket.socket:
         raise ApiStartError(f"cannot use {host!r} as the API host ({exc}); choose another host in Settings") from None
     sock = socket.socket(family, kind, proto)
     try:
-        if os.name == "nt":
-            sock.setsockopt(socket.SOL_SOCKET, getattr(socket, "SO_EXCLUSIVEADDRUSE", 0) or socket.SO_REUSEADDR, 1)
+        if os.name == "nt":  # SO_REUSEADDR would let Windows bind a port another program listens on
+            if hasattr(socket, "SO_EXCLUSIVEADDRUSE"):
+                sock.setsockopt(socket.SOL_SOCKET, socket.SO_EXCLUSIVEADDRUSE, 1)
         else:
             sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # no wait after a restart (TIME_WAIT)
         sock.bind(address)
