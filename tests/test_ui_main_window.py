@@ -132,6 +132,14 @@ def test_reopen_on_another_data_folder(qtbot, engine, tmp_path):
     qtbot.addWidget(window)
     assert str(tmp_path / "other") in window.db_status.text()
     assert window.users_page.model.row_at(0).user_id == "someone"
+    kira = tmp_path / "kira-data"
+    assert controller.reopen(kira_data=str(kira))  # companion: the plugin's db, our settings stay put
+    window = controller.window
+    qtbot.addWidget(window)
+    paths = controller.engine.paths
+    assert paths.companion and paths.db_path == (kira / "memory" / "kiraos.db").resolve()
+    assert paths.data_dir == (tmp_path / "other").resolve()
+    assert "companion" in window.windowTitle()
     window.close()
     controller.shutdown()
 
@@ -172,3 +180,43 @@ def test_screenshot_command_line_exits_0(tmp_path):
         width, height = struct.unpack(">II", handle.read(24)[16:24])
     assert height > 600  # not squeezed onto the offscreen platform's default 800x600 screen
     assert len(list(out.glob("*.png"))) >= 8
+
+
+def test_file_menu_backup_export_import_and_purge(qtbot, window, engine, tmp_path, monkeypatch):
+    from kiraos_desktop.ui import tasks
+
+    answers = ScriptedPrompts(confirm=True)
+    monkeypatch.setattr(tasks, "prompts", answers)
+    answers.save_path = str(tmp_path / "backup.db")
+    window.backup_action.trigger()
+    assert (tmp_path / "backup.db").stat().st_size > 0
+    answers.save_path = str(tmp_path / "all.json")
+    window.export_action.trigger()
+    assert '"u3"' in (tmp_path / "all.json").read_text(encoding="utf-8")
+    engine.store.clear_user("u3", actor="cli")
+    window.import_action.trigger()  # open_file answers the same path
+    assert engine.store.user_summary("u3").profile_count == 4
+    # Remove expired entries of everyone: off the GUI thread, one undoable step
+    engine.store.set_profile("u1", "旧", "x", actor="cli", expires_at="2000-01-01T00:00:00")
+    engine.store.set_profile("u2", "旧", "y", actor="cli", expires_at="2000-01-01T00:00:00")
+    before = snapshot(engine.store.path)
+    window._prompts.answer = True
+    window.purge_action.trigger()
+    assert engine.store.get_profile("u1", "旧") is None and engine.store.get_profile("u2", "旧") is None
+    window.undo_action.trigger()
+    assert snapshot(engine.store.path) == before
+
+
+def test_open_kira_data_asks_when_the_folder_has_no_database(qtbot, window, tmp_path):
+    requests = []
+    window.reopen_requested.connect(requests.append)
+    empty = tmp_path / "not-kira"
+    empty.mkdir()
+    window._prompts.folder_path = str(empty)
+    window._prompts.answer = False
+    window.open_kira_action.trigger()
+    assert requests == [] and "memory/kiraos.db" in window._prompts.asked[-1][1]
+    (empty / "memory").mkdir()
+    (empty / "memory" / "kiraos.db").write_bytes(b"")
+    window.open_kira_action.trigger()
+    assert requests == [{"kira_data": str(empty)}]
