@@ -120,7 +120,8 @@ def test_bad_api_options_still_open_the_window(qtbot, engine, tmp_path):
     controller.shutdown()
 
 
-def test_reopen_on_another_data_folder(qtbot, engine, tmp_path):
+def test_reopen_on_another_data_folder(qtbot, engine, tmp_path, monkeypatch):
+    monkeypatch.setenv("KIRAOS_DATA_DIR", str(tmp_path / "default-data"))
     other = open_engine(tmp_path / "other")
     other.store.set_profile("someone", "k", "v", actor="cli")
     other.close()
@@ -133,12 +134,12 @@ def test_reopen_on_another_data_folder(qtbot, engine, tmp_path):
     assert str(tmp_path / "other") in window.db_status.text()
     assert window.users_page.model.row_at(0).user_id == "someone"
     kira = tmp_path / "kira-data"
-    assert controller.reopen(kira_data=str(kira))  # companion: the plugin's db, our settings stay put
+    assert controller.reopen(kira_data=str(kira))  # companion: the plugin's db, our default settings folder
     window = controller.window
     qtbot.addWidget(window)
     paths = controller.engine.paths
     assert paths.companion and paths.db_path == (kira / "memory" / "kiraos.db").resolve()
-    assert paths.data_dir == (tmp_path / "other").resolve()
+    assert paths.data_dir == (tmp_path / "default-data").resolve()
     assert "companion" in window.windowTitle()
     window.close()
     controller.shutdown()

@@ -96,8 +96,8 @@ class AppController(QObject):
         from kiraos_desktop.core.engine import Engine
         from kiraos_desktop.core.settings import SettingsError
 
-        if kira_data and not data_dir:
-            data_dir = str(self.engine.paths.data_dir)  # companion data, our settings and token stay put
+        # --kira-data semantics: the plugin's db and skills; our settings and token in the default data
+        # folder (or $KIRAOS_DATA_DIR), exactly as `kiraos-desktop --kira-data D` would start.
         try:
             new_engine = Engine.open(data_dir=data_dir, kira_data=kira_data)
         except (SettingsError, ValueError, OSError) as exc:
