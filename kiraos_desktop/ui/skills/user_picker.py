@@ -1,6 +1,8 @@
 """User picker of the preview: search the store's users, choose whose memory fills `<context>`."""
 from __future__ import annotations
 
+import threading
+
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
 
@@ -94,6 +96,13 @@ class UserPicker(QWidget):
         self._unsubscribe = store.changes.subscribe(self._on_store_event)
         self.destroyed.connect(self._unsubscribe)
         self._current = ""
+        # Writes can arrive hundreds of times a second: one queued emit per burst, one reload per
+        # half second at most.
+        self._store_pending = threading.Event()
+        self._store_timer = QTimer(self)
+        self._store_timer.setSingleShot(True)
+        self._store_timer.setInterval(500)
+        self._store_timer.timeout.connect(self._on_store_timer_timeout)
         self.model.refresh()
 
     def detach(self) -> None:
@@ -152,11 +161,19 @@ class UserPicker(QWidget):
         self._select(self.model.user_id(row) if row >= 0 else "")
 
     def _on_store_event(self, _event) -> None:
+        if self._store_pending.is_set():
+            return  # a queued notification is already on its way
+        self._store_pending.set()
         try:
             self._storeChanged.emit()  # writer's thread: only emit, Qt queues the slot
         except RuntimeError:
             pass  # the widget is being destroyed
 
     def _on_store_changed(self) -> None:
+        self._store_pending.clear()
+        if not self._store_timer.isActive():
+            self._store_timer.start()
+
+    def _on_store_timer_timeout(self) -> None:
         self._reload()
         self.memoryChanged.emit()
