@@ -40,7 +40,7 @@ class MemoryTools:
                 text, applied = self._apply(batch, user_id, op)
                 results.append(text)
                 done += applied
-        live = self._store.get_profiles(user_id, include_expired=False)
+            live = batch.live_profiles(user_id)
         summary = [f"{sanitize(p.key)}={sanitize(p.value)}" for p in live[:SUMMARY_ITEMS]]
         return template("memory_update.j2").render(
             done=done, results=results, summary=summary, more=max(0, len(live) - SUMMARY_ITEMS))
@@ -83,16 +83,14 @@ class MemoryTools:
                 expires_at = to_iso(datetime.fromisoformat(batch.now) + parse_ttl(ttl))
             except TTLError:
                 return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
-        existed = batch.profile(user_id, key.strip())
-        is_update = existed is not None and not existed.is_expired(batch.now)
         try:
-            entry = batch.set_profile(user_id, key, value, category=category,
-                                      confidence=op.get("confidence", 0.5), expires_at=expires_at)
+            entry, before = batch.upsert_profile(user_id, key, value, category=category,
+                                                 confidence=op.get("confidence", 0.5), expires_at=expires_at)
         except LimitError:
             return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
         except ValidationError as exc:
             return f"skip: set {label}: {_FIELD_REASONS.get(exc.field, sanitize(exc.message))}", 0
-        verb = "updated" if is_update else "set"
+        verb = "updated" if before is not None and not before.is_expired(batch.now) else "set"
         text = f"{verb} {sanitize(entry.key)}={sanitize(entry.value)} [{entry.category}]"
         if expires_at:
             text += f" (expires: {sanitize(ttl)})"

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 from kiraos_desktop.core.timeutil import normalize_expiry, parse_timestamp
@@ -53,7 +53,9 @@ class ProfileEntry:
             return False  # unparseable expiry: SQLite's datetime() gives NULL, treated as not expired
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        # Explicit rather than dataclasses.asdict, which deep-copies and is slow on the write path.
+        return {"user_id": self.user_id, "key": self.key, "value": self.value, "updated_at": self.updated_at,
+                "confidence": self.confidence, "category": self.category, "expires_at": self.expires_at}
 
 
 @dataclass(frozen=True)
@@ -64,7 +66,7 @@ class EventEntry:
     created_at: str | None
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        return {"id": self.id, "user_id": self.user_id, "summary": self.summary, "created_at": self.created_at}
 
 
 @dataclass(frozen=True)

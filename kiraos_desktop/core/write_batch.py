@@ -39,7 +39,8 @@ class WriteBatch:
 
         self._store = store
         self._profile_from_row = profile_from_row
-        self._sql = store.writer.execute_sql
+        # The raw connection: peewee's execute_sql wrapper costs more than the statements here.
+        self._sql = store.writer.connection().execute
         self.actor = actor
         self.now = now_iso()
         self._touched: dict[str, str] = {}
@@ -75,6 +76,12 @@ class WriteBatch:
     def set_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
                     expires_at: Any = None, enforce_limit: bool = True) -> ProfileEntry:
         """Insert or update one entry; returns the new entry. Raises ValidationError or LimitError."""
+        return self.upsert_profile(user_id, key, value, confidence=confidence, category=category,
+                                   expires_at=expires_at, enforce_limit=enforce_limit)[0]
+
+    def upsert_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
+                       expires_at: Any = None, enforce_limit: bool = True) -> tuple[ProfileEntry, ProfileEntry | None]:
+        """set_profile that also returns the entry it replaced (None when the key was new)."""
         user_id, key = check_user_id(user_id), check_key(key)
         value, confidence = check_value(value), check_confidence(confidence)
         category, expires_at = check_category(category), check_expiry(expires_at)
@@ -87,7 +94,14 @@ class WriteBatch:
         after = ProfileEntry(user_id, key, value, self.now, confidence, category, expires_at)
         self.put_profile(after)
         self.audit(user_id, "profile_set", key, before and before.to_dict(), after.to_dict())
-        return after
+        return after, before
+
+    def live_profiles(self, user_id: str) -> list[ProfileEntry]:
+        """Unexpired entries as this transaction sees them, in display order."""
+        from kiraos_desktop.core.store import sort_profiles
+
+        rows = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
+        return sort_profiles(self._profile_from_row(r) for r in rows)
 
     def put_profile(self, entry: ProfileEntry) -> None:
         """Store an entry as given, without audit or limit (bulk import, restore)."""
@@ -141,6 +155,9 @@ class WriteBatch:
         keep = self._store.max_event_keep
         if not keep:
             return 0
+        counted = self._sql("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
+        if counted is not None and counted[0] <= keep:
+            return 0  # the trigger-kept count is exact, so the common case costs one key lookup
         rows = self._sql("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ? "
                          "ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?", (user_id, keep)).fetchall()
         if not rows:

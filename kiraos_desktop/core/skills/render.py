@@ -67,7 +67,9 @@ def validate_arguments(schema: dict, arguments: Any) -> None:
     if not isinstance(arguments, dict):
         raise SkillArgumentError("arguments", "arguments must be a JSON object")
     try:
-        validator = schema_validator_class(schema)(schema)
+        validator = _validator(schema)
+        if validator.is_valid(arguments):
+            return
         failure = js_exceptions.best_match(validator.iter_errors(arguments))
     except js_exceptions.SchemaError as exc:
         raise SkillRenderError("parameters", f"the parameter schema is invalid: {exc.message}") from exc
@@ -75,6 +77,20 @@ def validate_arguments(schema: dict, arguments: Any) -> None:
         raise SkillRenderError("parameters", f"the parameter schema cannot be used: {exc}") from exc
     if failure is not None:
         raise SkillArgumentError(error_field(failure), failure.message)
+
+
+_VALIDATORS: dict[str, Any] = {}
+
+
+def _validator(schema: dict):
+    """A validator per distinct schema, reused: building one costs more than validating."""
+    key = json.dumps(schema, sort_keys=True, default=str)
+    validator = _VALIDATORS.get(key)
+    if validator is None:
+        if len(_VALIDATORS) > 256:
+            _VALIDATORS.clear()
+        validator = _VALIDATORS[key] = schema_validator_class(schema)(schema)
+    return validator
 
 
 def error_field(err: js_exceptions.ValidationError) -> str:
