@@ -43,7 +43,7 @@ class Engine:
             save_settings(paths.settings_file, settings)
         self.skills = SkillRouter(paths.skills_dir, disabled=settings.disabled_skills)
         self.tools = ToolRegistry(self.memory_tools, self.skills, self.context.block_text)
-        self._watcher = ExternalChangeWatcher(self.store.poll_external_change)
+        self._watcher = ExternalChangeWatcher(self._on_watch_tick)
 
     @classmethod
     def open(cls, data_dir=None, kira_data=None, db=None, skills_dir=None, install_examples: bool = True) -> "Engine":
@@ -92,6 +92,10 @@ class Engine:
         return token
 
     # ---- lifecycle -----------------------------------------------------------------------
+
+    def _on_watch_tick(self) -> None:
+        self.store.poll_external_change()
+        self.store.checkpoint()
 
     def start_watching(self) -> None:
         self._watcher.start()
