@@ -190,28 +190,3 @@ def test_concurrent_threads_lose_nothing(store):
     assert errors == []
     assert store.stats().total_profiles == 400 and store.stats().total_events == 400
 
-
-def test_group_commit_isolates_failures_and_publishes_after_commit(store):
-    seen: list[ChangeEvent] = []
-    store.changes.subscribe(seen.append)
-    with store.group():
-        store.set_profile("a", "k", "1", actor="api")
-        with pytest.raises(ValidationError):
-            with store.batch("api") as batch:
-                batch.set_profile("b", "k", "2")
-                batch.set_profile("b", "bad", "x", confidence=7)  # fails: only this batch is undone
-        store.add_event("c", "e", actor="tool")
-        assert seen == []  # nothing is published before the group commits
-    assert store.get_profile("a", "k").value == "1" and store.get_profile("b", "k") is None
-    assert [e.summary for e in store.get_events("c")] == ["e"]
-    assert seen == [ChangeEvent("a", "profile_set", "api"), ChangeEvent("c", "event_add", "tool")]
-
-
-def test_a_failed_group_commits_nothing(store):
-    with pytest.raises(RuntimeError):
-        with store.group():
-            store.set_profile("a", "k", "1", actor="api")
-            raise RuntimeError("crash before commit")
-    assert store.get_profile("a", "k") is None
-    store.set_profile("a", "k", "2", actor="api")  # the store is usable afterwards
-    assert store.get_profile("a", "k").value == "2"

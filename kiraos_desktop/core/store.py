@@ -74,8 +74,6 @@ class MemoryStore:
         self.reader = peewee.SqliteDatabase(
             str(self.path), pragmas=[("busy_timeout", BUSY_TIMEOUT_S * 1000)] + CACHE_PRAGMAS, **common)
         self._write_lock = threading.RLock()
-        # Events of an open group() transaction; only the thread holding the write lock sees it set.
-        self._group_events: list[ChangeEvent] | None = None
         with self._write_lock:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
@@ -92,47 +90,15 @@ class MemoryStore:
 
     @contextmanager
     def batch(self, actor: str) -> Iterator[WriteBatch]:
-        """One transaction; change events are published after it commits, never on rollback.
-
-        Inside `group()` on the same thread, a batch is a savepoint of the group's transaction:
-        its failure undoes only its own writes, and its events wait for the group's commit.
-        """
+        """One transaction; change events are published after it commits, never on rollback."""
         with self._write_lock:
             if self.writer.is_closed():
                 self.writer.connect()
             batch = WriteBatch(self, actor)
-            pending = self._group_events
-            with self.writer.atomic():  # a savepoint when a group's transaction is open
+            with self.writer.atomic():
                 yield batch
-            events = [ChangeEvent(user_id, action, actor) for user_id, action in batch.touched()]
-            if pending is not None:
-                pending.extend(events)
-                return
-        for event in events:
-            self.changes.publish(event)
-
-    @contextmanager
-    def group(self) -> Iterator[None]:
-        """Group commit: the batches opened inside share one transaction and one commit.
-
-        For a writer that drains a queue of independent writes (the API): a commit costs as much
-        as the writes themselves, so several writes per commit nearly double throughput. Callers
-        acknowledge each write only after this block has exited (committed).
-        """
-        with self._write_lock:
-            if self._group_events is not None:
-                raise RuntimeError("write groups do not nest")
-            if self.writer.is_closed():
-                self.writer.connect()
-            self._group_events = []
-            try:
-                with self.writer.atomic():
-                    yield
-                events = self._group_events
-            finally:
-                self._group_events = None
-        for event in events:
-            self.changes.publish(event)
+        for user_id, action in batch.touched():
+            self.changes.publish(ChangeEvent(user_id, action, actor))
 
     def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
                     category: str = "basic", expires_at: str | None = None) -> ProfileEntry:
