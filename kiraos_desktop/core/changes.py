@@ -8,9 +8,6 @@ from typing import Callable
 
 log = logging.getLogger(__name__)
 
-ACTORS = ("tool", "api", "gui", "cli", "import", "external")
-
-
 @dataclass(frozen=True)
 class ChangeEvent:
     user_id: str | None  # None: any user may have changed (another process, bulk work)

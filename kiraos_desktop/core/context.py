@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from datetime import datetime
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Callable, NamedTuple
 

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import logging
 import threading
-from pathlib import Path
 from typing import Callable
 
 from kiraos_desktop.core.context import ContextBuilder
@@ -103,8 +102,3 @@ class Engine:
     def close(self) -> None:
         self._watcher.stop()
         self.store.close()
-
-
-def open_engine_at(data_dir: Path) -> Engine:
-    """Convenience for tests and scripts: a standalone engine on one data dir."""
-    return Engine.open(data_dir=data_dir)

@@ -13,12 +13,6 @@ REVERTIBLE = ("profile_set", "profile_delete", "event_add", "event_update", "eve
               "event_trim", "user_clear", "purge_expired")
 
 
-def describe(action: str, target: str | None) -> str:
-    """A short English phrase for a change, for logs and feeds (the UI translates its own)."""
-    subject = f" {target}" if target else ""
-    return f"{action.replace('_', ' ')}{subject}"
-
-
 def _restore_snapshot(batch: "WriteBatch", snapshot: dict) -> None:
     for profile in snapshot.get("profiles", []):
         batch.restore_profile(profile)

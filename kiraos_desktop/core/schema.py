@@ -142,10 +142,3 @@ def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
             (str(SCHEMA_VERSION),),
         )
     return done
-
-
-def rebuild_summary(db: peewee.SqliteDatabase) -> None:
-    """Recount every user; used after bulk work done with the triggers' help unavailable."""
-    with db.atomic():
-        db.execute_sql("DELETE FROM user_summary")
-        db.execute_sql(_REBUILD_SUMMARY)

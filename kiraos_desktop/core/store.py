@@ -110,10 +110,6 @@ class MemoryStore:
         with self.batch(actor) as batch:
             return batch.delete_profile(user_id, key)
 
-    def delete_profiles(self, user_id: str, keys: list[str], *, actor: str) -> int:
-        with self.batch(actor) as batch:
-            return sum(1 for key in keys if batch.delete_profile(user_id, key))
-
     def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None) -> int:
         with self.batch(actor) as batch:
             return batch.add_event(user_id, summary, created_at=created_at)
@@ -235,11 +231,6 @@ class MemoryStore:
                 "ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, max_events))]
         cursor.close()
         return sort_profiles(profiles), events
-
-    def next_expiry(self, user_id: str, now: str) -> str | None:
-        rows = self._rows(f"SELECT min(expires_at) FROM user_profiles WHERE user_id = ? AND expires_at IS NOT NULL "
-                          f"AND {LIVE_CONDITION}", (user_id, now))
-        return rows[0][0] if rows else None
 
     def list_changes(self, user_id: str | None = None, limit: int = 100,
                      before_id: int | None = None) -> list[ChangeRecord]:

@@ -16,10 +16,6 @@ class TTLError(ValueError):
     pass
 
 
-def now() -> datetime:
-    return datetime.now()
-
-
 def to_iso(moment: datetime) -> str:
     """The plugin stores naive local time as datetime.isoformat()."""
     return moment.isoformat()
