@@ -68,7 +68,7 @@ def _check_about(engine, window, app) -> int:
     """The About dialog opens, and every bundled component's version and license come from its metadata."""
     from kiraos_desktop.ui.about_dialog import AboutDialog, bundled_licenses
 
-    dialog = AboutDialog(engine, window)
+    dialog = AboutDialog(engine.paths, window)
     dialog.show()
     _settle(app, 0.05)
     rows = dialog.license_model.rowCount()

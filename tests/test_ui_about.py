@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLabel
 
 import kiraos_desktop
 from kiraos_desktop.core.engine import Engine
+from kiraos_desktop.core.paths import DataPaths
 from kiraos_desktop.ui import about_dialog
 from kiraos_desktop.ui.about_dialog import AboutDialog, bundled_licenses, declared_license
 
@@ -25,7 +26,7 @@ def label(dialog, name):
 
 
 def test_shows_version_and_paths(qtbot, engine):
-    dialog = AboutDialog(engine)
+    dialog = AboutDialog(engine.paths)
     qtbot.addWidget(dialog)
     assert kiraos_desktop.__version__ in label(dialog, "aboutTitle")
     assert label(dialog, "dataDir") == str(engine.paths.data_dir)
@@ -35,12 +36,39 @@ def test_shows_version_and_paths(qtbot, engine):
     assert label(dialog, "mode") == "standalone"
 
 
+def test_shows_logs_folder_and_token_file_but_not_the_token(qtbot, engine):
+    token = engine.api_token  # written to the token file on first use
+    assert engine.paths.token_file.read_text(encoding="utf-8").strip() == token
+    dialog = AboutDialog(engine.paths)
+    qtbot.addWidget(dialog)
+    assert label(dialog, "logsDir") == str(engine.paths.data_dir / "logs")
+    assert label(dialog, "tokenFile") == str(engine.paths.data_dir / "api-token")
+    for name in ("logsDir", "tokenFile"):
+        field = dialog.findChild(QLabel, name)
+        assert field.textInteractionFlags() & Qt.TextInteractionFlag.TextSelectableByMouse  # as the other paths
+    texts = [widget.text() for widget in dialog.findChildren(QLabel)]
+    texts += [widget.toolTip() for widget in dialog.findChildren(QLabel)]
+    assert not any(token in text for text in texts)
+
+
+def test_takes_the_paths_alone(qtbot, tmp_path):
+    root = tmp_path / "somewhere"
+    paths = DataPaths(root, tmp_path / "db" / "kiraos.db", tmp_path / "my-skills")
+    dialog = AboutDialog(paths)
+    qtbot.addWidget(dialog)
+    assert label(dialog, "database") == str(tmp_path / "db" / "kiraos.db")
+    assert label(dialog, "skillsDir") == str(tmp_path / "my-skills")
+    assert label(dialog, "logsDir") == str(root / "logs")
+    assert label(dialog, "tokenFile") == str(root / "api-token")
+    assert label(dialog, "backupsDir") == str(root / "backups")
+
+
 def test_companion_mode_is_named(qtbot, tmp_path, monkeypatch):
     (tmp_path / "kira" / "memory").mkdir(parents=True)
     monkeypatch.setenv("KIRAOS_DATA_DIR", str(tmp_path / "own"))
     eng = Engine.open(kira_data=tmp_path / "kira")
     try:
-        dialog = AboutDialog(eng)
+        dialog = AboutDialog(eng.paths)
         qtbot.addWidget(dialog)
         assert "companion" in label(dialog, "mode")
         assert label(dialog, "database") == str((tmp_path / "kira" / "memory" / "kiraos.db").resolve())
@@ -59,7 +87,7 @@ def test_licenses_come_from_the_installed_metadata(qtbot, engine, qtmodeltester)
         assert info.verified, info
         assert info.version
     assert infos["peewee"].version == metadata.version("peewee")
-    dialog = AboutDialog(engine)
+    dialog = AboutDialog(engine.paths)
     qtbot.addWidget(dialog)
     model = dialog.license_model
     qtmodeltester.check(model)
@@ -75,7 +103,7 @@ def test_missing_metadata_is_marked_not_verified(qtbot, engine, monkeypatch):
     monkeypatch.setattr(about_dialog.metadata, "distribution", missing)
     infos = bundled_licenses()
     assert infos and not any(info.verified for info in infos)
-    dialog = AboutDialog(engine)
+    dialog = AboutDialog(engine.paths)
     qtbot.addWidget(dialog)
     model = dialog.license_model
     peewee_row = [r for r in range(model.rowCount()) if model.index(r, 0).data() == "peewee"][0]

@@ -221,3 +221,20 @@ def test_open_kira_data_asks_when_the_folder_has_no_database(qtbot, window, tmp_
     (empty / "memory" / "kiraos.db").write_bytes(b"")
     window.open_kira_action.trigger()
     assert requests == [{"kira_data": str(empty)}]
+
+
+def test_help_about_opens_the_dialog_on_the_engine_paths(qtbot, window, engine, monkeypatch):
+    from PySide6.QtWidgets import QLabel
+
+    from kiraos_desktop.ui.about_dialog import AboutDialog
+
+    shown = []
+
+    def record(dialog):
+        shown.append({name: dialog.findChild(QLabel, name).text() for name in ("database", "logsDir", "tokenFile")})
+        return 0
+
+    monkeypatch.setattr(AboutDialog, "exec", record)
+    window.about_action.trigger()
+    assert shown == [{"database": str(engine.paths.db_path), "logsDir": str(engine.paths.logs_dir),
+                      "tokenFile": str(engine.paths.token_file)}]

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
 )
 
 import kiraos_desktop
+from kiraos_desktop.core.paths import DataPaths
 
 # (shown name, distribution names to try, the license we expect)
 COMPONENTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
@@ -163,12 +164,12 @@ class LicenseModel(QAbstractTableModel):
 
 
 class AboutDialog(QDialog):
-    """Help > About. Construct with `AboutDialog(engine, parent)` and `exec()`.
+    """Help > About. Construct with `AboutDialog(engine.paths, parent)` and `exec()`.
 
-    Uses only `engine.paths` (data folder, database, skills folder, settings file, backups).
+    Shows the paths of `paths` (data folder, database, skills, settings, backups, logs, API token file).
     """
 
-    def __init__(self, engine, parent: QWidget | None = None):
+    def __init__(self, paths: DataPaths, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(self.tr("About KiraOS Desktop"))
         self.setMinimumWidth(620)
@@ -186,7 +187,6 @@ class AboutDialog(QDialog):
                                  "plugin.\nRunning on Python {0}, Qt {1}.").format(platform.python_version(), qVersion()))
         layout.addWidget(summary)
 
-        paths = engine.paths
         box = QGroupBox(self.tr("Data"))
         form = QFormLayout(box)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
@@ -196,10 +196,15 @@ class AboutDialog(QDialog):
                 (self.tr("Database:"), str(paths.db_path), "database"),
                 (self.tr("Skills folder:"), str(paths.skills_dir), "skillsDir"),
                 (self.tr("Settings file:"), str(paths.settings_file), "settingsFile"),
-                (self.tr("Backups:"), str(paths.backups_dir), "backupsDir"))
+                (self.tr("Backups:"), str(paths.backups_dir), "backupsDir"),
+                (self.tr("Logs folder:"), str(paths.logs_dir), "logsDir"),
+                (self.tr("API token file:"), str(paths.token_file), "tokenFile"))
         for label, value, name in rows:
             field = QLabel(value)
             field.setObjectName(name)
+            if name == "tokenFile":
+                field.setToolTip(self.tr("The file that holds the API's bearer token when none is set in the "
+                                         "settings. The API page shows and copies the token."))
             field.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
             form.addRow(label, field)
         layout.addWidget(box)

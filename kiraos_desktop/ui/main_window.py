@@ -261,7 +261,7 @@ class MainWindow(QMainWindow):
     def _on_about_action_triggered(self) -> None:
         from kiraos_desktop.ui.about_dialog import AboutDialog
 
-        AboutDialog(self._engine, self).exec()
+        AboutDialog(self._engine.paths, self).exec()
 
     def _on_engine_settings_changed(self, old, new) -> None:
         """Limits apply at once (engine); the API restarts when its host, port or token changed."""
