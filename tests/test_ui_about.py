@@ -1,4 +1,8 @@
 """About dialog: version, data paths, and licenses read from the installed package metadata."""
+import platform
+import sqlite3
+import ssl
+import sys
 from importlib import metadata
 
 import pytest
@@ -9,7 +13,7 @@ import kiraos_desktop
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.paths import DataPaths
 from kiraos_desktop.ui import about_dialog
-from kiraos_desktop.ui.about_dialog import AboutDialog, bundled_licenses, declared_license
+from kiraos_desktop.ui.about_dialog import AboutDialog, bundled_icu_version, bundled_licenses, declared_license
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -102,13 +106,81 @@ def test_missing_metadata_is_marked_not_verified(qtbot, engine, monkeypatch):
         raise metadata.PackageNotFoundError(name)
     monkeypatch.setattr(about_dialog.metadata, "distribution", missing)
     infos = bundled_licenses()
-    assert infos and not any(info.verified for info in infos)
+    packages = [info for info in infos if not info.native]
+    assert packages and not any(info.verified for info in packages)
     dialog = AboutDialog(engine.paths)
     qtbot.addWidget(dialog)
     model = dialog.license_model
     peewee_row = [r for r in range(model.rowCount()) if model.index(r, 0).data() == "peewee"][0]
     assert model.index(peewee_row, 2).data() == "MIT (not verified)"
     assert model.index(peewee_row, 1).data() == "not installed"
+
+
+# Installed with the app's own dependencies and imported when the API starts (jsonschema, starlette, uvicorn).
+DEPENDENCIES = {
+    "AnyIO": ("anyio", "MIT"),
+    "idna": ("idna", "BSD-3-Clause"),
+    "h11": ("h11", "MIT"),
+    "Click": ("click", "BSD-3-Clause"),
+    "attrs": ("attrs", "MIT"),
+    "referencing": ("referencing", "MIT"),
+    "rpds-py": ("rpds-py", "MIT"),
+    "jsonschema-specifications": ("jsonschema-specifications", "MIT"),
+    "typing_extensions": ("typing_extensions", "PSF-2.0"),
+}
+
+
+@pytest.mark.parametrize("component", sorted(DEPENDENCIES))
+def test_lists_the_packages_pulled_in_by_the_direct_dependencies(component):
+    dist, expected = DEPENDENCIES[component]
+    infos = {info.component: info for info in bundled_licenses()}
+    assert component in infos
+    info = infos[component]
+    assert info.verified and not info.native
+    assert info.version == metadata.version(dist)
+    assert info.license == expected
+
+
+def test_lists_the_native_libraries_with_their_runtime_versions(qtbot, engine):
+    infos = {info.component: info for info in bundled_licenses()}
+    assert infos["Python"].version == platform.python_version()
+    assert infos["Python"].license == "PSF-2.0"
+    assert infos["OpenSSL"].version and infos["OpenSSL"].version in ssl.OPENSSL_VERSION
+    assert infos["OpenSSL"].license == ("Apache-2.0" if ssl.OPENSSL_VERSION_INFO[0] >= 3 else "OpenSSL AND SSLeay")
+    assert infos["SQLite"].version == sqlite3.sqlite_version
+    assert infos["SQLite"].license == "Public domain"
+    if sys.platform.startswith("linux"):  # the Linux PySide6 wheels ship Qt's own ICU
+        assert infos["ICU"].version.isdigit()
+        assert infos["ICU"].license in ("Unicode-DFS-2016", "Unicode-3.0")
+    for name in ("Python", "OpenSSL", "SQLite"):
+        assert infos[name].native and infos[name].verified
+    dialog = AboutDialog(engine.paths)
+    qtbot.addWidget(dialog)
+    model = dialog.license_model
+    row = [r for r in range(model.rowCount()) if model.index(r, 0).data() == "SQLite"][0]
+    assert model.index(row, 2).data() == "Public domain"  # no "(not verified)"
+    assert "sqlite3.sqlite_version" in model.index(row, 2).data(Qt.ItemDataRole.ToolTipRole)
+
+
+def test_icu_is_found_by_the_file_name_of_the_qt_copy(tmp_path):
+    assert bundled_icu_version([tmp_path]) is None  # Qt uses the system's ICU: nothing bundled to list
+    (tmp_path / "libicudata.so.74").write_bytes(b"")
+    assert bundled_icu_version([tmp_path]) is None
+    (tmp_path / "libicuuc.so.74").write_bytes(b"")
+    assert bundled_icu_version([tmp_path]) == "74"
+    windows = tmp_path / "win"
+    windows.mkdir()
+    (windows / "icuuc72.dll").write_bytes(b"")
+    assert bundled_icu_version([windows]) == "72"
+
+
+def test_icu_license_follows_its_version(monkeypatch):
+    monkeypatch.setattr(about_dialog, "bundled_icu_version", lambda: "74")
+    assert {i.component: i for i in about_dialog.native_licenses()}["ICU"].license == "Unicode-3.0"
+    monkeypatch.setattr(about_dialog, "bundled_icu_version", lambda: "73")
+    assert {i.component: i for i in about_dialog.native_licenses()}["ICU"].license == "Unicode-DFS-2016"
+    monkeypatch.setattr(about_dialog, "bundled_icu_version", lambda: None)
+    assert "ICU" not in {i.component for i in about_dialog.native_licenses()}
 
 
 class FakeDist:

@@ -5,9 +5,19 @@ import platform
 import re
 from dataclasses import dataclass
 from importlib import metadata
+from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt, qVersion
+import PySide6
+from PySide6.QtCore import (
+    QAbstractTableModel,
+    QCoreApplication,
+    QLibraryInfo,
+    QModelIndex,
+    QObject,
+    Qt,
+    qVersion,
+)
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -31,11 +41,20 @@ COMPONENTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("Jinja2", ("Jinja2", "jinja2"), "BSD-3-Clause"),
     ("MarkupSafe", ("MarkupSafe", "markupsafe"), "BSD-3-Clause"),
     ("Starlette", ("starlette",), "BSD-3-Clause"),
+    ("AnyIO", ("anyio",), "MIT"),
+    ("idna", ("idna",), "BSD-3-Clause"),
     ("uvicorn", ("uvicorn",), "BSD-3-Clause"),
-    ("jsonschema", ("jsonschema",), "MIT"),
-    ("platformdirs", ("platformdirs",), "MIT"),
+    ("h11", ("h11",), "MIT"),
+    ("Click", ("click",), "BSD-3-Clause"),
     ("httptools", ("httptools",), "MIT"),
     ("uvloop", ("uvloop",), "MIT OR Apache-2.0"),
+    ("jsonschema", ("jsonschema",), "MIT"),
+    ("jsonschema-specifications", ("jsonschema-specifications", "jsonschema_specifications"), "MIT"),
+    ("referencing", ("referencing",), "MIT"),
+    ("rpds-py", ("rpds-py", "rpds_py"), "MIT"),
+    ("attrs", ("attrs",), "MIT"),
+    ("typing_extensions", ("typing_extensions", "typing-extensions"), "PSF-2.0"),
+    ("platformdirs", ("platformdirs",), "MIT"),
 )
 
 # Recognisable first lines of license texts, for packages that only ship the file.
@@ -51,8 +70,9 @@ class LicenseInfo:
     component: str
     version: str
     license: str
-    source: str  # where `license` came from; "" when verified nowhere
+    source: str  # where `license` (or, for a native library, `version`) came from; "" when verified nowhere
     verified: bool
+    native: bool = False  # a shared library without package metadata (Python, OpenSSL, SQLite, ICU)
 
 
 def _from_text(text: str) -> str | None:
@@ -118,13 +138,59 @@ def license_info(component: str, dist_names: tuple[str, ...], expected: str) -> 
     return LicenseInfo(component, "", expected, "", False)
 
 
+def _qt_library_folders() -> list[Path]:
+    """Where the PySide6 wheel (or the frozen build's copy of it) keeps the Qt shared libraries."""
+    package = Path(PySide6.__file__).resolve().parent
+    folders = [Path(QLibraryInfo.path(QLibraryInfo.LibraryPath.LibrariesPath)), package / "Qt" / "lib", package]
+    return [folder for folder in dict.fromkeys(folders) if folder.is_dir()]
+
+
+def bundled_icu_version(folders: list[Path] | None = None) -> str | None:
+    """ICU's major version when Qt ships its own ICU (the Linux wheels do), None when Qt uses the system's."""
+    for folder in _qt_library_folders() if folders is None else folders:
+        for path in sorted(folder.glob("*icuuc*")):
+            match = re.search(r"icuuc\D*?(\d+)", path.name)
+            if match:
+                return match.group(1)
+    return None
+
+
+def native_licenses() -> list[LicenseInfo]:
+    """The native libraries the app runs on: the version is asked of the library itself; they carry no
+    package metadata, so the license is the one each is published under."""
+    infos = [LicenseInfo("Python", platform.python_version(), "PSF-2.0", "platform.python_version()", True, True)]
+    try:
+        import ssl
+    except ImportError:  # a Python built without OpenSSL
+        infos.append(LicenseInfo("OpenSSL", "", "Apache-2.0", "", False, True))
+    else:
+        version = ssl.OPENSSL_VERSION.split()[1] if len(ssl.OPENSSL_VERSION.split()) > 1 else ""
+        # OpenSSL moved to the Apache License with 3.0; 1.x used the OpenSSL and SSLeay licenses.
+        name = "Apache-2.0" if ssl.OPENSSL_VERSION_INFO[0] >= 3 else "OpenSSL AND SSLeay"
+        infos.append(LicenseInfo("OpenSSL", version, name, "ssl.OPENSSL_VERSION", bool(version), True))
+    public_domain = QCoreApplication.translate("LicenseModel", "Public domain")
+    try:
+        import sqlite3
+    except ImportError:
+        infos.append(LicenseInfo("SQLite", "", public_domain, "", False, True))
+    else:
+        infos.append(LicenseInfo("SQLite", sqlite3.sqlite_version, public_domain, "sqlite3.sqlite_version", True, True))
+    icu = bundled_icu_version()
+    if icu is not None:
+        # ICU 74 adopted the Unicode License v3; earlier releases use the Unicode data files and software license.
+        name = "Unicode-3.0" if int(icu) >= 74 else "Unicode-DFS-2016"
+        source = QCoreApplication.translate("LicenseModel", "the file name of Qt's ICU library")
+        infos.append(LicenseInfo("ICU", icu, name, source, True, True))
+    return infos
+
+
 def bundled_licenses() -> list[LicenseInfo]:
     infos = [license_info(*entry) for entry in COMPONENTS]
     # The Qt libraries ship inside the PySide6 wheel; show the Qt runtime version beside it.
     if infos and infos[0].version != qVersion():
         infos[0] = LicenseInfo(infos[0].component, f"{infos[0].version} (Qt {qVersion()})".strip(),
                                infos[0].license, infos[0].source, infos[0].verified)
-    return infos
+    return infos + native_licenses()
 
 
 class LicenseModel(QAbstractTableModel):
@@ -151,6 +217,11 @@ class LicenseModel(QAbstractTableModel):
                 return info.version or self.tr("not installed")
             return info.license if info.verified else self.tr("{0} (not verified)").format(info.license)
         if role == Qt.ItemDataRole.ToolTipRole and index.column() == 2:
+            if info.native and info.verified:
+                return self.tr("A native library without package metadata: the version comes from {0}, the "
+                               "license is the one the library is published under.").format(info.source)
+            if info.native:
+                return self.tr("This native library is not available in this build.")
             if info.verified:
                 return self.tr("From the package metadata ({0}).").format(info.source)
             return self.tr("The package metadata is not available; this is the license the component "
