@@ -7,7 +7,7 @@ from importlib import metadata
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QLabel
+from PySide6.QtWidgets import QLabel, QTableView
 
 import kiraos_desktop
 from kiraos_desktop.core.engine import Engine
@@ -99,6 +99,18 @@ def test_licenses_come_from_the_installed_metadata(qtbot, engine, qtmodeltester)
     assert rows["peewee"] == "MIT"
     tip = model.index(0, 2).data(Qt.ItemDataRole.ToolTipRole)
     assert "metadata" in tip
+
+
+def test_long_license_table_scrolls_instead_of_stretching_the_dialog(qtbot, engine):
+    dialog = AboutDialog(engine.paths)
+    qtbot.addWidget(dialog)
+    view = dialog.findChild(QTableView, "licenses")
+    rows = dialog.license_model.rowCount()
+    row_height = view.verticalHeader().defaultSectionSize()
+    assert rows > AboutDialog.MIN_VISIBLE_ROWS
+    assert row_height * AboutDialog.MIN_VISIBLE_ROWS <= view.minimumHeight() < row_height * rows
+    limit = dialog.screen().availableGeometry().height() * 0.75
+    assert dialog.height() <= max(limit, dialog.minimumSizeHint().height())
 
 
 def test_missing_metadata_is_marked_not_verified(qtbot, engine, monkeypatch):

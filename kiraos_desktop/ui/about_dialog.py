@@ -240,6 +240,8 @@ class AboutDialog(QDialog):
     Shows the paths of `paths` (data folder, database, skills, settings, backups, logs, API token file).
     """
 
+    MIN_VISIBLE_ROWS = 8  # the license table scrolls below this many rows
+
     def __init__(self, paths: DataPaths, parent: QWidget | None = None):
         super().__init__(parent)
         self.setWindowTitle(self.tr("About KiraOS Desktop"))
@@ -295,8 +297,10 @@ class AboutDialog(QDialog):
         header.setSectionResizeMode(0, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(1, QHeaderView.ResizeMode.ResizeToContents)
         header.setSectionResizeMode(2, QHeaderView.ResizeMode.Stretch)
-        view.setMinimumHeight(view.verticalHeader().defaultSectionSize() * len(COMPONENTS)
-                              + view.horizontalHeader().sizeHint().height() + 4)
+        rows_shown = self.license_model.rowCount()
+        row_height = view.verticalHeader().defaultSectionSize()
+        chrome = view.horizontalHeader().sizeHint().height() + 2 * view.frameWidth()
+        view.setMinimumHeight(row_height * min(rows_shown, self.MIN_VISIBLE_ROWS) + chrome)
         column.addWidget(view)
         note = QLabel(self.tr("KiraOS Desktop is MIT licensed. Qt and PySide6 are used under the LGPLv3:\n"
                               "the Qt libraries ship as separate shared libraries that you may replace."))
@@ -306,4 +310,10 @@ class AboutDialog(QDialog):
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         layout.addWidget(buttons)
-        self.resize(self.sizeHint().expandedTo(self.minimumSizeHint()))
+        # Open tall enough for every license row, as far as three quarters of the screen allow.
+        size = self.sizeHint().expandedTo(self.minimumSizeHint())
+        screen = self.screen()
+        room = int(screen.availableGeometry().height() * 0.75) - size.height() if screen is not None else 0
+        extra_rows = max(0, min(rows_shown - self.MIN_VISIBLE_ROWS, room // row_height))
+        size.setHeight(size.height() + extra_rows * row_height)
+        self.resize(size)
