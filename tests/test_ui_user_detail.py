@@ -5,7 +5,7 @@ import json
 
 import pytest
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QUndoStack
+from PySide6.QtGui import QKeySequence, QUndoStack
 from PySide6.QtWidgets import QAbstractItemView, QLineEdit
 
 from kiraos_desktop.ui.undo import UndoableWriter
@@ -168,3 +168,47 @@ def test_export_this_user(qtbot, detail, tmp_path, prompts):
     data = json.loads(target.read_text(encoding="utf-8"))
     assert [u["user_id"] for u in data["users"]] == ["u1"]
     assert {p["key"] for p in data["users"][0]["profiles"]} == {"昵称", "城市", "喜欢猫", "好友"}
+
+
+def test_table_tabs_keep_their_view_toolbar_and_shortcut_set_up(detail):
+    from PySide6.QtWidgets import QHeaderView
+
+    from kiraos_desktop.ui.users import events_model, history_model, profile_model
+
+    edit = QAbstractItemView.EditTrigger
+    tabs = {
+        "profileView": (detail.profile_tab, QAbstractItemView.SelectionMode.ExtendedSelection,
+                        edit.DoubleClicked | edit.EditKeyPressed | edit.AnyKeyPressed, profile_model.COL_VALUE,
+                        {profile_model.COL_KEY: 120, profile_model.COL_CATEGORY: 95,
+                         profile_model.COL_CONFIDENCE: 90, profile_model.COL_EXPIRES: 135,
+                         profile_model.COL_UPDATED: 95}),
+        "eventsView": (detail.events_tab, QAbstractItemView.SelectionMode.ExtendedSelection,
+                       edit.DoubleClicked | edit.EditKeyPressed, events_model.COL_SUMMARY,
+                       {events_model.COL_DATE: 140}),
+        "historyView": (detail.history_tab, QAbstractItemView.SelectionMode.SingleSelection,
+                        edit.NoEditTriggers, history_model.COL_CHANGE,
+                        {history_model.COL_TIME: 130, history_model.COL_ACTOR: 60, history_model.COL_ACTION: 100,
+                         history_model.COL_TARGET: 90}),
+    }
+    for name, (tab, selection, triggers, stretch, widths) in tabs.items():
+        view = tab.view
+        assert view.objectName() == name and tab.findChild(type(view), name) is view
+        assert view.selectionMode() == selection, name
+        assert view.selectionBehavior() == QAbstractItemView.SelectionBehavior.SelectRows
+        assert view.editTriggers() == triggers, name
+        assert not view.verticalHeader().isVisible() and view.alternatingRowColors()
+        header = view.horizontalHeader()
+        assert header.sectionResizeMode(stretch) == QHeaderView.ResizeMode.Stretch, name
+        assert {column: header.sectionSize(column) for column in widths} == widths, name
+        assert view.contextMenuPolicy() == Qt.ContextMenuPolicy.DefaultContextMenu
+        toolbar = tab.layout().itemAt(0).layout()
+        assert toolbar.itemAt(toolbar.count() - 1).widget() is tab.count_label
+        assert tab.layout().itemAt(1).widget() is view and tab.layout().itemAt(2).widget() is tab.message_label
+        assert tab.message_label.isHidden() and tab.message_label.wordWrap()
+        assert "#d33" in tab.message_label.styleSheet()
+    assert detail.profile_tab.view.isSortingEnabled() and not detail.events_tab.view.isSortingEnabled()
+    for tab in (detail.profile_tab, detail.events_tab):
+        action = tab.delete_action
+        assert action in tab.view.actions()
+        assert action.shortcut() == QKeySequence(QKeySequence.StandardKey.Delete)
+        assert action.shortcutContext() == Qt.ShortcutContext.WidgetWithChildrenShortcut

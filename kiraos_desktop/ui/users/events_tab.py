@@ -2,24 +2,13 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
 from kiraos_desktop.core.store import MemoryStore
-from kiraos_desktop.ui.empty_state import EmptyState
-from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
 from kiraos_desktop.ui.users.events_model import COL_DATE, COL_SUMMARY, EVENT_ID_ROLE, EventDelegate, EventsModel
+from kiraos_desktop.ui.users.table_tab import add_delete_action, build_table_tab
 
 
 class EventsTab(QWidget):
@@ -32,38 +21,16 @@ class EventsTab(QWidget):
         self._pending_refresh = False
         self.add_dialog: AddEventDialog | None = None
         self.model = EventsModel(store, writer, self)
-        self.view = QTableView()
-        self.view.setObjectName("eventsView")
-        self.view.setModel(self.model)
-        setup_table(self.view, multi_select=True, editable=True)
-        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
-                                  | QAbstractItemView.EditTrigger.EditKeyPressed)
-        self.view.horizontalHeader().resizeSection(COL_DATE, 140)
-        self.view.horizontalHeader().setSectionResizeMode(COL_SUMMARY, QHeaderView.ResizeMode.Stretch)
-        self.delegate = EventDelegate(self.view.viewport(), self.view)
-        self.view.setItemDelegate(self.delegate)
-        self.empty_state = EmptyState(self.view)
         self.add_button = QPushButton(self.tr("Add…"))
         self.delete_button = QPushButton(self.tr("Delete"))
-        self.count_label = QLabel()
-        self.message_label = QLabel()
-        self.message_label.setObjectName("messageLabel")
-        self.message_label.setStyleSheet("color: #d33;")
-        self.message_label.setWordWrap(True)
-        self.message_label.hide()
-        tools = QHBoxLayout()
-        tools.addWidget(self.add_button)
-        tools.addWidget(self.delete_button)
-        tools.addStretch(1)
-        tools.addWidget(self.count_label)
-        layout = QVBoxLayout(self)
-        layout.addLayout(tools)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.message_label)
-        self.delete_action = QAction(self.tr("Delete selected events"), self.view)
-        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
-        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.view.addAction(self.delete_action)
+        self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
+            self, "eventsView", self.model, (self.add_button, self.delete_button), stretch_column=COL_SUMMARY,
+            widths=((COL_DATE, 140),), multi_select=True, editable=True)
+        self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
+                                  | QAbstractItemView.EditTrigger.EditKeyPressed)
+        self.delegate = EventDelegate(self.view.viewport(), self.view)
+        self.view.setItemDelegate(self.delegate)
+        self.delete_action = add_delete_action(self.view, self.tr("Delete selected events"))
         self.delete_action.triggered.connect(self._on_delete_action_triggered)
         self.add_button.clicked.connect(self._on_add_button_clicked)
         self.delete_button.clicked.connect(self._on_delete_action_triggered)

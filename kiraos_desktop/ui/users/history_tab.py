@@ -2,20 +2,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import Signal
-from PySide6.QtWidgets import (
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QPushButton, QWidget
 
 from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.store import MemoryStore
-from kiraos_desktop.ui.empty_state import EmptyState
-from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.history_model import (
     CHANGE_ID_ROLE,
@@ -28,6 +18,7 @@ from kiraos_desktop.ui.users.history_model import (
     HistoryModel,
     action_label,
 )
+from kiraos_desktop.ui.users.table_tab import build_table_tab
 
 
 class HistoryTab(QWidget):
@@ -37,30 +28,11 @@ class HistoryTab(QWidget):
         super().__init__(parent)
         self._writer = writer
         self.model = HistoryModel(store, self)
-        self.view = QTableView()
-        self.view.setObjectName("historyView")
-        self.view.setModel(self.model)
-        setup_table(self.view)
-        header = self.view.horizontalHeader()
-        for column, width in ((COL_TIME, 130), (COL_ACTOR, 60), (COL_ACTION, 100), (COL_TARGET, 90)):
-            header.resizeSection(column, width)
-        header.setSectionResizeMode(COL_CHANGE, QHeaderView.ResizeMode.Stretch)
-        self.empty_state = EmptyState(self.view)
         self.revert_button = QPushButton(self.tr("Revert this change"))
         self.revert_button.setToolTip(self.tr("Write the opposite of the selected change (undoable with Ctrl+Z)"))
-        self.count_label = QLabel()
-        self.message_label = QLabel()
-        self.message_label.setStyleSheet("color: #d33;")
-        self.message_label.setWordWrap(True)
-        self.message_label.hide()
-        tools = QHBoxLayout()
-        tools.addWidget(self.revert_button)
-        tools.addStretch(1)
-        tools.addWidget(self.count_label)
-        layout = QVBoxLayout(self)
-        layout.addLayout(tools)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.message_label)
+        self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
+            self, "historyView", self.model, (self.revert_button,), stretch_column=COL_CHANGE,
+            widths=((COL_TIME, 130), (COL_ACTOR, 60), (COL_ACTION, 100), (COL_TARGET, 90)))
         self.revert_button.clicked.connect(self._on_revert_button_clicked)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):

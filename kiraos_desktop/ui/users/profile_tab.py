@@ -2,22 +2,9 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
-from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import (
-    QAbstractItemView,
-    QCheckBox,
-    QHBoxLayout,
-    QHeaderView,
-    QLabel,
-    QPushButton,
-    QTableView,
-    QVBoxLayout,
-    QWidget,
-)
+from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QPushButton, QWidget
 
 from kiraos_desktop.core.store import MemoryStore
-from kiraos_desktop.ui.empty_state import EmptyState
-from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
 from kiraos_desktop.ui.users.profile_delegate import ProfileDelegate
@@ -32,6 +19,8 @@ from kiraos_desktop.ui.users.profile_model import (
     ProfileFilterProxy,
     ProfileModel,
 )
+from kiraos_desktop.ui.users.table_tab import add_delete_action, build_table_tab
+
 
 class ProfileTab(QWidget):
     status_message = Signal(str)
@@ -45,48 +34,26 @@ class ProfileTab(QWidget):
         self.model = ProfileModel(store, writer, self)
         self.proxy = ProfileFilterProxy(self)
         self.proxy.setSourceModel(self.model)
-        self.view = QTableView()
-        self.view.setObjectName("profileView")
-        self.view.setModel(self.proxy)
-        setup_table(self.view, multi_select=True, editable=True)
+        self.add_button = QPushButton(self.tr("Add…"))
+        self.delete_button = QPushButton(self.tr("Delete"))
+        self.show_expired_box = QCheckBox(self.tr("Show expired"))
+        self.purge_button = QPushButton(self.tr("Purge expired"))
+        self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
+            self, "profileView", self.proxy,
+            (self.add_button, self.delete_button, self.show_expired_box, self.purge_button),
+            stretch_column=COL_VALUE, widths=((COL_KEY, 120), (COL_CATEGORY, 95), (COL_CONFIDENCE, 90),
+                                              (COL_EXPIRES, 135), (COL_UPDATED, 95)),
+            multi_select=True, editable=True)
+        self.view.horizontalHeader().setMinimumSectionSize(40)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                   | QAbstractItemView.EditTrigger.EditKeyPressed
                                   | QAbstractItemView.EditTrigger.AnyKeyPressed)
         self.view.setSortingEnabled(True)
         self.view.sortByColumn(COL_CATEGORY, Qt.SortOrder.AscendingOrder)
-        header = self.view.horizontalHeader()
-        header.setSectionResizeMode(COL_VALUE, QHeaderView.ResizeMode.Stretch)
-        header.setMinimumSectionSize(40)
-        for column, width in ((COL_KEY, 120), (COL_CATEGORY, 95), (COL_CONFIDENCE, 90), (COL_EXPIRES, 135),
-                              (COL_UPDATED, 95)):
-            header.resizeSection(column, width)
         self.delegate = ProfileDelegate(self.view.viewport(), self.view)
         self.view.setItemDelegate(self.delegate)
-        self.empty_state = EmptyState(self.view)
 
-        self.add_button = QPushButton(self.tr("Add…"))
-        self.delete_button = QPushButton(self.tr("Delete"))
-        self.show_expired_box = QCheckBox(self.tr("Show expired"))
-        self.purge_button = QPushButton(self.tr("Purge expired"))
-        self.count_label = QLabel()
-        self.message_label = QLabel()
-        self.message_label.setObjectName("messageLabel")
-        self.message_label.setWordWrap(True)
-        self.message_label.hide()
-        tools = QHBoxLayout()
-        for widget in (self.add_button, self.delete_button, self.show_expired_box, self.purge_button):
-            tools.addWidget(widget)
-        tools.addStretch(1)
-        tools.addWidget(self.count_label)
-        layout = QVBoxLayout(self)
-        layout.addLayout(tools)
-        layout.addWidget(self.view, 1)
-        layout.addWidget(self.message_label)
-
-        self.delete_action = QAction(self.tr("Delete selected entries"), self.view)
-        self.delete_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Delete))
-        self.delete_action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
-        self.view.addAction(self.delete_action)
+        self.delete_action = add_delete_action(self.view, self.tr("Delete selected entries"))
         self.delete_action.triggered.connect(self._on_delete_action_triggered)
         self.add_button.clicked.connect(self._on_add_button_clicked)
         self.delete_button.clicked.connect(self._on_delete_action_triggered)
@@ -211,7 +178,6 @@ class ProfileTab(QWidget):
 
     def _show_message(self, text: str) -> None:
         self.message_label.setText(text)
-        self.message_label.setStyleSheet("color: #d33;")
         self.message_label.show()
 
     def _on_model_rows_changed(self, *_args) -> None:
