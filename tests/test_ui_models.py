@@ -162,3 +162,25 @@ def test_sync_rows_under_the_model_tester(qtmodeltester):
     for target in ([5, 4, 9, 1], [9, 7, 5], [], [3, 1, 2], [1, 2, 3, 4, 5, 6]):
         model.sync_rows([(k, 1) for k in target])
         assert [r[0] for r in model.rows()] == target
+
+
+def test_feed_and_history_format_audit_rows_alike(qapp, engine):
+    engine.store.set_profile("u1", "城市", "上海", actor="api")
+    history = HistoryModel(engine.store)
+    history.load("u1")
+    feed = ChangeFeedModel(engine.store)
+    feed.refresh()
+    row = [history.index(0, column).data() for column in range(5)]
+    line = [feed.index(0, column).data() for column in range(4)]
+    assert row[:4] == [line[0], "api", "set entry", "城市"] and line[1:3] == ["api", "u1"]
+    assert row[4].startswith("北京 [basic, 0.80] → 上海 [")
+    assert line[3] == f"set entry 城市: {row[4]}"
+    at = engine.store.list_changes("u1", limit=1)[0].at
+    assert history.index(0, 0).data(Qt.ItemDataRole.ToolTipRole) == feed.index(0, 0).data(Qt.ItemDataRole.ToolTipRole) == at
+    assert "上海" in history.index(0, 4).data(Qt.ItemDataRole.ToolTipRole)
+    assert feed.index(0, 3).data(Qt.ItemDataRole.ToolTipRole) is None
+    event_id = engine.store.add_event("u1", "新事件", actor="api")
+    history.refresh()
+    feed.refresh()
+    assert history.index(0, 3).data() == f"#{event_id}"  # the History tab shows the id
+    assert feed.index(0, 3).data() == "add event: + 新事件"  # the feed leaves it out

@@ -23,8 +23,7 @@ from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
-from kiraos_desktop.ui.users.expiry import format_timestamp
-from kiraos_desktop.ui.users.history_model import action_label, describe_change
+from kiraos_desktop.ui.users.history_model import ChangeField, change_text, change_tooltip
 
 FEED_SIZE = 100
 USER_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -32,6 +31,8 @@ USER_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 class ChangeFeedModel(KeyedTableModel):
     """The newest audit records of all users: time, actor, user, what."""
+
+    FIELDS = (ChangeField.TIME, ChangeField.ACTOR, ChangeField.USER, ChangeField.SUMMARY)
 
     def __init__(self, store: MemoryStore, parent=None) -> None:
         super().__init__(parent)
@@ -60,18 +61,10 @@ class ChangeFeedModel(KeyedTableModel):
         if not index.isValid() or index.row() >= len(self._rows):
             return None
         change: ChangeRecord = self._rows[index.row()]
-        column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if column == 0:
-                return format_timestamp(change.at)
-            if column == 1:
-                return change.actor
-            if column == 2:
-                return change.user_id
-            target = "" if not change.target or change.action.startswith("event_") else f" {change.target}"
-            return f"{action_label(change.action)}{target}: {describe_change(change)}"
-        if role == Qt.ItemDataRole.ToolTipRole and column == 0:
-            return change.at
+            return change_text(change, self.FIELDS[index.column()])
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return change_tooltip(change, self.FIELDS[index.column()])
         if role == USER_ID_ROLE:
             return change.user_id
         return None

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from enum import Enum
 
 from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
 
@@ -79,8 +80,51 @@ def action_label(action: str) -> str:
     }.get(action, action)
 
 
+class ChangeField(Enum):
+    """What a column of an audit table shows (the History tab, the Overview feed)."""
+
+    TIME = "time"
+    ACTOR = "actor"
+    USER = "user"
+    ACTION = "action"
+    TARGET = "target"
+    CHANGE = "change"
+    SUMMARY = "summary"  # action, profile key and change on one line
+
+
+def change_text(change: ChangeRecord, field: ChangeField) -> str:
+    """One cell of an audit row, formatted the same wherever audit rows are listed."""
+    if field is ChangeField.TIME:
+        return format_timestamp(change.at)
+    if field is ChangeField.ACTOR:
+        return change.actor
+    if field is ChangeField.USER:
+        return change.user_id
+    if field is ChangeField.ACTION:
+        return action_label(change.action)
+    if field is ChangeField.TARGET:
+        return target_label(change)
+    if field is ChangeField.CHANGE:
+        return describe_change(change)
+    # The summary names the profile key but leaves out event ids (they mean little on their own).
+    target = "" if not change.target or change.action.startswith("event_") else f" {change.target}"
+    return f"{action_label(change.action)}{target}: {describe_change(change)}"
+
+
+def change_tooltip(change: ChangeRecord, field: ChangeField) -> str | None:
+    """The stored timestamp behind the short time; the full before and after behind the change."""
+    if field is ChangeField.TIME:
+        return change.at
+    if field is ChangeField.CHANGE:
+        return (json.dumps(change.before, ensure_ascii=False, indent=1) + "\n→\n"
+                + json.dumps(change.after, ensure_ascii=False, indent=1))
+    return None
+
+
 class HistoryModel(KeyedTableModel):
     """Rows are `ChangeRecord`s of one user (or of everyone when user_id is None), newest first."""
+
+    FIELDS = (ChangeField.TIME, ChangeField.ACTOR, ChangeField.ACTION, ChangeField.TARGET, ChangeField.CHANGE)
 
     def __init__(self, store: MemoryStore, parent=None, page_size: int = PAGE_SIZE) -> None:
         super().__init__(parent)
@@ -132,24 +176,10 @@ class HistoryModel(KeyedTableModel):
         if not index.isValid() or index.row() >= len(self._rows):
             return None
         change: ChangeRecord = self._rows[index.row()]
-        column = index.column()
         if role == Qt.ItemDataRole.DisplayRole:
-            if column == COL_TIME:
-                return format_timestamp(change.at)
-            if column == COL_ACTOR:
-                return change.actor
-            if column == COL_ACTION:
-                return action_label(change.action)
-            if column == COL_TARGET:
-                return target_label(change)
-            return describe_change(change)
+            return change_text(change, self.FIELDS[index.column()])
         if role == Qt.ItemDataRole.ToolTipRole:
-            if column == COL_TIME:
-                return change.at
-            if column == COL_CHANGE:
-                return (json.dumps(change.before, ensure_ascii=False, indent=1) + "\n→\n"
-                        + json.dumps(change.after, ensure_ascii=False, indent=1))
-            return None
+            return change_tooltip(change, self.FIELDS[index.column()])
         if role == CHANGE_ID_ROLE:
             return change.id
         if role == REVERTIBLE_ROLE:
