@@ -1,13 +1,17 @@
 """The store: writes, audit, change events, user listing, limits, purge and revert."""
+import sqlite3
 import threading
+import time
 from datetime import datetime, timedelta
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from kiraos_desktop.core.changes import ChangeEvent
 from kiraos_desktop.core.history import revert_change, revert_changes
 from kiraos_desktop.core.records import LimitError, ValidationError
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.store import MemoryStore, WriterBusy
 
 
 @pytest.fixture
@@ -190,3 +194,117 @@ def test_concurrent_threads_lose_nothing(store):
     assert errors == []
     assert store.stats().total_profiles == 400 and store.stats().total_events == 400
 
+
+
+def test_group_commit_isolates_failures_and_publishes_after_commit(store):
+    seen: list[ChangeEvent] = []
+    store.changes.subscribe(seen.append)
+    with store.group():
+        store.set_profile("a", "k", "1", actor="api")
+        with pytest.raises(ValidationError):
+            with store.batch("api") as batch:
+                batch.set_profile("b", "k", "2")
+                batch.set_profile("b", "bad", "x", confidence=7)  # fails: only this batch is undone
+        store.add_event("c", "e", actor="tool")
+        assert seen == []  # nothing is published before the group commits
+        # Another connection sees nothing of the group before its commit.
+        assert store.get_profile("a", "k") is None
+    assert store.get_profile("a", "k").value == "1" and store.get_profile("b", "k") is None
+    assert [e.summary for e in store.get_events("c")] == ["e"]
+    assert seen == [ChangeEvent("a", "profile_set", "api"), ChangeEvent("c", "event_add", "tool")]
+    assert [c.action for c in store.list_changes()] == ["event_add", "profile_set"]  # the failed batch left no audit
+
+
+def test_a_failed_group_commits_nothing_and_leaves_the_store_usable(store):
+    seen: list[ChangeEvent] = []
+    store.changes.subscribe(seen.append)
+    with pytest.raises(RuntimeError):
+        with store.group():
+            store.set_profile("a", "k", "1", actor="api")
+            raise RuntimeError("crash before commit")
+    assert store.get_profile("a", "k") is None and seen == []
+    store.set_profile("a", "k", "2", actor="api")
+    assert store.get_profile("a", "k").value == "2"
+    with pytest.raises(RuntimeError, match="do not nest"):
+        with store.group():
+            with store.group():
+                pass
+
+
+def test_nested_batches_are_savepoints(store):
+    with store.batch("gui") as outer:
+        outer.set_profile("u", "a", "1")
+        with pytest.raises(ValidationError):
+            with store.batch("gui") as inner:
+                inner.set_profile("u", "b", "2")
+                inner.add_event("u", "")  # invalid: undoes only the inner batch
+        outer.set_profile("u", "c", "3")
+    assert sorted(p.key for p in store.get_profiles("u")) == ["a", "c"]
+    assert [c.target for c in store.list_changes("u")] == ["c", "a"]
+
+
+def test_group_without_waiting_refuses_when_another_thread_writes(store):
+    inside, release = threading.Event(), threading.Event()
+
+    def hold():
+        with store.batch("gui") as batch:
+            batch.set_profile("u", "k", "gui")
+            inside.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    try:
+        assert inside.wait(10)
+        with pytest.raises(WriterBusy):
+            with store.group(wait=False):
+                store.set_profile("u", "k", "api", actor="api")
+    finally:
+        release.set()
+        holder.join(10)
+    assert store.get_profile("u", "k").value == "gui"
+    with store.group(wait=False):  # free again: written at once
+        store.set_profile("u", "k", "api", actor="api")
+    assert store.get_profile("u", "k").value == "api"
+
+
+def test_group_without_waiting_refuses_when_another_process_writes(store):
+    other = sqlite3.connect(store.path, isolation_level=None, timeout=0)
+    other.execute("BEGIN IMMEDIATE")
+    other.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('x', 'plugin', '2026-01-01')")
+    try:
+        started = time.monotonic()
+        with pytest.raises(WriterBusy):
+            with store.group(wait=False):
+                store.set_profile("u", "k", "api", actor="api")
+        assert time.monotonic() - started < 1  # no busy wait
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    store.set_profile("u", "k", "api", actor="api")  # the busy timeout is back: waits, then writes
+    assert store.writer.connection().execute("PRAGMA busy_timeout").fetchone()[0] >= 5000
+    assert store.get_profile("u", "k").value == "api" and store.get_events("x")[0].summary == "plugin"
+
+
+_HEAD_ROWS = st.lists(st.tuples(
+    st.sampled_from(["basic", "preference", "social", "other", "", None, "zzz", "aaa"]),
+    st.one_of(st.none(), st.floats(min_value=0, max_value=1), st.sampled_from([0.5, 0.8])),
+    st.one_of(st.none(), st.sampled_from(["2026-01-01T10:00:00", "2026-01-01 10:00:00", "2025-06-01", ""])),
+    st.sampled_from([None, "2000-01-01T00:00:00", "2999-01-01T00:00:00"]),
+), max_size=14)
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(rows=_HEAD_ROWS, limit=st.integers(min_value=0, max_value=6))
+def test_live_profile_head_matches_live_profiles(store, rows, limit):
+    """The memory_update reply's head (sorted on plain rows) is the display order of live_profiles()."""
+    with store.batch("test") as batch:
+        batch.execute("DELETE FROM user_profiles WHERE user_id = 'h'")
+        for n, (category, confidence, updated_at, expires_at) in enumerate(rows):
+            batch.execute("INSERT INTO user_profiles (user_id, memory_key, memory_value, updated_at, confidence, "
+                          "category, expires_at) VALUES ('h', ?, ?, ?, ?, ?, ?)",
+                          (f"k{n:02d}", f"v{n}", updated_at, confidence, category, expires_at))
+        live = batch.live_profiles("h")
+        head, count = batch.live_profile_head("h", limit)
+    assert count == len(live)
+    assert head == [(p.key, p.value) for p in live[:limit]]

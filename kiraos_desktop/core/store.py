@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sqlite3
 import threading
 from contextlib import contextmanager
 from pathlib import Path
@@ -34,6 +35,10 @@ CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
 PROFILE_COLUMNS = "user_id, memory_key, memory_value, updated_at, confidence, category, expires_at"
 LIVE_CONDITION = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
 USER_SORT_COLUMNS = ("user_id", "profile_count", "event_count", "last_activity")
+
+
+class WriterBusy(RuntimeError):
+    """A write asked not to wait found the writer busy; nothing was written."""
 
 
 def profile_from_row(row: tuple) -> ProfileEntry:
@@ -74,6 +79,10 @@ class MemoryStore:
         self.reader = peewee.SqliteDatabase(
             str(self.path), pragmas=[("busy_timeout", BUSY_TIMEOUT_S * 1000)] + CACHE_PRAGMAS, **common)
         self._write_lock = threading.RLock()
+        # Both only change while the write lock is held: transaction nesting on the writer, and
+        # the change events of an open group() that wait for its commit.
+        self._depth = 0
+        self._deferred: list[ChangeEvent] | None = None
         with self._write_lock:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
@@ -90,15 +99,110 @@ class MemoryStore:
 
     @contextmanager
     def batch(self, actor: str) -> Iterator[WriteBatch]:
-        """One transaction; change events are published after it commits, never on rollback."""
-        with self._write_lock:
-            if self.writer.is_closed():
-                self.writer.connect()
+        """One transaction; change events are published after it commits, never on rollback.
+
+        Inside another batch or a group() on the same thread it is a savepoint: its failure undoes
+        only its own writes, and its events wait for the outer commit.
+        """
+        self._acquire(wait=True)
+        try:
             batch = WriteBatch(self, actor)
-            with self.writer.atomic():
+            with self._transaction(wait=True):
                 yield batch
-        for user_id, action in batch.touched():
-            self.changes.publish(ChangeEvent(user_id, action, actor))
+            events = [ChangeEvent(user_id, action, actor) for user_id, action in batch.touched()]
+            if self._deferred is not None:
+                self._deferred.extend(events)
+                events = []
+        finally:
+            self._write_lock.release()
+        for event in events:
+            self.changes.publish(event)
+
+    @contextmanager
+    def group(self, wait: bool = True) -> Iterator[None]:
+        """Group commit: the batches opened inside (on this thread) share one transaction.
+
+        For a writer with several independent writes at hand (the API under load): the commit
+        writes the pages the writes share once. Callers acknowledge each write only after this
+        block has exited, that is after the commit. With wait=False it never blocks: WriterBusy
+        (nothing written) when another thread holds the write lock or another process holds
+        SQLite's, so an event loop can write inline when the way is free.
+        """
+        self._acquire(wait)
+        try:
+            if self._deferred is not None:
+                raise RuntimeError("write groups do not nest")
+            self._deferred = []
+            try:
+                with self._transaction(wait):
+                    yield
+                events = self._deferred
+            finally:
+                self._deferred = None
+        finally:
+            self._write_lock.release()
+        for event in events:
+            self.changes.publish(event)
+
+    def _acquire(self, wait: bool) -> None:
+        if not self._write_lock.acquire(blocking=wait):
+            raise WriterBusy("another thread is writing to the store; retry with wait=True")
+        if self.writer.is_closed():
+            try:
+                self.writer.connect()
+            except BaseException:
+                self._write_lock.release()
+                raise
+
+    @contextmanager
+    def _transaction(self, wait: bool) -> Iterator[None]:
+        """BEGIN IMMEDIATE ... COMMIT at the outermost level, a savepoint below it (write lock held).
+
+        Plain SQL on the writer's connection rather than peewee's atomic(): the write path runs
+        this for every API call, and the SQL is all there is to it.
+        """
+        execute = self.writer.connection().execute
+        depth = self._depth
+        if depth:
+            name = f"kd_batch_{depth}"
+            execute(f"SAVEPOINT {name}")
+            self._depth = depth + 1
+            try:
+                yield
+            except BaseException:
+                execute(f"ROLLBACK TO {name}")
+                execute(f"RELEASE {name}")
+                raise
+            finally:
+                self._depth = depth
+            execute(f"RELEASE {name}")
+            return
+        self._begin(execute, wait)
+        self._depth = 1
+        try:
+            yield
+            execute("COMMIT")
+        except BaseException:
+            if self.writer.connection().in_transaction:
+                execute("ROLLBACK")
+            raise
+        finally:
+            self._depth = 0
+
+    @staticmethod
+    def _begin(execute, wait: bool) -> None:
+        if wait:
+            execute("BEGIN IMMEDIATE")
+            return
+        execute("PRAGMA busy_timeout = 0")  # fail at once when another process holds the write lock
+        try:
+            execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" in str(exc) or "busy" in str(exc):
+                raise WriterBusy("another process is writing to the database; retry with wait=True") from None
+            raise
+        finally:
+            execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
 
     def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
                     category: str = "basic", expires_at: str | None = None) -> ProfileEntry:
