@@ -1,7 +1,6 @@
 """The three memory tools the LLM calls: memory_update, memory_query, memory_clear (plugin texts)."""
 from __future__ import annotations
 
-from datetime import datetime
 from typing import TYPE_CHECKING, Any, Callable
 
 from kiraos_desktop.core.context import sanitize
@@ -40,10 +39,10 @@ class MemoryTools:
                 text, applied = self._apply(batch, user_id, op)
                 results.append(text)
                 done += applied
-            live = batch.live_profiles(user_id)
-        summary = [f"{sanitize(p.key)}={sanitize(p.value)}" for p in live[:SUMMARY_ITEMS]]
+            head, live = batch.live_profile_head(user_id, SUMMARY_ITEMS)
+        summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
         return template("memory_update.j2").render(
-            done=done, results=results, summary=summary, more=max(0, len(live) - SUMMARY_ITEMS))
+            done=done, results=results, summary=summary, more=max(0, live - SUMMARY_ITEMS))
 
     def _apply(self, batch, user_id: str, op: Any) -> tuple[str, int]:
         if not isinstance(op, dict):
@@ -80,7 +79,7 @@ class MemoryTools:
         expires_at = None
         if ttl not in (None, ""):
             try:
-                expires_at = to_iso(datetime.fromisoformat(batch.now) + parse_ttl(ttl))
+                expires_at = to_iso(batch.now_moment + parse_ttl(ttl))
             except TTLError:
                 return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
         try:

@@ -1,6 +1,7 @@
 """Time helpers: naive local ISO timestamps (the plugin's format), TTL grammar and expiry parsing."""
 from __future__ import annotations
 
+import functools
 import re
 from datetime import datetime, timedelta
 
@@ -29,6 +30,11 @@ def parse_ttl(text: str) -> timedelta:
     """`30m`, `12h`, `7d`, `2w`, `1d12h`; anything else raises TTLError naming the accepted forms."""
     if not isinstance(text, str):
         raise TTLError(f"ttl must be text like {TTL_FORMS}")
+    return _parse_ttl_text(text)
+
+
+@functools.lru_cache(maxsize=256)  # bots send the same few TTLs with every write
+def _parse_ttl_text(text: str) -> timedelta:
     compact = text.strip()
     if not compact or not _TTL_FULL.match(compact):
         raise TTLError(f"invalid ttl {text!r}; accepted forms: {TTL_FORMS}")

@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import TYPE_CHECKING, Any
 
 from kiraos_desktop.core.records import (
+    CATEGORY_RANK,
     EventEntry,
     LimitError,
     ProfileEntry,
@@ -17,7 +19,7 @@ from kiraos_desktop.core.records import (
     check_user_id,
     check_value,
 )
-from kiraos_desktop.core.timeutil import now_iso
+from kiraos_desktop.core.timeutil import to_iso
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.store import MemoryStore
@@ -25,10 +27,25 @@ if TYPE_CHECKING:
 _PROFILE_SELECT = ("SELECT user_id, memory_key, memory_value, updated_at, confidence, category, expires_at "
                    "FROM user_profiles")
 _LIVE = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
+_OTHER_RANK = len(CATEGORY_RANK)
+
+
+# sort_profiles() on (key, value, category, confidence, updated_at) rows, read as profile_from_row reads them.
+def _newest_first(row: tuple) -> str:
+    return row[4] or ""
+
+
+def _display_rank(row: tuple) -> tuple:
+    category = row[2] or "basic"
+    return CATEGORY_RANK.get(category, _OTHER_RANK), category, -(0.5 if row[3] is None else float(row[3]))
+
+
+# json.dumps(value, ensure_ascii=False) builds an encoder per call; the audit writes several per write.
+_encode_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _dump(value: Any) -> str | None:
-    return None if value is None else json.dumps(value, ensure_ascii=False)
+    return None if value is None else _encode_json(value)
 
 
 class WriteBatch:
@@ -42,7 +59,8 @@ class WriteBatch:
         # The raw connection: peewee's execute_sql wrapper costs more than the statements here.
         self._sql = store.writer.connection().execute
         self.actor = actor
-        self.now = now_iso()
+        self.now_moment = datetime.now()
+        self.now = to_iso(self.now_moment)
         self._touched: dict[str, str] = {}
         self.change_ids: list[int] = []  # audit rows written by this batch, in order
         self.bulk_action: str | None = None  # set for bulk work: one event for all users instead of one each
@@ -102,6 +120,18 @@ class WriteBatch:
 
         rows = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
         return sort_profiles(self._profile_from_row(r) for r in rows)
+
+    def live_profile_head(self, user_id: str, limit: int) -> tuple[list[tuple[str, str]], int]:
+        """(key, value) of the first `limit` unexpired entries in display order, and how many there are.
+
+        The order of live_profiles() without building every entry: the memory_update reply needs
+        only the first few, and it is written on every call.
+        """
+        rows = self._sql("SELECT memory_key, memory_value, category, confidence, updated_at FROM user_profiles "
+                         f"WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
+        rows.sort(key=_newest_first, reverse=True)
+        rows.sort(key=_display_rank)
+        return [(row[0], row[1]) for row in rows[:limit]], len(rows)
 
     def put_profile(self, entry: ProfileEntry) -> None:
         """Store an entry as given, without audit or limit (bulk import, restore)."""
