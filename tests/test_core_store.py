@@ -232,13 +232,27 @@ def test_a_failed_group_commits_nothing_and_leaves_the_store_usable(store):
 
 
 def test_nested_batches_are_savepoints(store):
+    seen: list[ChangeEvent] = []
+    store.changes.subscribe(seen.append)
     with store.batch("gui") as outer:
         outer.set_profile("u", "a", "1")
         with pytest.raises(ValidationError):
             with store.batch("gui") as inner:
-                inner.set_profile("u", "b", "2")
-                inner.add_event("u", "")  # invalid: undoes only the inner batch
+                inner.set_profile("v", "b", "2")
+                inner.add_event("v", "")  # invalid: undoes only the inner batch
+        with store.batch("api") as inner:
+            inner.set_profile("w", "k", "1")
+        assert seen == []  # the inner batch's event waits for the outer commit
         outer.set_profile("u", "c", "3")
+    assert seen == [ChangeEvent("w", "profile_set", "api"), ChangeEvent("u", "batch", "gui")]
+    assert store.get_profile("v", "b") is None
+    seen.clear()
+    with pytest.raises(RuntimeError):
+        with store.batch("gui"):
+            with store.batch("api") as inner:
+                inner.set_profile("x", "k", "1")
+            raise RuntimeError("the outer batch fails after the inner one finished")
+    assert seen == [] and store.get_profile("x", "k") is None
     assert sorted(p.key for p in store.get_profiles("u")) == ["a", "c"]
     assert [c.target for c in store.list_changes("u")] == ["c", "a"]
 

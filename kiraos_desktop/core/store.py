@@ -37,6 +37,21 @@ LIVE_CONDITION = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
 USER_SORT_COLUMNS = ("user_id", "profile_count", "event_count", "last_activity")
 
 
+class _Events:
+    """The change events of one batch, appended to those of the transaction it belongs to."""
+
+    def __init__(self, pending: list[ChangeEvent]) -> None:
+        self.all = pending
+        self._mark = len(pending)
+        self.publishable: list[ChangeEvent] = []  # set when the outermost transaction committed
+
+    def extend(self, events) -> None:
+        self.all.extend(events)
+
+    def drop(self) -> None:
+        del self.all[self._mark:]
+
+
 class WriterBusy(RuntimeError):
     """A write asked not to wait found the writer busy; nothing was written."""
 
@@ -102,20 +117,17 @@ class MemoryStore:
         """One transaction; change events are published after it commits, never on rollback.
 
         Inside another batch or a group() on the same thread it is a savepoint: its failure undoes
-        only its own writes, and its events wait for the outer commit.
+        only its own writes (and drops its events), and its events wait for the outermost commit.
         """
         self._acquire(wait=True)
         try:
-            batch = WriteBatch(self, actor)
-            with self._transaction(wait=True):
+            with self._collecting_events(wait=True) as events:
+                batch = WriteBatch(self, actor)
                 yield batch
-            events = [ChangeEvent(user_id, action, actor) for user_id, action in batch.touched()]
-            if self._deferred is not None:
-                self._deferred.extend(events)
-                events = []
+                events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
         finally:
             self._write_lock.release()
-        for event in events:
+        for event in events.publishable:
             self.changes.publish(event)
 
     @contextmanager
@@ -130,19 +142,33 @@ class MemoryStore:
         """
         self._acquire(wait)
         try:
-            if self._deferred is not None:
-                raise RuntimeError("write groups do not nest")
-            self._deferred = []
-            try:
-                with self._transaction(wait):
-                    yield
-                events = self._deferred
-            finally:
-                self._deferred = None
+            if self._depth:
+                raise RuntimeError("write groups do not nest, nor go inside a batch")
+            with self._collecting_events(wait) as events:
+                yield
         finally:
             self._write_lock.release()
-        for event in events:
+        for event in events.publishable:
             self.changes.publish(event)
+
+    @contextmanager
+    def _collecting_events(self, wait: bool) -> Iterator["_Events"]:
+        """A transaction or savepoint whose change events are kept until the outermost one commits."""
+        outermost = self._deferred is None
+        if outermost:
+            self._deferred = []
+        events = _Events(self._deferred)
+        try:
+            with self._transaction(wait):
+                yield events
+        except BaseException:
+            events.drop()  # rolled back: its events (and those of batches inside it) never happened
+            raise
+        finally:
+            if outermost:
+                self._deferred = None
+        if outermost:
+            events.publishable = events.all
 
     def _acquire(self, wait: bool) -> None:
         if not self._write_lock.acquire(blocking=wait):
