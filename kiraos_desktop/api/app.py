@@ -7,11 +7,13 @@ from starlette.routing import Route, Router
 from kiraos_desktop.api.counters import RequestCounters
 from kiraos_desktop.api.errors import ApiError, dump_json
 from kiraos_desktop.api.fastpath import CONTEXT_PATH, ContextFastPath
+from kiraos_desktop.api.fastpath_update import UPDATE_PATH, MemoryUpdateFastPath
 from kiraos_desktop.api.openapi import build_openapi
 from kiraos_desktop.api.routes_plugin import plugin_routes
-from kiraos_desktop.api.routes_tools import tool_routes
+from kiraos_desktop.api.routes_tools import TOOL_ACTOR, tool_routes
 from kiraos_desktop.api.routes_v1 import v1_routes
 from kiraos_desktop.api.security import GuardedApp
+from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers
 
 
@@ -31,7 +33,8 @@ def create_app(engine, token: str | None, extra_hosts=(), counters: RequestCount
     routes = v1_routes(engine, workers) + tool_routes(engine, workers) + plugin_routes(engine, workers)
     routes.append(Route("/v1/openapi.json", openapi, methods=["GET"]))
     router = Router(routes=routes, redirect_slashes=False, default=_no_route)
-    fast_paths = {CONTEXT_PATH: ContextFastPath(engine.context)}
+    fast_paths = {CONTEXT_PATH: ContextFastPath(engine.context),
+                  UPDATE_PATH: MemoryUpdateFastPath(UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR))}
     app = GuardedApp(router, token, extra_hosts=extra_hosts, counters=counters, fast_paths=fast_paths)
     app.workers = workers  # the server closes them when it stops
     return app

@@ -28,7 +28,11 @@ async def read_json(request) -> Any:
         if size > MAX_BODY_BYTES:
             raise ApiError(413, "body_too_large", f"the request body is larger than {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
-    raw = b"".join(chunks)
+    return decode_json(b"".join(chunks))
+
+
+def decode_json(raw: bytes) -> Any:
+    """A request body parsed as UTF-8 JSON without NaN or Infinity; ApiError 400 otherwise."""
     try:
         return json.loads(raw.decode("utf-8"), parse_constant=_reject_constant)
     except UnicodeDecodeError:

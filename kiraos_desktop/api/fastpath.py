@@ -60,20 +60,20 @@ class ContextFastPath:
         self._context = context_builder
         self._replies: dict[tuple, tuple[tuple, bytes]] = {}
 
-    async def __call__(self, scope, send) -> int | None:
-        """Send the reply and return its status, or return None to let the router answer."""
+    async def __call__(self, scope, receive, send):
+        """Send the reply and return its status, or return `receive` to let the router answer."""
         if scope["method"] != "GET":
-            return None
+            return receive
         parsed = parse_context_query(scope["query_string"])
         if parsed is None:
-            return None
+            return receive
         user_ids, max_chars = parsed
         peek = self._context.peek_cached
         blocks = []
         for uid in user_ids:
             block = peek(uid, max_chars=max_chars)
             if block is None:
-                return None
+                return receive
             blocks.append(block)
         cache_key = (user_ids, max_chars)
         known = self._replies.get(cache_key)

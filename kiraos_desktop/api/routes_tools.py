@@ -4,7 +4,7 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from kiraos_desktop.api.bodies import query_params, read_json
-from kiraos_desktop.api.errors import from_store_error, invalid, json_reply, not_found
+from kiraos_desktop.api.errors import ApiError, from_store_error, invalid, json_reply, not_found
 from kiraos_desktop.api.schemas import TOOL_CALL_BODY
 from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.tool_registry import MEMORY_CLEAR, MEMORY_UPDATE, ToolArgumentError, UnknownToolError
@@ -14,6 +14,20 @@ TOOLS_PARAMS = frozenset({"format"})
 #: Tool calls coming in over the API are audited with this actor.
 TOOL_ACTOR = "tool"
 WRITING_TOOLS = frozenset({MEMORY_UPDATE, MEMORY_CLEAR})
+
+
+def tool_call_error(name: str, exc: Exception) -> ApiError:
+    """The reply to a tool call that failed: 404 unknown tool, 422 naming the bad field."""
+    if isinstance(exc, UnknownToolError):
+        return not_found(f"unknown tool {name!r}; GET /v1/tools lists the tools", "unknown_tool")
+    if isinstance(exc, ToolArgumentError):
+        field = exc.field if exc.field.startswith("arguments") else f"arguments.{exc.field}"
+        return invalid(field, f"{field}: {exc.message}")
+    return from_store_error(exc)
+
+
+def tool_reply(result) -> dict:
+    return {"tool": result.tool, "content": result.content, "is_error": result.is_error}
 
 
 def problem_json(problem) -> dict:
@@ -56,14 +70,9 @@ def tool_routes(engine, workers) -> list[Route]:
         try:
             # Writes may wait on SQLite locks, reads on disk: neither runs on the event loop.
             result = await (workers.write(run) if name in WRITING_TOOLS else workers.read(run))
-        except UnknownToolError:
-            raise not_found(f"unknown tool {name!r}; GET /v1/tools lists the tools", "unknown_tool") from None
-        except ToolArgumentError as exc:
-            field = exc.field if exc.field.startswith("arguments") else f"arguments.{exc.field}"
-            raise invalid(field, f"{field}: {exc.message}") from None
-        except StoreError as exc:
-            raise from_store_error(exc) from None
-        return json_reply({"tool": result.tool, "content": result.content, "is_error": result.is_error})
+        except (UnknownToolError, ToolArgumentError, StoreError) as exc:
+            raise tool_call_error(name, exc) from None
+        return json_reply(tool_reply(result))
 
     async def list_skills(request):
         return json_reply({"skills": [skill_json(s) for s in skills.skills()]})

@@ -92,7 +92,8 @@ class GuardedApp:
         self.counters = counters or RequestCounters()
         self._hosts = allowed_host_names(extra_hosts)
         self._token = token.encode("utf-8") if token is not None else None
-        # path -> async (scope, send) -> status | None: answers the plain case before the router.
+        # path -> async (scope, receive, send) -> status answered, or the `receive` the router must
+        # use (the original one, or one replaying what the fast path read): the plain case first.
         self._fast_paths = dict(fast_paths or {})
         self._verdicts: dict[tuple[bytes, bytes], bool] = {}  # (header, value) -> allowed, for Host/Origin
 
@@ -118,10 +119,11 @@ class GuardedApp:
             self._check(scope)
             fast = self._fast_paths.get(path)
             if fast is not None:
-                handled = await fast(scope, tracking_send)
-                if handled is not None:
-                    label = path
+                outcome = await fast(scope, receive, tracking_send)
+                if type(outcome) is int:
+                    label = getattr(fast, "label", path)
                     return
+                receive = outcome
             label = UNMATCHED
             scope["app"] = self  # makes Starlette raise HTTPException (405) instead of replying in text
             await self.router(scope, receive, tracking_send)

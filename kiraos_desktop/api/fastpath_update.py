@@ -1,0 +1,96 @@
+"""POST /v1/tools/memory_update answered below the router; the write goes through the UpdateQueue.
+
+The bot host calls memory_update after most turns, so its cost is the API's write throughput.
+Only the plain case is handled here: a JSON body of exactly `user_id` and well-formed
+`arguments`. Anything else (and a body that arrives in pieces past FAST_BODY_BYTES) goes to the
+regular route with the body replayed, which gives the same reply or the precise error.
+"""
+from __future__ import annotations
+
+from kiraos_desktop.api.bodies import decode_json
+from kiraos_desktop.api.errors import ApiError, dump_json
+from kiraos_desktop.api.routes_tools import tool_call_error, tool_reply
+from kiraos_desktop.core.records import MAX_USER_ID_CHARS, StoreError
+from kiraos_desktop.core.tool_registry import (
+    MEMORY_UPDATE,
+    ToolArgumentError,
+    UnknownToolError,
+    memory_update_arguments_ok,
+)
+
+UPDATE_PATH = "/v1/tools/" + MEMORY_UPDATE
+#: Bigger bodies take the regular route (which enforces the 1 MiB cap while reading).
+FAST_BODY_BYTES = 64 * 1024
+_JSON_TYPE = (b"content-type", b"application/json")
+
+
+def plain_update_call(body: bytes) -> tuple[str, dict] | None:
+    """(user_id, arguments) of a body the route would accept as it is; None for anything else."""
+    try:
+        data = decode_json(body)
+    except ApiError:
+        return None
+    if type(data) is not dict or len(data) != 2:
+        return None
+    user_id, arguments = data.get("user_id"), data.get("arguments")
+    if type(user_id) is not str or not user_id.strip() or len(user_id) > MAX_USER_ID_CHARS:
+        return None
+    if not memory_update_arguments_ok(arguments):
+        return None
+    return user_id, arguments
+
+
+def _declared_length(scope) -> int | None:
+    for name, value in scope["headers"]:
+        if name == b"content-length":
+            return int(value) if value.isdigit() else None
+    return None
+
+
+def replaying(messages: list[dict], receive):
+    """A `receive` that hands out the messages already read, then the live ones."""
+    pending = list(messages)
+
+    async def replay():
+        if pending:
+            return pending.pop(0)
+        return await receive()
+
+    return replay
+
+
+class MemoryUpdateFastPath:
+    """Returns the status it answered with, or the `receive` the router must use instead."""
+
+    label = "/v1/tools/{name}"  # counted like the route it stands in for
+
+    def __init__(self, queue):
+        self._queue = queue
+
+    async def __call__(self, scope, receive, send):
+        if scope["method"] != "POST":
+            return receive
+        length = _declared_length(scope)
+        if not length or length > FAST_BODY_BYTES:
+            return receive
+        messages, chunks = [], []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":  # the client went away: the route reports it
+                return replaying(messages, receive)
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        call = plain_update_call(b"".join(chunks))
+        if call is None:
+            return replaying(messages, receive)
+        try:
+            result = await self._queue.call(*call)
+        except (UnknownToolError, ToolArgumentError, StoreError) as exc:
+            raise tool_call_error(MEMORY_UPDATE, exc) from None
+        body = dump_json(tool_reply(result))
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
+        await send({"type": "http.response.body", "body": body})
+        return 200

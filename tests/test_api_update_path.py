@@ -1,0 +1,160 @@
+"""memory_update's fast path and group commit: same replies as the route, errors unchanged, no stalls."""
+from __future__ import annotations
+
+import asyncio
+import json
+import sqlite3
+import threading
+import time
+
+import httpx
+import pytest
+
+from api_helpers import AUTH, api, api_engine, api_server, error_of  # noqa: F401
+from kiraos_desktop.api.fastpath_update import plain_update_call
+from kiraos_desktop.api.update_queue import UpdateQueue
+from kiraos_desktop.api.workers import Workers
+from kiraos_desktop.core.records import ValidationError
+
+OPERATIONS = [
+    {"op": "set", "key": "城市", "value": "杭州", "category": "basic", "confidence": 0.9},
+    {"op": "set", "key": "最近在减肥", "value": "是", "category": "other", "ttl": "30d"},
+    {"op": "event", "value": "完成半马"},
+]
+
+
+def call_body(user_id: str, operations=OPERATIONS) -> dict:
+    return {"user_id": user_id, "arguments": {"operations": operations}}
+
+
+def test_fast_path_and_route_reply_alike(api, api_engine):
+    """A chunked body (no Content-Length) takes the regular route; the replies are the same bytes."""
+    fast = api.post("/v1/tools/memory_update", json=call_body("u1"))
+    raw = json.dumps(call_body("u2")).encode()
+    routed = api.post("/v1/tools/memory_update", content=iter([raw[:20], raw[20:]]),
+                      headers={"Content-Type": "application/json"})
+    assert fast.status_code == routed.status_code == 200
+    assert fast.content == routed.content
+    assert fast.headers["content-type"] == routed.headers["content-type"] == "application/json"
+    assert fast.json()["content"].startswith("已完成 3 项记忆操作: set 城市=杭州 [basic]")
+    for uid in ("u1", "u2"):
+        assert {p.key for p in api_engine.store.get_profiles(uid)} == {"城市", "最近在减肥"}
+
+
+@pytest.mark.parametrize("body", [
+    b'{"user_id": "u1", "arguments": {"operations": []}, "x": 1}',
+    b'{"user_id": " ", "arguments": {"operations": []}}',
+    b'{"user_id": "u1"}',
+    b'{"user_id": "u1", "arguments": {"operations": [{"op": "set", "key": 5}]}}',
+    b'{"user_id": "u1", "arguments": {"operations": [{"op": "set", "confidence": NaN}]}}',
+    b'{"user_id": "u1", "arguments": ',
+    b'\xff\xfe',
+    b'[]',
+])
+def test_bodies_the_fast_path_declines_get_the_routes_errors(api, api_engine, body):
+    assert plain_update_call(body) is None
+    reply = api.post("/v1/tools/memory_update", content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code in (400, 422), reply.text
+    error = error_of(reply)
+    assert error["code"] in ("invalid_json", "invalid_request")
+    assert api_engine.store.stats().total_users == 0
+
+
+def test_plain_update_call_accepts_exactly_the_plain_case():
+    assert plain_update_call(json.dumps(call_body("u1")).encode()) == ("u1", {"operations": OPERATIONS})
+    assert plain_update_call(json.dumps(call_body("u" * 257)).encode()) is None  # over the user id limit
+    assert plain_update_call(json.dumps({"user_id": "u1", "arguments": {"operations": [], "y": 1}}).encode()) is None
+
+
+def test_a_write_waiting_for_another_process_does_not_stall_the_server(api, api_engine):
+    """While the plugin holds SQLite's write lock, other requests are answered; the write lands after."""
+    other = sqlite3.connect(api_engine.store.path, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")
+    replies: list[httpx.Response] = []
+    writer = threading.Thread(target=lambda: replies.append(
+        httpx.post(f"{api.base_url}/v1/tools/memory_update", json=call_body("waiting"), headers=AUTH, timeout=30)))
+    try:
+        writer.start()
+        time.sleep(0.3)
+        started = time.monotonic()
+        assert api.get("/v1/health").status_code == 200
+        assert api.get("/v1/context", params={"user_id": "someone"}).status_code == 200
+        assert time.monotonic() - started < 1.0
+        assert writer.is_alive()  # still waiting for the lock
+    finally:
+        other.execute("COMMIT")
+        other.close()
+    writer.join(30)
+    assert replies and replies[0].status_code == 200, replies
+    assert api_engine.store.get_profile("waiting", "城市").value == "杭州"
+
+
+def test_update_queue_groups_calls_and_isolates_a_failing_one(api_engine, monkeypatch):
+    store, tools = api_engine.store, api_engine.tools
+    groups: list[int] = []
+    real_group, real_call = store.group, tools.call
+
+    def counting_group(*args, **kwargs):
+        groups.append(1)
+        return real_group(*args, **kwargs)
+
+    def call(name, user_id, arguments, actor="tool"):
+        result = real_call(name, user_id, arguments, actor=actor)
+        if user_id == "bad":  # fails after writing: its savepoint must undo the write
+            raise ValidationError("user_id", "refused")
+        return result
+
+    monkeypatch.setattr(store, "group", counting_group)
+    monkeypatch.setattr(tools, "call", call)
+    seen = []
+    store.changes.subscribe(lambda event: seen.append(event.user_id))
+    workers = Workers()
+    queue = UpdateQueue(store, tools, workers, "tool")
+
+    async def main():
+        return await asyncio.gather(*(queue.call(uid, {"operations": OPERATIONS}) for uid in ("a", "bad", "c")),
+                                    return_exceptions=True)
+
+    try:
+        first, failed, third = asyncio.run(main())
+    finally:
+        workers.close()
+    assert groups == [1]  # one transaction for the three calls
+    assert first.content == third.content and not first.is_error
+    assert isinstance(failed, ValidationError)
+    assert store.get_profile("bad", "城市") is None and store.get_events("bad") == []
+    assert store.get_profile("a", "城市").value == store.get_profile("c", "城市").value == "杭州"
+    assert seen == ["a", "c"]  # published after the commit, none for the undone call
+
+
+def test_update_queue_hands_a_busy_group_to_the_writer_thread(api_engine):
+    store, tools = api_engine.store, api_engine.tools
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        with store.batch("gui") as batch:
+            batch.set_profile("gui", "k", "v")
+            holding.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(10)
+    workers = Workers()
+    queue = UpdateQueue(store, tools, workers, "tool")
+
+    async def main():
+        task = asyncio.ensure_future(queue.call("u", {"operations": OPERATIONS}))
+        await asyncio.sleep(0.2)
+        assert not task.done()  # waiting on the writer thread, while the loop keeps running
+        threading.Timer(0.1, release.set).start()
+        return await task
+
+    try:
+        result = asyncio.run(main())
+    finally:
+        release.set()
+        holder.join(10)
+        workers.close()
+    assert result.content.startswith("已完成 3 项记忆操作")
+    assert store.get_profile("u", "城市").value == "杭州" and store.get_profile("gui", "k").value == "v"
