@@ -90,30 +90,31 @@ def test_a_write_waiting_for_another_process_does_not_stall_the_server(api, api_
 
 
 def test_update_queue_groups_calls_and_isolates_a_failing_one(api_engine, monkeypatch):
-    store, tools = api_engine.store, api_engine.tools
+    store, tools, memory = api_engine.store, api_engine.tools, api_engine.memory_tools
     groups: list[int] = []
-    real_group, real_call = store.group, tools.call
+    real_group, real_apply = store.group, memory._apply
 
     def counting_group(*args, **kwargs):
         groups.append(1)
         return real_group(*args, **kwargs)
 
-    def call(name, user_id, arguments, actor="tool"):
-        result = real_call(name, user_id, arguments, actor=actor)
-        if user_id == "bad":  # fails after writing: its savepoint must undo the write
-            raise ValidationError("user_id", "refused")
-        return result
+    def apply(batch, user_id, op, known):
+        if op.get("value") == "boom":  # fails after the call's first writes: they must be undone
+            raise ValidationError("value", "refused")
+        return real_apply(batch, user_id, op, known)
 
     monkeypatch.setattr(store, "group", counting_group)
-    monkeypatch.setattr(tools, "call", call)
+    monkeypatch.setattr(memory, "_apply", apply)
     seen = []
     store.changes.subscribe(lambda event: seen.append(event.user_id))
     workers = Workers()
     queue = UpdateQueue(store, tools, workers, "tool")
+    failing = OPERATIONS + [{"op": "event", "value": "boom"}]
 
     async def main():
-        return await asyncio.gather(*(queue.call(uid, {"operations": OPERATIONS}) for uid in ("a", "bad", "c")),
-                                    return_exceptions=True)
+        return await asyncio.gather(queue.call("a", {"operations": OPERATIONS}),
+                                    queue.call("bad", {"operations": failing}),
+                                    queue.call("c", {"operations": OPERATIONS}), return_exceptions=True)
 
     try:
         first, failed, third = asyncio.run(main())
@@ -123,6 +124,7 @@ def test_update_queue_groups_calls_and_isolates_a_failing_one(api_engine, monkey
     assert first.content == third.content and not first.is_error
     assert isinstance(failed, ValidationError)
     assert store.get_profile("bad", "城市") is None and store.get_events("bad") == []
+    assert [c.user_id for c in store.list_changes()].count("bad") == 0
     assert store.get_profile("a", "城市").value == store.get_profile("c", "城市").value == "杭州"
     assert seen == ["a", "c"]  # published after the commit, none for the undone call
 

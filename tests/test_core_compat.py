@@ -125,3 +125,38 @@ def test_user_counts_stay_exact_under_the_plugins_insert_or_replace(data_dir):
     engine.store.delete_profile("u", "k", actor="gui")
     assert engine.store.user_summary("u") is None
     engine.close()
+
+
+def test_summary_equals_a_recount_after_every_kind_of_event_write(data_dir):
+    """Event counts are incremented by triggers: adds, trims, deletes, restores, clears, reverts and
+    the plugin's own SQL must leave exactly what counting the rows gives."""
+    from kiraos_desktop.core.history import revert_change
+
+    engine = make_engine(data_dir, max_event_keep=5)
+    store = engine.store
+    for n in range(8):  # past max_event_keep: trimmed
+        store.add_event("u", f"e{n}", actor="tool")
+    store.set_profile("u", "k", "v", actor="gui")
+    trim = next(c for c in store.list_changes("u") if c.action == "event_trim")
+    revert_change(store, trim.id, actor="gui")  # the trimmed events come back with their ids
+    first = store.get_events("u")[-1]
+    store.delete_event("u", first.id, actor="gui")
+    deletion = store.list_changes("u")[0].id
+    revert_change(store, deletion, actor="gui")  # restore_event
+    revert_change(store, deletion, actor="gui")  # again: the event exists, it is replaced
+    store.add_event("v", "only events", actor="tool")
+    conn = sqlite3.connect(engine.paths.db_path)
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('w', 'plugin', '2026-01-01')")
+    conn.execute("DELETE FROM event_logs WHERE user_id = 'u' AND id NOT IN "
+                 "(SELECT id FROM event_logs WHERE user_id = 'u' ORDER BY created_at DESC LIMIT 3)")
+    conn.commit()
+    clear = store.clear_user("v", actor="gui")
+    assert clear == (0, 1)
+    revert_change(store, store.list_changes("v")[0].id, actor="gui")
+    counted = dict(((uid, (p, e)) for uid, p, e in conn.execute(
+        "SELECT user_id, sum(p), sum(e) FROM (SELECT user_id, 1 AS p, 0 AS e FROM user_profiles UNION ALL "
+        "SELECT user_id, 0, 1 FROM event_logs) GROUP BY user_id")))
+    kept = {s.user_id: (s.profile_count, s.event_count) for s in store.list_users()}
+    conn.close()
+    assert kept == counted and counted["u"] == (1, 3) and counted["v"] == (0, 1) and counted["w"] == (0, 1)
+    engine.close()

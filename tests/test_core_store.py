@@ -320,5 +320,13 @@ def test_live_profile_head_matches_live_profiles(store, rows, limit):
                           (f"k{n:02d}", f"v{n}", updated_at, confidence, category, expires_at))
         live = batch.live_profiles("h")
         head, count = batch.live_profile_head("h", limit)
+        known = batch.profile_rows("h")
+        assert batch.live_profile_head("h", limit, known) == (head, count)
+        batch.upsert_profile("h", "k00", "new", category="social", confidence=0.7, known=known)
+        batch.delete_profile("h", "k01", known=known)
+        batch.upsert_profile("h", "fresh", "x", expires_at="2999-01-01T00:00:00", known=known)
+        after = batch.live_profiles("h")
+        assert batch.live_profile_head("h", limit, known) == ([(p.key, p.value) for p in after[:limit]], len(after))
+        assert known == batch.profile_rows("h")  # kept current by the writes
     assert count == len(live)
     assert head == [(p.key, p.value) for p in live[:limit]]

@@ -69,10 +69,10 @@ class UpdateQueue:
         with self._store.group(wait=wait):
             for user_id, arguments, _ in calls:
                 try:
-                    # A batch inside the group is a savepoint: whatever fails in the call undoes
-                    # its writes (and drops its change events); the other calls stand.
-                    with self._store.batch(self._actor):
-                        result = self._tools.call(MEMORY_UPDATE, user_id, arguments, actor=self._actor)
+                    # The call's batch is a savepoint of the group, and everything that can fail
+                    # in a memory_update (the reply included) happens inside it: a failing call
+                    # undoes its own writes and drops its change events; the other calls stand.
+                    result = self._tools.call(MEMORY_UPDATE, user_id, arguments, actor=self._actor)
                 except Exception as exc:
                     outcomes.append((False, exc))
                 else:

@@ -35,21 +35,23 @@ class MemoryTools:
         results: list[str] = []
         done = 0
         with self._store.batch(actor) as batch:
+            known = batch.profile_rows(user_id)  # read once, kept current by the writes below
             for op in operations:
-                text, applied = self._apply(batch, user_id, op)
+                text, applied = self._apply(batch, user_id, op, known)
                 results.append(text)
                 done += applied
-            head, live = batch.live_profile_head(user_id, SUMMARY_ITEMS)
-        summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
-        return template("memory_update.j2").render(
-            done=done, results=results, summary=summary, more=max(0, live - SUMMARY_ITEMS))
+            head, live = batch.live_profile_head(user_id, SUMMARY_ITEMS, known)
+            summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
+            # Inside the batch: if the reply cannot be made, nothing is written.
+            return template("memory_update.j2").render(
+                done=done, results=results, summary=summary, more=max(0, live - SUMMARY_ITEMS))
 
-    def _apply(self, batch, user_id: str, op: Any) -> tuple[str, int]:
+    def _apply(self, batch, user_id: str, op: Any, known: dict) -> tuple[str, int]:
         if not isinstance(op, dict):
             return "skip: 操作格式无效（应为对象）", 0
         kind = op.get("op")
         if kind == "set":
-            return self._set(batch, user_id, op)
+            return self._set(batch, user_id, op, known)
         if kind == "event":
             value = op.get("value")
             try:
@@ -63,11 +65,11 @@ class MemoryTools:
             key = op.get("key")
             if not isinstance(key, str) or not key.strip():
                 return "skip: del 缺少 key", 0
-            found = batch.delete_profile(user_id, key.strip())
+            found = batch.delete_profile(user_id, key.strip(), known)
             return f"del {sanitize(key.strip())}: {'ok' if found else 'not found'}", int(found)
         return f"skip: 未知操作 {_quoted(kind)}（可用: set, event, del）", 0
 
-    def _set(self, batch, user_id: str, op: dict) -> tuple[str, int]:
+    def _set(self, batch, user_id: str, op: dict, known: dict) -> tuple[str, int]:
         key, value = op.get("key"), op.get("value")
         if not isinstance(key, str) or not key.strip() or value is None or (isinstance(value, str) and not value.strip()):
             return "skip: set 缺少 key 或 value", 0
@@ -84,7 +86,8 @@ class MemoryTools:
                 return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
         try:
             entry, before = batch.upsert_profile(user_id, key, value, category=category,
-                                                 confidence=op.get("confidence", 0.5), expires_at=expires_at)
+                                                 confidence=op.get("confidence", 0.5), expires_at=expires_at,
+                                                 known=known)
         except LimitError:
             return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
         except ValidationError as exc:

@@ -57,8 +57,10 @@ DESKTOP_DDL = (
     "DROP INDEX IF EXISTS idx_user_summary_events",
 )
 
-# Counts are recomputed from the (indexed, per-user) rows rather than incremented: the plugin's
-# INSERT OR REPLACE deletes without firing delete triggers, so increments would drift.
+# Profile counts are recomputed from the (indexed, per-user) rows rather than incremented: the
+# plugin's INSERT OR REPLACE on user_profiles deletes without firing delete triggers, so increments
+# would drift. Events are only ever inserted and deleted (no REPLACE, by the plugin or by us), so
+# their count is incremented: recounting a user's events on every new one costs a scan per write.
 _RECOUNT = """
         INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
         VALUES ({uid},
@@ -85,11 +87,17 @@ TRIGGERS = (
             last_activity = max(coalesce(last_activity, ''), coalesce(NEW.updated_at, ''))
             WHERE user_id = NEW.user_id;
     END""",
-    f"""CREATE TRIGGER kd_events_ins AFTER INSERT ON event_logs BEGIN
-        {_RECOUNT.format(uid="NEW.user_id", stamp="NEW.created_at")}
+    # A user without a summary row has no profiles either (the row goes only when both counts are 0).
+    """CREATE TRIGGER kd_events_ins AFTER INSERT ON event_logs BEGIN
+        INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
+        VALUES (NEW.user_id, 0, 1, NEW.created_at)
+        ON CONFLICT(user_id) DO UPDATE SET
+            event_count = event_count + 1,
+            last_activity = max(coalesce(last_activity, ''), coalesce(excluded.last_activity, ''));
     END""",
-    f"""CREATE TRIGGER kd_events_del AFTER DELETE ON event_logs BEGIN
-        {_RECOUNT.format(uid="OLD.user_id", stamp="NULL")}
+    """CREATE TRIGGER kd_events_del AFTER DELETE ON event_logs BEGIN
+        UPDATE user_summary SET event_count = event_count - 1 WHERE user_id = OLD.user_id;
+        DELETE FROM user_summary WHERE user_id = OLD.user_id AND profile_count = 0 AND event_count <= 0;
     END""",
 )
 

@@ -124,6 +124,7 @@ class MemoryStore:
             with self._collecting_events(wait=True) as events:
                 batch = WriteBatch(self, actor)
                 yield batch
+                batch.flush_audit()
                 events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
         finally:
             self._write_lock.release()

@@ -1,6 +1,7 @@
 """One write transaction of the store: validated operations, each recorded in the audit log."""
 from __future__ import annotations
 
+import itertools
 import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -19,28 +20,31 @@ from kiraos_desktop.core.records import (
     check_user_id,
     check_value,
 )
-from kiraos_desktop.core.timeutil import to_iso
+from kiraos_desktop.core.timeutil import parse_timestamp, to_iso
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.store import MemoryStore
 
-_PROFILE_SELECT = ("SELECT user_id, memory_key, memory_value, updated_at, confidence, category, expires_at "
-                   "FROM user_profiles")
+_PROFILE_COLUMNS = "user_id, memory_key, memory_value, updated_at, confidence, category, expires_at"
+_PROFILE_SELECT = f"SELECT {_PROFILE_COLUMNS} FROM user_profiles"
 _LIVE = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
 _OTHER_RANK = len(CATEGORY_RANK)
 
 
-# sort_profiles() on (key, value, category, confidence, updated_at) rows, read as profile_from_row reads them.
+# sort_profiles() on rows of _PROFILE_COLUMNS, read as profile_from_row reads them.
 def _newest_first(row: tuple) -> str:
-    return row[4] or ""
+    return row[3] or ""
 
 
 def _display_rank(row: tuple) -> tuple:
-    category = row[2] or "basic"
-    return CATEGORY_RANK.get(category, _OTHER_RANK), category, -(0.5 if row[3] is None else float(row[3]))
+    category = row[5] or "basic"
+    return CATEGORY_RANK.get(category, _OTHER_RANK), category, -(0.5 if row[4] is None else float(row[4]))
 
 
 # json.dumps(value, ensure_ascii=False) builds an encoder per call; the audit writes several per write.
+_AUDIT_INSERT = "INSERT INTO memory_changes (at, user_id, actor, action, target, before, after) VALUES "
+_AUDIT_VALUES = "(?, ?, ?, ?, ?, ?, ?)"
+_AUDIT_ROWS_PER_INSERT = 500  # 3500 variables: well below SQLite's limit
 _encode_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
@@ -62,7 +66,8 @@ class WriteBatch:
         self.now_moment = datetime.now()
         self.now = to_iso(self.now_moment)
         self._touched: dict[str, str] = {}
-        self.change_ids: list[int] = []  # audit rows written by this batch, in order
+        self._audit_rows: list[tuple] = []  # written by flush_audit(), in one statement
+        self._change_ids: list[int] = []
         self.bulk_action: str | None = None  # set for bulk work: one event for all users instead of one each
 
     def execute(self, sql: str, params: tuple = ()):
@@ -75,11 +80,27 @@ class WriteBatch:
         return list(self._touched.items())
 
     def audit(self, user_id: str, action: str, target: str | None, before: Any, after: Any) -> None:
-        cursor = self._sql("INSERT INTO memory_changes (at, user_id, actor, action, target, before, after) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                           (self.now, user_id, self.actor, action, target, _dump(before), _dump(after)))
-        self.change_ids.append(cursor.lastrowid)
+        self._audit_rows.append((self.now, user_id, self.actor, action, target, _dump(before), _dump(after)))
         self._touched[user_id] = action if user_id not in self._touched else "batch"
+
+    @property
+    def change_ids(self) -> list[int]:
+        """Ids of the audit rows written by this batch, in order."""
+        self.flush_audit()
+        return list(self._change_ids)
+
+    def flush_audit(self) -> None:
+        """Write the audit rows recorded so far (the store calls this before the batch ends).
+
+        One multi-row INSERT instead of one per change: the ids of one statement are consecutive
+        (AUTOINCREMENT, and the write lock is held), so they follow from the last one.
+        """
+        rows, self._audit_rows = self._audit_rows, []
+        for start in range(0, len(rows), _AUDIT_ROWS_PER_INSERT):
+            chunk = rows[start:start + _AUDIT_ROWS_PER_INSERT]
+            last = self._sql(_AUDIT_INSERT + ", ".join([_AUDIT_VALUES] * len(chunk)),
+                             tuple(itertools.chain.from_iterable(chunk))).lastrowid
+            self._change_ids.extend(range(last - len(chunk) + 1, last + 1))
 
     # ---- profiles ------------------------------------------------------------------------
 
@@ -91,6 +112,23 @@ class WriteBatch:
         return self._sql(f"SELECT count(*) FROM user_profiles WHERE user_id = ? AND {_LIVE}",
                          (user_id, self.now)).fetchone()[0]
 
+    def profile_rows(self, user_id: str) -> dict[str, tuple]:
+        """Every entry of a user as rows (the columns of profile_from_row, then a live flag), by key.
+
+        For a run of writes to one user (memory_update): pass it as `known` to upsert_profile,
+        delete_profile and live_profile_head, which keep it current, and the run reads the user's
+        entries once. Valid only while nothing else writes that user's entries in this batch.
+        """
+        rows = self._sql(f"SELECT {_PROFILE_COLUMNS}, {_LIVE} FROM user_profiles WHERE user_id = ?",
+                         (self.now, user_id)).fetchall()
+        return {row[1]: row for row in rows}
+
+    def _live_row(self, entry: ProfileEntry) -> tuple:
+        # The entry was validated (expiry normalised to naive ISO), so Python and SQLite agree on it.
+        live = entry.expires_at is None or parse_timestamp(entry.expires_at) > self.now_moment
+        return (entry.user_id, entry.key, entry.value, entry.updated_at, entry.confidence, entry.category,
+                entry.expires_at, live)
+
     def set_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
                     expires_at: Any = None, enforce_limit: bool = True) -> ProfileEntry:
         """Insert or update one entry; returns the new entry. Raises ValidationError or LimitError."""
@@ -98,19 +136,30 @@ class WriteBatch:
                                    expires_at=expires_at, enforce_limit=enforce_limit)[0]
 
     def upsert_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
-                       expires_at: Any = None, enforce_limit: bool = True) -> tuple[ProfileEntry, ProfileEntry | None]:
-        """set_profile that also returns the entry it replaced (None when the key was new)."""
+                       expires_at: Any = None, enforce_limit: bool = True,
+                       known: dict[str, tuple] | None = None) -> tuple[ProfileEntry, ProfileEntry | None]:
+        """set_profile that also returns the entry it replaced (None when the key was new).
+
+        `known`: the user's profile_rows(), read instead of the database and kept current."""
         user_id, key = check_user_id(user_id), check_key(key)
         value, confidence = check_value(value), check_confidence(confidence)
         category, expires_at = check_category(category), check_expiry(expires_at)
-        before = self.profile(user_id, key)
+        if known is None:
+            before = self.profile(user_id, key)
+        else:
+            row = known.get(key)
+            before = self._profile_from_row(row[:7]) if row else None
         is_new = before is None or before.is_expired(self.now)
         limit = self._store.max_profiles_per_user
-        if enforce_limit and is_new and limit and self.live_profile_count(user_id) >= limit:
-            raise LimitError(f"profile limit reached ({limit} entries); delete an entry or raise "
-                             f"max_profiles_per_user")
+        if enforce_limit and is_new and limit:
+            live = self.live_profile_count(user_id) if known is None else sum(1 for r in known.values() if r[7])
+            if live >= limit:
+                raise LimitError(f"profile limit reached ({limit} entries); delete an entry or raise "
+                                 f"max_profiles_per_user")
         after = ProfileEntry(user_id, key, value, self.now, confidence, category, expires_at)
         self.put_profile(after)
+        if known is not None:
+            known[key] = self._live_row(after)
         self.audit(user_id, "profile_set", key, before and before.to_dict(), after.to_dict())
         return after, before
 
@@ -121,17 +170,20 @@ class WriteBatch:
         rows = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
         return sort_profiles(self._profile_from_row(r) for r in rows)
 
-    def live_profile_head(self, user_id: str, limit: int) -> tuple[list[tuple[str, str]], int]:
+    def live_profile_head(self, user_id: str, limit: int,
+                          known: dict[str, tuple] | None = None) -> tuple[list[tuple[str, str]], int]:
         """(key, value) of the first `limit` unexpired entries in display order, and how many there are.
 
         The order of live_profiles() without building every entry: the memory_update reply needs
-        only the first few, and it is written on every call.
+        only the first few, and it is written on every call. `known`: as for upsert_profile.
         """
-        rows = self._sql("SELECT memory_key, memory_value, category, confidence, updated_at FROM user_profiles "
-                         f"WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
+        if known is None:
+            rows = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
+        else:
+            rows = [row for row in known.values() if row[7]]
         rows.sort(key=_newest_first, reverse=True)
         rows.sort(key=_display_rank)
-        return [(row[0], row[1]) for row in rows[:limit]], len(rows)
+        return [(row[1], row[2]) for row in rows[:limit]], len(rows)
 
     def put_profile(self, entry: ProfileEntry) -> None:
         """Store an entry as given, without audit or limit (bulk import, restore)."""
@@ -149,8 +201,12 @@ class WriteBatch:
         self.put_profile(entry)
         self.audit(entry.user_id, "profile_set", entry.key, before and before.to_dict(), entry.to_dict())
 
-    def delete_profile(self, user_id: str, key: str) -> bool:
-        before = self.profile(user_id, key)
+    def delete_profile(self, user_id: str, key: str, known: dict[str, tuple] | None = None) -> bool:
+        if known is None:
+            before = self.profile(user_id, key)
+        else:
+            row = known.pop(key, None)
+            before = self._profile_from_row(row[:7]) if row else None
         if before is None:
             return False
         self._sql("DELETE FROM user_profiles WHERE user_id = ? AND memory_key = ?", (user_id, key))
@@ -177,7 +233,10 @@ class WriteBatch:
 
     def restore_event(self, data: dict) -> None:
         event = EventEntry(**data)
-        self._sql("INSERT OR REPLACE INTO event_logs (id, user_id, event_summary, created_at) VALUES (?, ?, ?, ?)",
+        # Delete, then insert: a REPLACE would delete without the delete trigger, and the
+        # summary's event count (kept by triggers) would drift.
+        self._sql("DELETE FROM event_logs WHERE id = ?", (event.id,))
+        self._sql("INSERT INTO event_logs (id, user_id, event_summary, created_at) VALUES (?, ?, ?, ?)",
                   (event.id, event.user_id, event.summary, event.created_at))
         self.audit(event.user_id, "event_add", str(event.id), None, event.to_dict())
 
