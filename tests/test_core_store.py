@@ -330,3 +330,30 @@ def test_live_profile_head_matches_live_profiles(store, rows, limit):
         assert known == batch.profile_rows("h")  # kept current by the writes
     assert count == len(live)
     assert head == [(p.key, p.value) for p in live[:limit]]
+
+
+def wal_frames(store) -> int:
+    """Frames in the WAL now (a PASSIVE checkpoint of an idle store copies them all and reports how many)."""
+    other = sqlite3.connect(store.path)
+    try:
+        return other.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
+    finally:
+        other.close()
+
+
+def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
+    from kiraos_desktop.core import store as store_module
+
+    monkeypatch.setattr(store_module, "CHECKPOINT_AFTER_COMMITS", 3)
+    monkeypatch.setattr(store_module, "CHECKPOINT_COMPLETE_FRAMES", 1)  # always finish under the lock
+    for n in range(2):
+        store.add_event("u", f"e{n}", actor="tool")
+    assert store.checkpoint_if_due() is False and store.commits_since_checkpoint == 2
+    for n in range(40):
+        store.add_event("u", f"more {n}", actor="tool")
+    grown = wal_frames(store)
+    assert store.checkpoint_if_due() is True and store.commits_since_checkpoint == 0
+    store.add_event("u", "after", actor="tool")  # the first write after a complete checkpoint restarts the WAL
+    assert wal_frames(store) < grown / 4
+    assert [e.summary for e in store.get_events("u", limit=1)] == ["after"]
+

@@ -16,6 +16,10 @@ from kiraos_desktop.core.tool_registry import ToolRegistry
 from kiraos_desktop.core.watcher import ExternalChangeWatcher
 
 log = logging.getLogger(__name__)
+# The watcher ticks this often to checkpoint under heavy writing; it polls for other processes'
+# commits every TICKS_PER_POLL ticks (about once a second).
+WATCH_TICK_S = 0.1
+TICKS_PER_POLL = 10
 SettingsListener = Callable[[Settings, Settings], None]
 
 
@@ -42,7 +46,8 @@ class Engine:
             save_settings(paths.settings_file, settings)
         self.skills = SkillRouter(paths.skills_dir, disabled=settings.disabled_skills)
         self.tools = ToolRegistry(self.memory_tools, self.skills, self.context.block_text)
-        self._watcher = ExternalChangeWatcher(self._on_watch_tick)
+        self._ticks = 0
+        self._watcher = ExternalChangeWatcher(self._on_watch_tick, interval=WATCH_TICK_S)
 
     @classmethod
     def open(cls, data_dir=None, kira_data=None, db=None, skills_dir=None, install_examples: bool = True) -> "Engine":
@@ -93,8 +98,14 @@ class Engine:
     # ---- lifecycle -----------------------------------------------------------------------
 
     def _on_watch_tick(self) -> None:
-        self.store.poll_external_change()
-        self.store.checkpoint()
+        """Every WATCH_TICK_S: checkpoint when our writes made it due; every second: look for other
+        processes' commits (companion mode) and checkpoint whatever they or we wrote."""
+        self._ticks += 1
+        if self._ticks % TICKS_PER_POLL == 0:
+            self.store.poll_external_change()
+            self.store.checkpoint()
+        else:
+            self.store.checkpoint_if_due()
 
     def start_watching(self) -> None:
         self._watcher.start()

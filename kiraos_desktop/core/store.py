@@ -27,10 +27,13 @@ from kiraos_desktop.core.write_batch import WriteBatch
 BUSY_TIMEOUT_S = 10
 # A bigger page cache for the writer and memory-mapped reads: the default 2 MB cache makes
 # every write to a random user of a large database re-read its index pages.
-# Checkpoints (copying the WAL back into the database, with an fsync) cost a third of a write when
-# the writer runs them; the watcher thread runs them instead (checkpoint()), off the write lock.
-# The writer still checkpoints past this size, for processes that never start the watcher.
-WRITER_AUTOCHECKPOINT_PAGES = 10000
+# Checkpoints (copying the WAL back into the database, with an fsync) cost a good part of a write,
+# and a writer that runs them stalls whoever waits for it (the API's event loop) for tens of ms.
+# The watcher thread runs them instead (checkpoint_if_due()) every CHECKPOINT_AFTER_COMMITS
+# commits; the writer still checkpoints past this many pages, for processes without a watcher.
+WRITER_AUTOCHECKPOINT_PAGES = 40000
+CHECKPOINT_AFTER_COMMITS = 400
+CHECKPOINT_COMPLETE_FRAMES = 16000
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
 PROFILE_COLUMNS = "user_id, memory_key, memory_value, updated_at, confidence, category, expires_at"
 LIVE_CONDITION = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
@@ -98,6 +101,7 @@ class MemoryStore:
         # the change events of an open group() that wait for its commit.
         self._depth = 0
         self._deferred: list[ChangeEvent] | None = None
+        self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
         with self._write_lock:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
@@ -209,6 +213,7 @@ class MemoryStore:
         try:
             yield
             execute("COMMIT")
+            self.commits_since_checkpoint += 1
         except BaseException:
             if self.writer.connection().in_transaction:
                 execute("ROLLBACK")
@@ -276,8 +281,25 @@ class MemoryStore:
         return changed
 
     def checkpoint(self) -> None:
-        """Copy committed WAL frames into the database without blocking writers (PASSIVE)."""
-        self.reader.execute_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        """Copy committed WAL frames into the database (PASSIVE: other processes may go on writing).
+
+        Beside our writer first: the bulk of the work, in parallel with it. Under steady writing
+        such a checkpoint never completes, and the WAL (and every lookup in it) keeps growing, so
+        past CHECKPOINT_COMPLETE_FRAMES it is finished holding the write lock (writes wait for the
+        frames written meanwhile and an fsync); the next write then starts the WAL over.
+        """
+        self.commits_since_checkpoint = 0
+        _, frames, _ = self.reader.execute_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
+        if frames >= CHECKPOINT_COMPLETE_FRAMES:
+            with self._write_lock:
+                self.reader.execute_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+
+    def checkpoint_if_due(self) -> bool:
+        """checkpoint() once this process has committed CHECKPOINT_AFTER_COMMITS times since the last."""
+        if self.commits_since_checkpoint < CHECKPOINT_AFTER_COMMITS:
+            return False
+        self.checkpoint()
+        return True
 
     # ---- reading -------------------------------------------------------------------------
 
