@@ -1,8 +1,9 @@
-"""GET /v1/context answered straight from the per-user cache, below the router (the bot's hot path).
+"""GET /v1/context answered below the router from the per-user cache (the bot's hot path).
 
-Only the plain case is handled here: a well-formed query of user_id (and max_chars) whose blocks
-are all cached. Anything else returns None and goes through the regular route, which gives the
-same reply, builds missing blocks in a worker thread and produces the errors.
+Only the plain case is handled here: a well-formed query of user_id (and max_chars). A block that
+is not cached is built right here, on the event loop: two indexed queries cost less than handing
+the work to a thread and back while the loop is busy (writes of memory_update run on it too).
+Anything else goes through the regular route, which gives the same reply and produces the errors.
 """
 from __future__ import annotations
 
@@ -70,10 +71,14 @@ class ContextFastPath:
         user_ids, max_chars = parsed
         peek = self._context.peek_cached
         blocks = []
+        reusable = True
         for uid in user_ids:
             block = peek(uid, max_chars=max_chars)
             if block is None:
-                return receive
+                built = self._context.user_block(uid, max_chars=max_chars)  # reads and caches it
+                block = peek(uid, max_chars=max_chars)
+                if block is None:  # changed meanwhile, or expiring: answer, but keep no reply
+                    block, reusable = built, False
             blocks.append(block)
         cache_key = (user_ids, max_chars)
         known = self._replies.get(cache_key)
@@ -82,9 +87,10 @@ class ContextFastPath:
         else:
             body = dump_json({"context": join_texts(b.text for b in blocks), "users": list(user_ids),
                               "truncated": any(b.truncated for b in blocks)})
-            if len(self._replies) >= _MAX_REPLIES:
-                self._replies.clear()
-            self._replies[cache_key] = (tuple(blocks), body)
+            if reusable:
+                if len(self._replies) >= _MAX_REPLIES:
+                    self._replies.clear()
+                self._replies[cache_key] = (tuple(blocks), body)
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
         await send({"type": "http.response.body", "body": body})
