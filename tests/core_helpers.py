@@ -1,9 +1,15 @@
-"""Helpers for core tests: engines on temporary data dirs and the plugin's own DDL."""
+"""Helpers for core tests: engines on temporary data dirs, the plugin's own DDL, a clean root logger."""
 from __future__ import annotations
 
+import logging
 import sqlite3
+import sys
+import threading
 from pathlib import Path
 
+import pytest
+
+from kiraos_desktop.core import app_log
 from kiraos_desktop.core.engine import Engine
 
 # The KiraOS plugin 1.3 schema, as its documentation gives it.
@@ -58,3 +64,28 @@ def plugin_db(path: Path, ddl: str = PLUGIN_DDL) -> sqlite3.Connection:
     conn.executescript(ddl)
     conn.commit()
     return conn
+
+
+@pytest.fixture(autouse=True)
+def restore_logging(monkeypatch):
+    """Take app_log's handlers off the root logger again, and put back its level and both excepthooks."""
+    root = logging.getLogger()
+    level = root.level
+    monkeypatch.setattr(sys, "excepthook", sys.excepthook)
+    monkeypatch.setattr(threading, "excepthook", threading.excepthook)
+    yield
+    for handler in list(root.handlers):
+        if getattr(handler, app_log._ROLE, None):
+            root.removeHandler(handler)
+            handler.close()
+    root.setLevel(level)
+
+
+def app_log_handlers(role: str) -> list[logging.Handler]:
+    """The root logger's handlers that app_log installed in that role ("file" or "console")."""
+    return [h for h in logging.getLogger().handlers if getattr(h, app_log._ROLE, None) == role]
+
+
+def flush_logs() -> None:
+    for handler in logging.getLogger().handlers:
+        handler.flush()
