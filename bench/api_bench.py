@@ -4,9 +4,9 @@ python bench/api_bench.py [--users 10000] [--rounds 3] [--duration 8] [--connect
 
 Needs the shared benchmark kit at <repo>/../shared/bench (seed_data.py, seed_baseline.py, ctx.lua,
 upd.lua) and wrk (installed with apt-get when missing and possible). Warms both servers up with every
-seeded user's context once, then runs ctx.lua and upd.lua against baseline and ours in turn; prints
-medians of requests/s, p99 and CPU per request, the ratios and the DESIGN §8 targets, and writes
-bench/out/api_bench.json (exit status 1 when a target is missed). See bench/README.md.
+seeded user's context once, then runs ctx.lua, upd.lua and both at once against baseline and ours in
+turn; prints medians of requests/s, p99 and CPU per request, the ratios and the DESIGN §8 targets, and
+writes bench/out/api_bench.json (exit status 1 when a target is missed). See bench/README.md.
 """
 from __future__ import annotations
 
@@ -228,6 +228,30 @@ def measure(wrk, servers, script: Path, rounds: int, duration: float, connection
     return summary
 
 
+def measure_mixed(wrk, servers, ctx: Path, upd: Path, rounds: int, duration: float, connections: int) -> dict:
+    """Context reads and memory_update writes at once (half the connections each), per server in turn:
+    no target, but it shows whether writes starve reads (or the other way round) on one event loop."""
+    half = max(1, connections // 2)
+    runs: dict[str, list[dict]] = {name: [] for name in servers}
+    for number in range(1, rounds + 1):
+        for name, (url, proc) in servers.items():
+            writes: dict = {}
+            writer = threading.Thread(target=lambda: writes.update(run_wrk(wrk, url, upd, duration, half)))
+            writer.start()
+            reads = run_wrk(wrk, url, ctx, duration, half)
+            writer.join()
+            runs[name].append({"context": reads, "memory_update": writes})
+            print(f"  mixed round {number} {name:8s} context {reads['rps']:7.0f} req/s p99 {reads['p99_ms']:6.2f} ms"
+                  f" | memory_update {writes['rps']:6.0f} req/s p99 {writes['p99_ms']:6.2f} ms", flush=True)
+    summary = {}
+    for name, results in runs.items():
+        summary[name] = {route: {"rps_median": statistics.median(r[route]["rps"] for r in results),
+                                 "p99_ms_median": statistics.median(r[route]["p99_ms"] for r in results)}
+                         for route in ("context", "memory_update")}
+        summary[name]["runs"] = results
+    return summary
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--users", type=int, default=10000)
@@ -253,6 +277,8 @@ def main() -> int:
             context["warm_up_seconds"] = cold
             print(f"POST /v1/tools/memory_update, {args.connections} connections:")
             update = measure(wrk, servers, upd, args.rounds, args.duration, args.connections)
+            print(f"both at once, {args.connections // 2} connections each (no target):")
+            mixed = measure_mixed(wrk, servers, ctx, upd, args.rounds, args.duration, args.connections)
         finally:
             stop_servers(servers)
     checks = {
@@ -269,13 +295,18 @@ def main() -> int:
         print(f"{label:18s} {data['baseline']['rps_median']:12.0f} {data['ours']['rps_median']:12.0f} "
               f"{data['ratio']:7.2f}x  {data['baseline']['p99_ms_median']:7.2f} / {data['ours']['p99_ms_median']:.2f} ms"
               f"   {cpu} ms")
+    for name in ("baseline", "ours"):
+        both = mixed[name]
+        print(f"mixed {name:12s} context {both['context']['rps_median']:7.0f} req/s p99 "
+              f"{both['context']['p99_ms_median']:.2f} ms | memory_update {both['memory_update']['rps_median']:6.0f} "
+              f"req/s p99 {both['memory_update']['p99_ms_median']:.2f} ms")
     for name, (value, target, ok) in checks.items():
         print(f"  {'PASS' if ok else 'MISS'}  {name} = {value:.2f} (target {target})")
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "users": args.users, "rounds": args.rounds,
               "load_average_at_end": load, "cpus": os.cpu_count(),
               "duration_s": args.duration, "connections": args.connections, "python": sys.version.split()[0],
-              "context": context, "memory_update": update,
+              "context": context, "memory_update": update, "mixed": mixed,
               "targets": {k: {"value": v, "target": t, "met": ok} for k, (v, t, ok) in checks.items()}}
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "api_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
