@@ -160,3 +160,37 @@ def test_update_queue_hands_a_busy_group_to_the_writer_thread(api_engine):
         workers.close()
     assert result.content.startswith("已完成 3 项记忆操作")
     assert store.get_profile("u", "城市").value == "杭州" and store.get_profile("gui", "k").value == "v"
+
+
+def test_update_queue_splits_a_crowd_into_bounded_groups(api_engine, monkeypatch):
+    from kiraos_desktop.api import update_queue
+
+    store = api_engine.store
+    sizes: list[int] = []
+    real_group = store.group
+
+    def counting_group(*args, **kwargs):
+        sizes.append(0)
+        return real_group(*args, **kwargs)
+
+    real_call = api_engine.tools.call
+
+    def call(*args, **kwargs):
+        sizes[-1] += 1
+        return real_call(*args, **kwargs)
+
+    monkeypatch.setattr(update_queue, "MAX_GROUP", 4)
+    monkeypatch.setattr(store, "group", counting_group)
+    monkeypatch.setattr(api_engine.tools, "call", call)
+    workers = Workers()
+    queue = UpdateQueue(store, api_engine.tools, workers, "tool")
+
+    async def main():
+        return await asyncio.gather(*(queue.call(f"u{n}", {"operations": OPERATIONS}) for n in range(10)))
+
+    try:
+        results = asyncio.run(main())
+    finally:
+        workers.close()
+    assert sizes == [4, 4, 2] and len(results) == 10
+    assert store.stats().total_users == 10

@@ -16,6 +16,8 @@ from kiraos_desktop.core.store import WriterBusy
 from kiraos_desktop.core.tool_registry import MEMORY_UPDATE
 
 _Call = tuple[str, dict, "asyncio.Future"]
+#: Calls per group at most: a group holds the event loop for its duration (about 0.3 ms a call).
+MAX_GROUP = 32
 
 
 class UpdateQueue:
@@ -42,8 +44,11 @@ class UpdateQueue:
         return await future
 
     def _flush(self) -> None:
-        self._flush_scheduled = False
-        calls, self._pending = self._pending, []
+        calls, self._pending = self._pending[:MAX_GROUP], self._pending[MAX_GROUP:]
+        # More than a group's worth waiting: the rest goes next turn, after other work of the loop.
+        self._flush_scheduled = bool(self._pending)
+        if self._pending:
+            asyncio.get_running_loop().call_soon(self._flush)
         try:
             outcomes = self._write(calls, wait=False)
         except WriterBusy:
