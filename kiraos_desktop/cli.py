@@ -163,7 +163,10 @@ def _run_command(args) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         if args.command == "serve":
             from kiraos_desktop.api.server import serve_forever
+            from kiraos_desktop.core.app_log import configure_logging
 
+            # Only the long-running modes (this and the window) keep a log file; one-shot commands do not.
+            configure_logging(engine.paths.logs_dir)
             return serve_forever(engine, args)
         if args.command is None:
             from kiraos_desktop.ui.app import run_gui

@@ -13,6 +13,7 @@ from PySide6.QtCore import QObject, QSettings, Qt, Signal
 from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop import __version__
+from kiraos_desktop.core.app_log import configure_logging
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.theme import ThemeWatcher, app_icon, apply_theme
 
@@ -172,6 +173,9 @@ def run_gui(engine, args) -> int:
                 return take_screenshots(app, controller, screenshot_dir)
             finally:
                 controller.shutdown()
+    # The window's errors (API, background tasks, uncaught exceptions) go to the data dir's logs folder:
+    # a windowed build has no console to print them on.
+    configure_logging(engine.paths.logs_dir)
     app = ensure_application()
     apply_theme(app)
     watcher = ThemeWatcher(app)
