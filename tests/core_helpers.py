@@ -89,3 +89,30 @@ def app_log_handlers(role: str) -> list[logging.Handler]:
 def flush_logs() -> None:
     for handler in logging.getLogger().handlers:
         handler.flush()
+
+
+class WriterHolder:
+    """Another thread inside a store batch (it wrote `user_id`/`key` = "held") until release()."""
+
+    def __init__(self, store, user_id: str = "holder", key: str = "k"):
+        self._inside, self._release = threading.Event(), threading.Event()
+
+        def hold():
+            with store.batch("gui") as batch:
+                batch.set_profile(user_id, key, "held")
+                self._inside.set()
+                self._release.wait(10)
+
+        self._thread = threading.Thread(target=hold)
+
+    def __enter__(self) -> "WriterHolder":
+        self._thread.start()
+        assert self._inside.wait(10), "the holding thread never got the write lock"
+        return self
+
+    def release(self) -> None:
+        self._release.set()
+
+    def __exit__(self, *exc) -> None:
+        self._release.set()
+        self._thread.join(10)

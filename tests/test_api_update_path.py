@@ -11,6 +11,7 @@ import httpx
 import pytest
 
 from api_helpers import AUTH, api, api_engine, api_server, error_of  # noqa: F401
+from core_helpers import WriterHolder
 from kiraos_desktop.api.fastpath_update import plain_update_call
 from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers
@@ -131,35 +132,23 @@ def test_update_queue_groups_calls_and_isolates_a_failing_one(api_engine, monkey
 
 def test_update_queue_hands_a_busy_group_to_the_writer_thread(api_engine):
     store, tools = api_engine.store, api_engine.tools
-    holding, release = threading.Event(), threading.Event()
-
-    def hold():
-        with store.batch("gui") as batch:
-            batch.set_profile("gui", "k", "v")
-            holding.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    assert holding.wait(10)
     workers = Workers()
     queue = UpdateQueue(store, tools, workers, "tool")
 
-    async def main():
+    async def main(holder):
         task = asyncio.ensure_future(queue.call("u", {"operations": OPERATIONS}))
         await asyncio.sleep(0.2)
         assert not task.done()  # waiting on the writer thread, while the loop keeps running
-        threading.Timer(0.1, release.set).start()
+        threading.Timer(0.1, holder.release).start()
         return await task
 
     try:
-        result = asyncio.run(main())
+        with WriterHolder(store, "gui", "k") as holder:
+            result = asyncio.run(main(holder))
     finally:
-        release.set()
-        holder.join(10)
         workers.close()
     assert result.content.startswith("已完成 3 项记忆操作")
-    assert store.get_profile("u", "城市").value == "杭州" and store.get_profile("gui", "k").value == "v"
+    assert store.get_profile("u", "城市").value == "杭州" and store.get_profile("gui", "k").value == "held"
 
 
 def test_update_queue_splits_a_crowd_into_bounded_groups(api_engine, monkeypatch):

@@ -8,6 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from core_helpers import WriterHolder
 from kiraos_desktop.core.changes import ChangeEvent
 from kiraos_desktop.core.history import revert_change, revert_changes
 from kiraos_desktop.core.records import LimitError, ValidationError
@@ -258,25 +259,11 @@ def test_nested_batches_are_savepoints(store):
 
 
 def test_group_without_waiting_refuses_when_another_thread_writes(store):
-    inside, release = threading.Event(), threading.Event()
-
-    def hold():
-        with store.batch("gui") as batch:
-            batch.set_profile("u", "k", "gui")
-            inside.set()
-            release.wait(10)
-
-    holder = threading.Thread(target=hold)
-    holder.start()
-    try:
-        assert inside.wait(10)
+    with WriterHolder(store, "u", "k"):
         with pytest.raises(WriterBusy):
             with store.group(wait=False):
                 store.set_profile("u", "k", "api", actor="api")
-    finally:
-        release.set()
-        holder.join(10)
-    assert store.get_profile("u", "k").value == "gui"
+    assert store.get_profile("u", "k").value == "held"
     with store.group(wait=False):  # free again: written at once
         store.set_profile("u", "k", "api", actor="api")
     assert store.get_profile("u", "k").value == "api"
