@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop import __version__
 from kiraos_desktop.core.app_log import configure_logging
+from kiraos_desktop.ui.interrupt import close_on_interrupt
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.theme import ThemeWatcher, app_icon, apply_theme
 
@@ -182,7 +183,9 @@ def run_gui(engine, args) -> int:
     controller = AppController(engine, args)
     watcher.changed.connect(controller._on_theme_changed)
     controller.window.show()
+    restore_interrupt = close_on_interrupt(controller.window, app)
     try:
         return app.exec()
     finally:
+        restore_interrupt()
         controller.shutdown()
