@@ -2,8 +2,8 @@
 
 The bot host calls memory_update after most turns, so its cost is the API's write throughput.
 Only the plain case is handled here: a JSON body of exactly `user_id` and well-formed
-`arguments`. Anything else (and a body that arrives in pieces past FAST_BODY_BYTES) goes to the
-regular route with the body replayed, which gives the same reply or the precise error.
+`arguments`, with a Content-Length of at most FAST_BODY_BYTES. Anything else goes to the regular
+route (with what was read replayed), which gives the same reply or the precise error.
 """
 from __future__ import annotations
 
