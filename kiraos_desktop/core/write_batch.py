@@ -41,10 +41,10 @@ def _display_rank(row: tuple) -> tuple:
     return CATEGORY_RANK.get(category, _OTHER_RANK), category, -(0.5 if row[4] is None else float(row[4]))
 
 
-# json.dumps(value, ensure_ascii=False) builds an encoder per call; the audit writes several per write.
 _AUDIT_INSERT = "INSERT INTO memory_changes (at, user_id, actor, action, target, before, after) VALUES "
 _AUDIT_VALUES = "(?, ?, ?, ?, ?, ?, ?)"
 _AUDIT_ROWS_PER_INSERT = 500  # 3500 variables: well below SQLite's limit
+# json.dumps(value, ensure_ascii=False) builds an encoder per call; the audit writes several per write.
 _encode_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
