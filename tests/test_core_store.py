@@ -13,6 +13,7 @@ from kiraos_desktop.core.changes import ChangeEvent
 from kiraos_desktop.core.history import revert_change, revert_changes
 from kiraos_desktop.core.records import LimitError, ValidationError
 from kiraos_desktop.core.store import MemoryStore, WriterBusy
+from kiraos_desktop.core.write_batch import live_head
 
 
 @pytest.fixture
@@ -297,26 +298,29 @@ _HEAD_ROWS = st.lists(st.tuples(
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(rows=_HEAD_ROWS, limit=st.integers(min_value=0, max_value=6))
-def test_live_profile_head_matches_live_profiles(store, rows, limit):
-    """The memory_update reply's head (sorted on plain rows) is the display order of live_profiles()."""
+def test_live_head_matches_the_display_order(store, rows, limit):
+    """The memory_update reply's head (sorted on plain rows) is the order get_profiles() shows."""
     with store.batch("test") as batch:
         batch.execute("DELETE FROM user_profiles WHERE user_id = 'h'")
         for n, (category, confidence, updated_at, expires_at) in enumerate(rows):
             batch.execute("INSERT INTO user_profiles (user_id, memory_key, memory_value, updated_at, confidence, "
                           "category, expires_at) VALUES ('h', ?, ?, ?, ?, ?, ?)",
                           (f"k{n:02d}", f"v{n}", updated_at, confidence, category, expires_at))
-        live = batch.live_profiles("h")
-        head, count = batch.live_profile_head("h", limit)
+
+    def shown() -> tuple[list[tuple[str, str]], int]:
+        live = store.get_profiles("h", include_expired=False)
+        return [(p.key, p.value) for p in live[:limit]], len(live)
+
+    before = shown()
+    with store.batch("test") as batch:
         known = batch.profile_rows("h")
-        assert batch.live_profile_head("h", limit, known) == (head, count)
+        assert live_head(known, limit) == before
         batch.upsert_profile("h", "k00", "new", category="social", confidence=0.7, known=known)
         batch.delete_profile("h", "k01", known=known)
         batch.upsert_profile("h", "fresh", "x", expires_at="2999-01-01T00:00:00", known=known)
-        after = batch.live_profiles("h")
-        assert batch.live_profile_head("h", limit, known) == ([(p.key, p.value) for p in after[:limit]], len(after))
         assert known == batch.profile_rows("h")  # kept current by the writes
-    assert count == len(live)
-    assert head == [(p.key, p.value) for p in live[:limit]]
+        after = live_head(known, limit)
+    assert after == shown()
 
 
 def wal_frames(store) -> int:

@@ -15,6 +15,7 @@ from kiraos_desktop.core.records import (
 )
 from kiraos_desktop.core.templates import template
 from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
+from kiraos_desktop.core.write_batch import live_head
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.store import MemoryStore
@@ -40,7 +41,7 @@ class MemoryTools:
                 text, applied = self._apply(batch, user_id, op, known)
                 results.append(text)
                 done += applied
-            head, live = batch.live_profile_head(user_id, SUMMARY_ITEMS, known)
+            head, live = live_head(known, SUMMARY_ITEMS)
             summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
             # Inside the batch: if the reply cannot be made, nothing is written.
             return template("memory_update.j2").render(

@@ -41,6 +41,15 @@ def _display_rank(row: tuple) -> tuple:
     return CATEGORY_RANK.get(category, _OTHER_RANK), category, -(0.5 if row[4] is None else float(row[4]))
 
 
+def live_head(known: dict[str, tuple], limit: int) -> tuple[list[tuple[str, str]], int]:
+    """(key, value) of the first `limit` unexpired entries of profile_rows() in display order, and
+    how many unexpired entries there are: the memory_update reply needs only those few."""
+    rows = [row for row in known.values() if row[7]]
+    rows.sort(key=_newest_first, reverse=True)
+    rows.sort(key=_display_rank)
+    return [(row[1], row[2]) for row in rows[:limit]], len(rows)
+
+
 _AUDIT_INSERT = "INSERT INTO memory_changes (at, user_id, actor, action, target, before, after) VALUES "
 _AUDIT_VALUES = "(?, ?, ?, ?, ?, ?, ?)"
 _AUDIT_ROWS_PER_INSERT = 500  # 3500 variables: well below SQLite's limit
@@ -115,8 +124,8 @@ class WriteBatch:
     def profile_rows(self, user_id: str) -> dict[str, tuple]:
         """Every entry of a user as rows (the columns of profile_from_row, then a live flag), by key.
 
-        For a run of writes to one user (memory_update): pass it as `known` to upsert_profile,
-        delete_profile and live_profile_head, which keep it current, and the run reads the user's
+        For a run of writes to one user (memory_update): pass it as `known` to upsert_profile and
+        delete_profile, which keep it current, and to live_head(); the run reads the user's
         entries once. Valid only while nothing else writes that user's entries in this batch.
         """
         rows = self._sql(f"SELECT {_PROFILE_COLUMNS}, {_LIVE} FROM user_profiles WHERE user_id = ?",
@@ -162,28 +171,6 @@ class WriteBatch:
             known[key] = self._live_row(after)
         self.audit(user_id, "profile_set", key, before and before.to_dict(), after.to_dict())
         return after, before
-
-    def live_profiles(self, user_id: str) -> list[ProfileEntry]:
-        """Unexpired entries as this transaction sees them, in display order."""
-        from kiraos_desktop.core.store import sort_profiles
-
-        rows = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
-        return sort_profiles(self._profile_from_row(r) for r in rows)
-
-    def live_profile_head(self, user_id: str, limit: int,
-                          known: dict[str, tuple] | None = None) -> tuple[list[tuple[str, str]], int]:
-        """(key, value) of the first `limit` unexpired entries in display order, and how many there are.
-
-        The order of live_profiles() without building every entry: the memory_update reply needs
-        only the first few, and it is written on every call. `known`: as for upsert_profile.
-        """
-        if known is None:
-            rows = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND {_LIVE}", (user_id, self.now)).fetchall()
-        else:
-            rows = [row for row in known.values() if row[7]]
-        rows.sort(key=_newest_first, reverse=True)
-        rows.sort(key=_display_rank)
-        return [(row[1], row[2]) for row in rows[:limit]], len(rows)
 
     def put_profile(self, entry: ProfileEntry) -> None:
         """Store an entry as given, without audit or limit (bulk import, restore)."""
