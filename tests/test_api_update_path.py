@@ -130,6 +130,34 @@ def test_update_queue_groups_calls_and_isolates_a_failing_one(api_engine, monkey
     assert seen == ["a", "c"]  # published after the commit, none for the undone call
 
 
+def test_a_call_made_one_turn_of_the_loop_later_joins_the_group(api_engine, monkeypatch):
+    store = api_engine.store
+    groups: list[int] = []
+    real_group = store.group
+
+    def counting_group(*args, **kwargs):
+        groups.append(1)
+        return real_group(*args, **kwargs)
+
+    monkeypatch.setattr(store, "group", counting_group)
+    workers = Workers()
+    queue = UpdateQueue(store, api_engine.tools, workers, "tool")
+
+    async def late(user_id):
+        await asyncio.sleep(0)  # as a request whose bytes are read in the next poll
+        return await queue.call(user_id, {"operations": OPERATIONS})
+
+    async def main():
+        return await asyncio.gather(queue.call("early", {"operations": OPERATIONS}), late("late"))
+
+    try:
+        results = asyncio.run(main())
+    finally:
+        workers.close()
+    assert groups == [1] and len(results) == 2
+    assert store.get_profile("late", "城市").value == "杭州"
+
+
 def test_update_queue_hands_a_busy_group_to_the_writer_thread(api_engine):
     store, tools = api_engine.store, api_engine.tools
     workers = Workers()
@@ -149,6 +177,48 @@ def test_update_queue_hands_a_busy_group_to_the_writer_thread(api_engine):
         workers.close()
     assert result.content.startswith("已完成 3 项记忆操作")
     assert store.get_profile("u", "城市").value == "杭州" and store.get_profile("gui", "k").value == "held"
+
+
+def test_calls_arriving_while_a_group_is_on_the_writer_thread_wait_and_go_back_to_the_loop(api_engine,
+                                                                                        monkeypatch):
+    store, tools = api_engine.store, api_engine.tools
+    written: list[tuple[str, str]] = []  # (user, thread) in the order of the writes
+    groups: list[int] = []
+    real_call, real_group = tools.call, store.group
+
+    def call(name, user_id, *args, **kwargs):
+        written.append((user_id, threading.current_thread().name))
+        return real_call(name, user_id, *args, **kwargs)
+
+    def counting_group(*args, **kwargs):
+        groups.append(1)
+        return real_group(*args, **kwargs)
+
+    monkeypatch.setattr(tools, "call", call)
+    monkeypatch.setattr(store, "group", counting_group)
+    workers = Workers()
+    queue = UpdateQueue(store, tools, workers, "tool")
+
+    async def main(holder):
+        first = asyncio.ensure_future(queue.call("first", {"operations": OPERATIONS}))
+        await asyncio.sleep(0.1)  # handed to the writer thread, which waits for the lock
+        later = [asyncio.ensure_future(queue.call(u, {"operations": OPERATIONS})) for u in ("b", "c")]
+        await asyncio.sleep(0.1)
+        assert written == [] and groups == [1, 1]  # the loop's try, then the thread's wait
+        holder.release()
+        return await asyncio.gather(first, *later)
+
+    try:
+        with WriterHolder(store, "gui", "k") as holder:
+            results = asyncio.run(main(holder))
+    finally:
+        workers.close()
+    loop_thread = threading.current_thread().name
+    assert [user for user, _ in written] == ["first", "b", "c"]
+    assert written[0][1].startswith("kiraos-api-writer")
+    assert {thread for _, thread in written[1:]} == {loop_thread}
+    assert len(groups) == 3  # b and c as one group, after the thread's group
+    assert all(r.content.startswith("已完成 3 项记忆操作") for r in results)
 
 
 def test_update_queue_splits_a_crowd_into_bounded_groups(api_engine, monkeypatch):

@@ -6,7 +6,8 @@ arrived together in one transaction costs much less than a commit each. Each cal
 own savepoint: a call that fails undoes only its own writes. Replies go out after the commit.
 
 The group is written on the event loop when the store's writer is free, else on the API's writer
-thread: another thread or process holding the write lock never stalls the loop.
+thread: another thread or process holding the write lock never stalls the loop. One group at a time
+goes to the thread; the calls that arrive meanwhile wait for it and are then written on the loop.
 """
 from __future__ import annotations
 
@@ -30,20 +31,29 @@ class UpdateQueue:
         self._actor = actor
         self._pending: list[_Call] = []
         self._flush_scheduled = False
-        self._handed_off: set[asyncio.Task] = set()  # groups on the writer thread (kept referenced)
+        self._on_thread: asyncio.Task | None = None  # the group handed to the writer thread
 
     async def call(self, user_id: str, arguments: dict):
         """The ToolResult of memory_update for `user_id`, once it is committed; raises what the call raised."""
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._pending.append((user_id, arguments, future))
-        if not self._flush_scheduled:
+        if not self._flush_scheduled and self._on_thread is None:
             self._flush_scheduled = True
-            # After the other requests that are ready in this turn have queued their calls too.
-            loop.call_soon(self._flush)
+            # In the next turn of the loop, after its poll for I/O: the requests that are ready
+            # now and those whose bytes arrived meanwhile join the group. Fewer, larger groups
+            # mean fewer commits per call; a single turn gave groups of about 3 calls at 8
+            # connections instead of about 7 (and some 15% less throughput).
+            loop.call_soon(loop.call_soon, self._flush)
         return await future
 
     def _flush(self) -> None:
+        if self._on_thread is not None:
+            # The calls wait for the group on the writer thread rather than follow it there: while
+            # the loop runs, writes on another thread fight it for the GIL and each costs about
+            # twice as much. The group's end flushes them.
+            self._flush_scheduled = False
+            return
         calls, self._pending = self._pending[:MAX_GROUP], self._pending[MAX_GROUP:]
         # More than a group's worth waiting: the rest goes next turn, after other work of the loop.
         self._flush_scheduled = bool(self._pending)
@@ -52,14 +62,19 @@ class UpdateQueue:
         try:
             outcomes = self._write(calls, wait=False)
         except WriterBusy:
-            task = asyncio.ensure_future(self._write_on_thread(calls))
-            self._handed_off.add(task)
-            task.add_done_callback(self._handed_off.discard)
+            self._on_thread = asyncio.ensure_future(self._write_on_thread(calls))
+            self._on_thread.add_done_callback(self._thread_group_done)
             return
         except Exception as exc:  # the commit failed: nothing of the group was written
             _fail(calls, exc)
             return
         _deliver(calls, outcomes)
+
+    def _thread_group_done(self, _task: asyncio.Task) -> None:
+        self._on_thread = None
+        if self._pending and not self._flush_scheduled:
+            self._flush_scheduled = True
+            asyncio.get_running_loop().call_soon(self._flush)
 
     async def _write_on_thread(self, calls: list[_Call]) -> None:
         try:
