@@ -3,7 +3,11 @@ from __future__ import annotations
 
 import peewee
 
-SCHEMA_VERSION = 1
+from kiraos_desktop.core.records import StoreError
+
+#: 2: the audit log is chained per user (memory_changes.prev_id, user_summary.last_change_id)
+#: instead of indexed by user.
+SCHEMA_VERSION = 2
 
 # The KiraOS plugin's tables, column for column, so both programs can share one file.
 PLUGIN_DDL = (
@@ -28,6 +32,12 @@ PLUGIN_DDL = (
 
 # Our additions: new tables and triggers only. The triggers keep per-user counts current even
 # for writes made by the plugin itself, so the user list never aggregates millions of rows.
+#
+# A user's audit history is a chain: each change names the same user's previous one (prev_id) and
+# user_summary.last_change_id names the newest. An index on (user_id, id) would cost every API
+# write a random index page per call (a fifth of the pages it writes); the summary row that holds
+# the head is written by every write anyway. So a summary row stays, with zero counts, while its
+# user has history, and the user lists leave such rows out (USER_HAS_DATA).
 DESKTOP_DDL = (
     """CREATE TABLE IF NOT EXISTS kiraos_desktop_meta (
         key TEXT PRIMARY KEY,
@@ -41,14 +51,15 @@ DESKTOP_DDL = (
         action TEXT NOT NULL,
         target TEXT,
         before TEXT,
-        after TEXT
+        after TEXT,
+        prev_id INTEGER
     )""",
-    "CREATE INDEX IF NOT EXISTS idx_memory_changes_user ON memory_changes (user_id, id DESC)",
     """CREATE TABLE IF NOT EXISTS user_summary (
         user_id TEXT PRIMARY KEY,
         profile_count INTEGER NOT NULL DEFAULT 0,
         event_count INTEGER NOT NULL DEFAULT 0,
-        last_activity TEXT
+        last_activity TEXT,
+        last_change_id INTEGER
     )""",
     # No indexes on the counts or the activity: every write would update them (more pages per
     # commit on the API's hot path), while sorting 100k summary rows without one takes ~50 ms.
@@ -71,7 +82,11 @@ _RECOUNT = """
             profile_count = excluded.profile_count,
             event_count = excluded.event_count,
             last_activity = max(coalesce(user_summary.last_activity, ''), coalesce(excluded.last_activity, ''));
-        DELETE FROM user_summary WHERE user_id = {uid} AND profile_count = 0 AND event_count = 0;"""
+        DELETE FROM user_summary WHERE user_id = {uid} AND profile_count = 0 AND event_count = 0
+            AND last_change_id IS NULL;"""
+
+#: The user_summary rows of users that have entries or events (not only history).
+USER_HAS_DATA = "(profile_count > 0 OR event_count > 0)"
 
 TRIGGER_NAMES = ("kd_profiles_ins", "kd_profiles_del", "kd_profiles_upd", "kd_events_ins", "kd_events_del")
 
@@ -97,7 +112,8 @@ TRIGGERS = (
     END""",
     """CREATE TRIGGER kd_events_del AFTER DELETE ON event_logs BEGIN
         UPDATE user_summary SET event_count = event_count - 1 WHERE user_id = OLD.user_id;
-        DELETE FROM user_summary WHERE user_id = OLD.user_id AND profile_count = 0 AND event_count <= 0;
+        DELETE FROM user_summary WHERE user_id = OLD.user_id AND profile_count = 0 AND event_count <= 0
+            AND last_change_id IS NULL;
     END""",
 )
 
@@ -122,20 +138,60 @@ def _profile_columns(db: peewee.SqliteDatabase) -> set[str]:
     return {c.name for c in db.get_columns("user_profiles")}
 
 
+class SchemaTooNewError(StoreError):
+    """The database was upgraded by a newer version of this program."""
+
+
+def _stored_version(db: peewee.SqliteDatabase) -> int:
+    if "kiraos_desktop_meta" not in db.get_tables():
+        return 0
+    row = db.execute_sql("SELECT value FROM kiraos_desktop_meta WHERE key = 'schema_version'").fetchone()
+    return int(row[0]) if row and str(row[0]).isdigit() else 0
+
+
+def _add_missing_columns(db: peewee.SqliteDatabase, table: str, columns: dict[str, str]) -> list[str]:
+    present = {c.name for c in db.get_columns(table)}
+    missing = [name for name in columns if name not in present]
+    for name in missing:
+        db.execute_sql(f"ALTER TABLE {table} ADD COLUMN {name} {columns[name]}")
+    return missing
+
+
+def _chain_history(db: peewee.SqliteDatabase) -> None:
+    """(Re)build the per-user audit chain from scratch, then drop the index it replaces.
+
+    Also run when an older version (which neither keeps the chain nor knows of it) wrote to the
+    file since: it stores schema version 1 again, and its rows have no prev_id.
+    """
+    db.execute_sql("CREATE INDEX IF NOT EXISTS idx_memory_changes_user ON memory_changes (user_id, id DESC)")
+    db.execute_sql("UPDATE memory_changes SET prev_id = (SELECT max(p.id) FROM memory_changes AS p "
+                   "WHERE p.user_id = memory_changes.user_id AND p.id < memory_changes.id)")
+    db.execute_sql("UPDATE user_summary SET last_change_id = NULL")
+    db.execute_sql("INSERT INTO user_summary (user_id, profile_count, event_count, last_activity, last_change_id) "
+                   "SELECT user_id, 0, 0, NULL, max(id) FROM memory_changes WHERE true GROUP BY user_id "
+                   "ON CONFLICT(user_id) DO UPDATE SET last_change_id = excluded.last_change_id")
+    db.execute_sql("DROP INDEX idx_memory_changes_user")
+
+
 def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
     """Create or upgrade the schema in place; returns what was done (for logs and tests)."""
     done: list[str] = []
     with db.atomic():
+        stored = _stored_version(db)
+        if stored > SCHEMA_VERSION:
+            raise SchemaTooNewError(
+                f"This database was upgraded by a newer KiraOS Desktop (schema version {stored}; this "
+                f"version knows up to {SCHEMA_VERSION}). Update KiraOS Desktop to open it.")
         for ddl in PLUGIN_DDL:
             db.execute_sql(ddl)
-        missing = [name for name in _PLUGIN_LATER_COLUMNS if name not in _profile_columns(db)]
+        missing = _add_missing_columns(db, "user_profiles", _PLUGIN_LATER_COLUMNS)
         if missing:
-            for name in missing:
-                db.execute_sql(f"ALTER TABLE user_profiles ADD COLUMN {name} {_PLUGIN_LATER_COLUMNS[name]}")
             done.append("added columns " + ", ".join(missing))
         had_summary = "user_summary" in db.get_tables()
         for ddl in DESKTOP_DDL:
             db.execute_sql(ddl)
+        _add_missing_columns(db, "memory_changes", {"prev_id": "INTEGER"})
+        _add_missing_columns(db, "user_summary", {"last_change_id": "INTEGER"})
         # Triggers are recreated on every open so a newer version's definitions always apply.
         for name in TRIGGER_NAMES:
             db.execute_sql(f"DROP TRIGGER IF EXISTS {name}")
@@ -144,6 +200,9 @@ def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
         if not had_summary:
             db.execute_sql(_REBUILD_SUMMARY)
             done.append("built user_summary")
+        if stored < 2 or not had_summary:
+            _chain_history(db)
+            done.append("chained the audit history per user")
         db.execute_sql(
             "INSERT INTO kiraos_desktop_meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

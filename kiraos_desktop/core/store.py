@@ -20,7 +20,7 @@ from kiraos_desktop.core.records import (
     UserSummary,
     check_user_id,
 )
-from kiraos_desktop.core.schema import ensure_schema
+from kiraos_desktop.core.schema import USER_HAS_DATA, ensure_schema
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.core.write_batch import WriteBatch
 
@@ -101,6 +101,7 @@ class MemoryStore:
         # the change events of an open group() that wait for its commit.
         self._depth = 0
         self._deferred: list[ChangeEvent] | None = None
+        self._next_change_id: int | None = None  # audit ids handed out in the open transaction
         self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
         with self._write_lock:
             self.writer.connect()
@@ -220,6 +221,19 @@ class MemoryStore:
             raise
         finally:
             self._depth = 0
+            self._next_change_id = None
+
+    def allocate_change_ids(self, count: int) -> int:
+        """The first of `count` new audit ids, inside a transaction of the writer.
+
+        Read once per transaction: nothing else can add audit rows while it is open. A savepoint
+        rolled back leaves a gap, which is harmless (ids only have to grow).
+        """
+        if self._next_change_id is None:
+            self._next_change_id = self.writer.connection().execute(_NEXT_CHANGE_ID).fetchone()[0]
+        first = self._next_change_id
+        self._next_change_id = first + count
+        return first
 
     @staticmethod
     def _begin(execute, wait: bool) -> None:
@@ -307,13 +321,13 @@ class MemoryStore:
         return self.reader.execute_sql(sql, params).fetchall()
 
     def stats(self) -> Stats:
-        row = self._rows("SELECT count(*), coalesce(sum(profile_count), 0), coalesce(sum(event_count), 0) "
-                         "FROM user_summary")[0]
+        row = self._rows(f"SELECT count(*), coalesce(sum(profile_count), 0), coalesce(sum(event_count), 0) "
+                         f"FROM user_summary WHERE {USER_HAS_DATA}")[0]
         return Stats(int(row[0]), int(row[1]), int(row[2]))
 
     def _user_filter(self, search: str, in_content: bool) -> tuple[str, tuple]:
         if not search:
-            return "", ()
+            return f"WHERE {USER_HAS_DATA}", ()
         like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         clause = "user_id LIKE ? ESCAPE '\\'"
         params: tuple = (like,)
@@ -322,7 +336,7 @@ class MemoryStore:
                       "ESCAPE '\\' OR memory_value LIKE ? ESCAPE '\\' UNION SELECT user_id FROM event_logs "
                       "WHERE event_summary LIKE ? ESCAPE '\\'))")
             params = (like, like, like, like)
-        return "WHERE " + clause, params
+        return f"WHERE {USER_HAS_DATA} AND {clause}", params
 
     def count_users(self, search: str = "", in_content: bool = False) -> int:
         where, params = self._user_filter(search, in_content)
@@ -342,11 +356,11 @@ class MemoryStore:
 
     def user_summary(self, user_id: str) -> UserSummary | None:
         rows = self._rows("SELECT user_id, profile_count, event_count, last_activity FROM user_summary "
-                          "WHERE user_id = ?", (user_id,))
+                          f"WHERE user_id = ? AND {USER_HAS_DATA}", (user_id,))
         return UserSummary(*rows[0]) if rows else None
 
     def all_user_ids(self) -> list[str]:
-        return [r[0] for r in self._rows("SELECT user_id FROM user_summary ORDER BY user_id")]
+        return [r[0] for r in self._rows(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} ORDER BY user_id")]
 
     def get_profile(self, user_id: str, key: str) -> ProfileEntry | None:
         rows = self._rows(f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ? AND memory_key = ?",
@@ -387,29 +401,57 @@ class MemoryStore:
 
     def list_changes(self, user_id: str | None = None, limit: int = 100,
                      before_id: int | None = None) -> list[ChangeRecord]:
-        clauses, params = [], []
+        """The newest changes first (of one user, or of all), older than `before_id` when given."""
         if user_id is not None:
-            clauses.append("user_id = ?")
-            params.append(user_id)
-        if before_id is not None:
-            clauses.append("id < ?")
-            params.append(before_id)
-        where = ("WHERE " + " AND ".join(clauses)) if clauses else ""
-        rows = self._rows(f"SELECT id, at, user_id, actor, action, target, before, after FROM memory_changes "
-                          f"{where} ORDER BY id DESC LIMIT ?", tuple(params) + (limit,))
-        return [ChangeRecord(*row[:6], _json_or_none(row[6]), _json_or_none(row[7])) for row in rows]
+            return self._user_changes(user_id, limit, before_id)
+        where, params = ("WHERE id < ?", (before_id,)) if before_id is not None else ("", ())
+        rows = self._rows(f"SELECT {_CHANGE_COLUMNS} FROM memory_changes {where} ORDER BY id DESC LIMIT ?",
+                          params + (limit,))
+        return [_change_from_row(row) for row in rows]
+
+    def _user_changes(self, user_id: str, limit: int, before_id: int | None) -> list[ChangeRecord]:
+        # Along the user's chain (see schema.py), from its head or from the change before before_id.
+        # `m.id < c.id` in the walks: ids fall along a chain, so even a damaged one cannot loop.
+        rows = self._rows("SELECT last_change_id FROM user_summary WHERE user_id = ?", (user_id,))
+        start = rows[0][0] if rows else None
+        if before_id is not None and start is not None:
+            rows = self._rows("SELECT user_id, prev_id FROM memory_changes WHERE id = ?", (before_id,))
+            if rows and rows[0][0] == user_id:  # paging on: the common case
+                start = rows[0][1]
+            else:  # walk down to the first change older than before_id
+                rows = self._rows(
+                    "WITH RECURSIVE walk(id, prev_id) AS (SELECT id, prev_id FROM memory_changes WHERE id = ? "
+                    "UNION ALL SELECT m.id, m.prev_id FROM memory_changes AS m JOIN walk AS w "
+                    "ON m.id = w.prev_id AND m.id < w.id WHERE w.id >= ?) "
+                    "SELECT id FROM walk WHERE id < ?", (start, before_id, before_id))
+                start = rows[0][0] if rows else None
+        if start is None:
+            return []
+        rows = self._rows(
+            f"WITH RECURSIVE chain AS (SELECT {_CHANGE_COLUMNS}, prev_id FROM memory_changes WHERE id = ? "
+            f"UNION ALL SELECT {_CHANGE_COLUMNS_OF_M}, m.prev_id FROM memory_changes AS m "
+            "JOIN chain AS c ON m.id = c.prev_id AND m.id < c.id LIMIT ?) "
+            f"SELECT {_CHANGE_COLUMNS} FROM chain", (start, limit))
+        return [_change_from_row(row) for row in rows]
 
     def get_change(self, change_id: int) -> ChangeRecord | None:
-        rows = self._rows("SELECT id, at, user_id, actor, action, target, before, after FROM memory_changes "
-                          "WHERE id = ?", (change_id,))
-        if not rows:
-            return None
-        row = rows[0]
-        return ChangeRecord(*row[:6], _json_or_none(row[6]), _json_or_none(row[7]))
+        rows = self._rows(f"SELECT {_CHANGE_COLUMNS} FROM memory_changes WHERE id = ?", (change_id,))
+        return _change_from_row(rows[0]) if rows else None
 
     def last_change_id(self) -> int:
         return int(self._rows("SELECT coalesce(max(id), 0) FROM memory_changes")[0][0])
 
 
+# As AUTOINCREMENT would number it: past every id ever used, even of rows since deleted.
+_NEXT_CHANGE_ID = ("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memory_changes'), 0), "
+                   "coalesce((SELECT max(id) FROM memory_changes), 0)) + 1")
+_CHANGE_COLUMNS = "id, at, user_id, actor, action, target, before, after"
+_CHANGE_COLUMNS_OF_M = ", ".join("m." + name for name in _CHANGE_COLUMNS.split(", "))
+
+
 def _json_or_none(text: str | None) -> Any:
     return None if text is None else json.loads(text)
+
+
+def _change_from_row(row: tuple) -> ChangeRecord:
+    return ChangeRecord(*row[:6], _json_or_none(row[6]), _json_or_none(row[7]))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import itertools
 import json
 from datetime import datetime
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterator
 
 from kiraos_desktop.core.records import (
     CATEGORY_RANK,
@@ -50,15 +50,31 @@ def live_head(known: dict[str, tuple], limit: int) -> tuple[list[tuple[str, str]
     return [(row[1], row[2]) for row in rows[:limit]], len(rows)
 
 
-_AUDIT_INSERT = "INSERT INTO memory_changes (at, user_id, actor, action, target, before, after) VALUES "
-_AUDIT_VALUES = "(?, ?, ?, ?, ?, ?, ?)"
-_AUDIT_ROWS_PER_INSERT = 500  # 3500 variables: well below SQLite's limit
+# An audit row names the same user's previous change (see schema.py): the one before it in this
+# statement, else the user's stored head.
+_AUDIT_INSERT = ("INSERT INTO memory_changes (id, at, user_id, actor, action, target, before, after, prev_id) "
+                 "VALUES ")
+_AUDIT_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, (SELECT last_change_id FROM user_summary WHERE user_id = ?)))"
+_HEAD_UPSERT = ("INSERT INTO user_summary (user_id, profile_count, event_count, last_activity, last_change_id) "
+                "VALUES ")
+_HEAD_VALUES = "(?, 0, 0, NULL, ?)"
+_HEAD_CONFLICT = " ON CONFLICT(user_id) DO UPDATE SET last_change_id = excluded.last_change_id"
+_ROWS_PER_INSERT = 500  # at most 5000 variables: well below SQLite's limit
 # json.dumps(value, ensure_ascii=False) builds an encoder per call; the audit writes several per write.
 _encode_json = json.JSONEncoder(ensure_ascii=False).encode
 
 
 def _dump(value: Any) -> str | None:
     return None if value is None else _encode_json(value)
+
+
+def _chunks(items: list) -> Iterator[list]:
+    for start in range(0, len(items), _ROWS_PER_INSERT):
+        yield items[start:start + _ROWS_PER_INSERT]
+
+
+def _flat(rows: list[tuple]) -> tuple:
+    return tuple(itertools.chain.from_iterable(rows))
 
 
 class WriteBatch:
@@ -101,15 +117,25 @@ class WriteBatch:
     def flush_audit(self) -> None:
         """Write the audit rows recorded so far (the store calls this before the batch ends).
 
-        One multi-row INSERT instead of one per change: the ids of one statement are consecutive
-        (AUTOINCREMENT, and the write lock is held), so they follow from the last one.
+        Multi-row INSERTs instead of one per change, with ids allocated by the store (the write
+        lock is held), so that each row can name its user's previous change; then the users'
+        chain heads move to their newest rows.
         """
         rows, self._audit_rows = self._audit_rows, []
-        for start in range(0, len(rows), _AUDIT_ROWS_PER_INSERT):
-            chunk = rows[start:start + _AUDIT_ROWS_PER_INSERT]
-            last = self._sql(_AUDIT_INSERT + ", ".join([_AUDIT_VALUES] * len(chunk)),
-                             tuple(itertools.chain.from_iterable(chunk))).lastrowid
-            self._change_ids.extend(range(last - len(chunk) + 1, last + 1))
+        if not rows:
+            return
+        first = self._store.allocate_change_ids(len(rows))
+        heads: dict[str, int] = {}  # user -> the newest change id written for them here
+        values = []
+        for change_id, row in enumerate(rows, first):
+            user_id = row[1]
+            values.append((change_id, *row, heads.get(user_id), user_id))
+            heads[user_id] = change_id
+        for chunk in _chunks(values):
+            self._sql(_AUDIT_INSERT + ", ".join([_AUDIT_VALUES] * len(chunk)), _flat(chunk))
+        for chunk in _chunks(list(heads.items())):
+            self._sql(_HEAD_UPSERT + ", ".join([_HEAD_VALUES] * len(chunk)) + _HEAD_CONFLICT, _flat(chunk))
+        self._change_ids.extend(range(first, first + len(rows)))
 
     # ---- profiles ------------------------------------------------------------------------
 
