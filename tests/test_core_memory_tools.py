@@ -127,3 +127,23 @@ def test_clear_reply(engine):
                     {"op": "event", "value": "e"}])
     assert engine.memory_tools.clear("u1") == "已清除全部记忆: 删除了 2 条画像和 1 条事件记录。"
     assert engine.memory_tools.query("u1") == "该用户暂无记忆数据。"
+
+
+@pytest.mark.parametrize("variables", [
+    {"done": 0, "results": [], "summary": [], "more": 0},
+    {"done": 2, "results": ["set a=b [basic]", "skip: x"], "summary": ["a=b"], "more": 0},
+    {"done": 1, "results": ["event: e"], "summary": ["k=v"] * 5, "more": 7},
+])
+def test_the_hot_render_of_the_update_reply_is_the_plain_render(variables):
+    from kiraos_desktop.core.templates import render_hot, template
+
+    assert render_hot("memory_update.j2", **variables) == template("memory_update.j2").render(**variables)
+
+
+def test_the_hot_render_reports_a_missing_variable():
+    import jinja2
+
+    from kiraos_desktop.core.templates import render_hot
+
+    with pytest.raises(jinja2.UndefinedError, match="done"):
+        render_hot("memory_update.j2", results=[], summary=[], more=0)

@@ -13,7 +13,7 @@ from kiraos_desktop.core.records import (
     ValidationError,
     check_user_id,
 )
-from kiraos_desktop.core.templates import template
+from kiraos_desktop.core.templates import render_hot, template
 from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
 from kiraos_desktop.core.write_batch import live_head
 
@@ -44,8 +44,8 @@ class MemoryTools:
             head, live = live_head(known, SUMMARY_ITEMS)
             summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
             # Inside the batch: if the reply cannot be made, nothing is written.
-            return template("memory_update.j2").render(
-                done=done, results=results, summary=summary, more=max(0, live - SUMMARY_ITEMS))
+            return render_hot("memory_update.j2", done=done, results=results, summary=summary,
+                              more=max(0, live - SUMMARY_ITEMS))
 
     def _apply(self, batch, user_id: str, op: Any, known: dict) -> tuple[str, int]:
         if not isinstance(op, dict):

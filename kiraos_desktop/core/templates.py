@@ -25,3 +25,16 @@ def environment() -> jinja2.Environment:
 
 def template(name: str) -> jinja2.Template:
     return environment().get_template(name)
+
+
+def render_hot(name: str, **variables) -> str:
+    """template(name).render(**variables) for a template that uses no globals, at half the cost.
+
+    render() copies the environment's globals into every new context; a template rendered for
+    each API write (memory_update.j2) needs none of them.
+    """
+    tpl = template(name)
+    try:
+        return tpl.environment.concat(tpl.root_render_func(tpl.new_context(variables, shared=True)))
+    except Exception:
+        return tpl.environment.handle_exception()
