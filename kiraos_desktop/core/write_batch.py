@@ -2,10 +2,10 @@
 from __future__ import annotations
 
 import itertools
-import json
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, Iterator
 
+from kiraos_desktop.core.audit_json import dump_audit_value
 from kiraos_desktop.core.records import (
     CATEGORY_RANK,
     EventEntry,
@@ -60,13 +60,6 @@ _HEAD_UPSERT = ("INSERT INTO user_summary (user_id, profile_count, event_count, 
 _HEAD_VALUES = "(?, 0, 0, NULL, ?)"
 _HEAD_CONFLICT = " ON CONFLICT(user_id) DO UPDATE SET last_change_id = excluded.last_change_id"
 _ROWS_PER_INSERT = 500  # at most 5000 variables: well below SQLite's limit
-# json.dumps(value, ensure_ascii=False) builds an encoder per call; the audit writes several per write.
-_encode_json = json.JSONEncoder(ensure_ascii=False).encode
-
-
-def _dump(value: Any) -> str | None:
-    return None if value is None else _encode_json(value)
-
 
 def _chunks(items: list) -> Iterator[list]:
     for start in range(0, len(items), _ROWS_PER_INSERT):
@@ -105,7 +98,9 @@ class WriteBatch:
         return list(self._touched.items())
 
     def audit(self, user_id: str, action: str, target: str | None, before: Any, after: Any) -> None:
-        self._audit_rows.append((self.now, user_id, self.actor, action, target, _dump(before), _dump(after)))
+        """Record a change; `before`/`after` are dicts, lists, entries (stored as their to_dict()) or None."""
+        self._audit_rows.append((self.now, user_id, self.actor, action, target,
+                                 dump_audit_value(before), dump_audit_value(after)))
         self._touched[user_id] = action if user_id not in self._touched else "batch"
 
     @property
@@ -195,7 +190,7 @@ class WriteBatch:
         self.put_profile(after)
         if known is not None:
             known[key] = self._live_row(after)
-        self.audit(user_id, "profile_set", key, before and before.to_dict(), after.to_dict())
+        self.audit(user_id, "profile_set", key, before, after)
         return after, before
 
     def put_profile(self, entry: ProfileEntry) -> None:
@@ -212,7 +207,7 @@ class WriteBatch:
         entry = ProfileEntry(**data)
         before = self.profile(entry.user_id, entry.key)
         self.put_profile(entry)
-        self.audit(entry.user_id, "profile_set", entry.key, before and before.to_dict(), entry.to_dict())
+        self.audit(entry.user_id, "profile_set", entry.key, before, entry)
 
     def delete_profile(self, user_id: str, key: str, known: dict[str, tuple] | None = None) -> bool:
         if known is None:
@@ -223,7 +218,7 @@ class WriteBatch:
         if before is None:
             return False
         self._sql("DELETE FROM user_profiles WHERE user_id = ? AND memory_key = ?", (user_id, key))
-        self.audit(user_id, "profile_delete", key, before.to_dict(), None)
+        self.audit(user_id, "profile_delete", key, before, None)
         return True
 
     # ---- events --------------------------------------------------------------------------
@@ -239,7 +234,7 @@ class WriteBatch:
         cursor = self._sql("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
                            (user_id, summary, when))
         event = EventEntry(cursor.lastrowid, user_id, summary, when)
-        self.audit(user_id, "event_add", str(event.id), None, event.to_dict())
+        self.audit(user_id, "event_add", str(event.id), None, event)
         if trim:
             self.trim_events(user_id)
         return event.id
@@ -251,7 +246,7 @@ class WriteBatch:
         self._sql("DELETE FROM event_logs WHERE id = ?", (event.id,))
         self._sql("INSERT INTO event_logs (id, user_id, event_summary, created_at) VALUES (?, ?, ?, ?)",
                   (event.id, event.user_id, event.summary, event.created_at))
-        self.audit(event.user_id, "event_add", str(event.id), None, event.to_dict())
+        self.audit(event.user_id, "event_add", str(event.id), None, event)
 
     def trim_events(self, user_id: str) -> int:
         keep = self._store.max_event_keep
@@ -276,7 +271,7 @@ class WriteBatch:
             return False
         self._sql("UPDATE event_logs SET event_summary = ? WHERE id = ?", (summary, event_id))
         after = EventEntry(before.id, user_id, summary, before.created_at)
-        self.audit(user_id, "event_update", str(event_id), before.to_dict(), after.to_dict())
+        self.audit(user_id, "event_update", str(event_id), before, after)
         return True
 
     def delete_event(self, user_id: str, event_id: int) -> bool:
@@ -284,7 +279,7 @@ class WriteBatch:
         if before is None or before.user_id != user_id:
             return False
         self._sql("DELETE FROM event_logs WHERE id = ?", (event_id,))
-        self.audit(user_id, "event_delete", str(event_id), before.to_dict(), None)
+        self.audit(user_id, "event_delete", str(event_id), before, None)
         return True
 
     # ---- whole users ---------------------------------------------------------------------
