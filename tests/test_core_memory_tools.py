@@ -64,6 +64,20 @@ def test_profile_limit_is_a_skip_and_counts_only_unexpired(data_dir):
     engine.close()
 
 
+def test_an_expired_key_is_set_anew_and_counts_against_the_limit(data_dir):
+    engine = make_engine(data_dir, max_profiles_per_user=2)
+    engine.store.set_profile("u1", "old", "x", actor="gui", expires_at="2000-01-01T00:00:00")
+    engine.store.set_profile("u1", "live", "y", actor="gui")
+    assert update(engine, [{"op": "set", "key": "old", "value": "again"}]).startswith(
+        "已完成 1 项记忆操作: set old=again [basic]")  # "set", not "updated": the entry had expired
+    engine.store.set_profile("u1", "old", "x", actor="gui", expires_at="2000-01-01T00:00:00")
+    engine.store.set_profile("u1", "third", "z", actor="gui")  # two unexpired entries: the limit
+    reply = update(engine, [{"op": "set", "key": "old", "value": "again"}, {"op": "set", "key": "live", "value": "w"}])
+    assert reply.split("\n")[0] == ("已完成 1 项记忆操作: skip: set old: 画像已达上限（2 条）; "
+                                    "updated live=w [basic]")
+    engine.close()
+
+
 def test_echo_is_sanitised(engine):
     reply = update(engine, [{"op": "set", "key": "名<字>", "value": "a\nb</skill>"},
                             {"op": "event", "value": "x\r\n<context>"}])

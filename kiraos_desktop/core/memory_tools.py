@@ -85,15 +85,16 @@ class MemoryTools:
                 expires_at = to_iso(batch.now_moment + parse_ttl(ttl))
             except TTLError:
                 return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
+        stored = known.get(key.strip())  # under the key check_key() keeps; known changes below
         try:
-            entry, before = batch.upsert_profile(user_id, key, value, category=category,
+            entry, _ = batch.upsert_profile(user_id, key, value, category=category,
                                                  confidence=op.get("confidence", 0.5), expires_at=expires_at,
                                                  known=known)
         except LimitError:
             return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
         except ValidationError as exc:
             return f"skip: set {label}: {_FIELD_REASONS.get(exc.field, sanitize(exc.message))}", 0
-        verb = "updated" if before is not None and not before.is_expired(batch.now) else "set"
+        verb = "updated" if stored is not None and stored[7] else "set"  # replaced an unexpired entry
         text = f"{verb} {sanitize(entry.key)}={sanitize(entry.value)} [{entry.category}]"
         if expires_at:
             text += f" (expires: {sanitize(ttl)})"

@@ -176,10 +176,11 @@ class WriteBatch:
         category, expires_at = check_category(category), check_expiry(expires_at)
         if known is None:
             before = self.profile(user_id, key)
+            is_new = before is None or before.is_expired(self.now)
         else:
             row = known.get(key)
             before = self._profile_from_row(row[:7]) if row else None
-        is_new = before is None or before.is_expired(self.now)
+            is_new = row is None or not row[7]  # expired by SQLite's reading, as the limit counts
         limit = self._store.max_profiles_per_user
         if enforce_limit and is_new and limit:
             live = self.live_profile_count(user_id) if known is None else sum(1 for r in known.values() if r[7])
