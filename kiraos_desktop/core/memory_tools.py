@@ -88,8 +88,8 @@ class MemoryTools:
         stored = known.get(key.strip())  # under the key check_key() keeps; known changes below
         try:
             entry, _ = batch.upsert_profile(user_id, key, value, category=category,
-                                                 confidence=op.get("confidence", 0.5), expires_at=expires_at,
-                                                 known=known)
+                                            confidence=op.get("confidence", 0.5), expires_at=expires_at,
+                                            known=known)
         except LimitError:
             return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
         except ValidationError as exc:
