@@ -156,7 +156,7 @@ def _run_command(args) -> int:
         return run_skills(args, None)  # linting a folder needs no data dir
     try:
         engine = open_engine(args)
-    except (SettingsError, ValueError, OSError) as exc:
+    except (SettingsError, StoreError, ValueError, OSError) as exc:  # StoreError: e.g. a newer schema
         raise UsageError(str(exc)) from None
     try:
         for warning in engine.settings_warnings:

@@ -57,6 +57,20 @@ def test_usage_errors_exit_2(capsys, data_dir):
     assert info.value.code == 2
 
 
+def test_a_database_of_a_newer_version_is_one_line_and_exit_2(capsys, data_dir):
+    import sqlite3
+
+    assert run(capsys, "token", "--data-dir", str(data_dir))[0] == 0  # creates the database
+    conn = sqlite3.connect(data_dir / "memory" / "kiraos.db")
+    conn.execute("UPDATE kiraos_desktop_meta SET value = '9' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    code, out, err = run(capsys, "context", "--user", "u", "--data-dir", str(data_dir))
+    assert code == 2 and out == ""
+    assert err.startswith("kiraos-desktop: error: This database was upgraded by a newer KiraOS Desktop")
+    assert err.count("\n") == 1
+
+
 def test_bad_settings_file_is_exit_2(capsys, data_dir):
     (data_dir / "settings.json").write_text('{"max_event_keep": -1}', encoding="utf-8")
     code, _, err = run(capsys, "token", "--data-dir", str(data_dir))

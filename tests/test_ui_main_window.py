@@ -145,6 +145,32 @@ def test_reopen_on_another_data_folder(qtbot, engine, tmp_path, monkeypatch):
     controller.shutdown()
 
 
+def test_reopen_on_a_database_of_a_newer_version_explains_and_keeps_the_window(qtbot, engine, tmp_path,
+                                                                             monkeypatch):
+    import sqlite3
+
+    from kiraos_desktop.ui import app as app_module
+
+    other = open_engine(tmp_path / "newer")
+    db_path = other.paths.db_path
+    other.close()
+    conn = sqlite3.connect(db_path)
+    conn.execute("UPDATE kiraos_desktop_meta SET value = '9' WHERE key = 'schema_version'")
+    conn.commit()
+    conn.close()
+    shown = []
+    monkeypatch.setattr(app_module.prompts, "error", lambda parent, title, text: shown.append((title, text)))
+    controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path),
+                               start_server=False)
+    window = controller.window
+    qtbot.addWidget(window)
+    assert not controller.reopen(data_dir=str(tmp_path / "newer"))
+    assert controller.window is window and controller.engine is engine
+    assert shown and shown[0][0] == "Cannot open that folder" and "newer KiraOS Desktop" in shown[0][1]
+    window.close()
+    controller.shutdown()
+
+
 def test_screenshot_mode_renders_every_page(qtbot, qapp, engine, tmp_path):
     controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path))
     out = tmp_path / "shots"

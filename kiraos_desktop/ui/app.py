@@ -96,13 +96,14 @@ class AppController(QObject):
     def reopen(self, data_dir: str | None = None, kira_data: str | None = None) -> bool:
         """Open another data folder (or a KiraOS plugin's data) in place of the current one."""
         from kiraos_desktop.core.engine import Engine
+        from kiraos_desktop.core.records import StoreError
         from kiraos_desktop.core.settings import SettingsError
 
         # --kira-data semantics: the plugin's db and skills; our settings and token in the default data
         # folder (or $KIRAOS_DATA_DIR), exactly as `kiraos-desktop --kira-data D` would start.
         try:
             new_engine = Engine.open(data_dir=data_dir, kira_data=kira_data)
-        except (SettingsError, ValueError, OSError) as exc:
+        except (SettingsError, StoreError, ValueError, OSError) as exc:  # StoreError: e.g. a newer schema
             prompts.error(self.window, self.tr("Cannot open that folder"), str(exc))
             return False
         old_window, old_server, old_engine = self.window, self.server, self.engine
