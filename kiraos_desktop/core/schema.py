@@ -134,10 +134,6 @@ _PLUGIN_LATER_COLUMNS = {
 }
 
 
-def _profile_columns(db: peewee.SqliteDatabase) -> set[str]:
-    return {c.name for c in db.get_columns("user_profiles")}
-
-
 class SchemaTooNewError(StoreError):
     """The database was upgraded by a newer version of this program."""
 
