@@ -264,3 +264,34 @@ def test_help_about_opens_the_dialog_on_the_engine_paths(qtbot, window, engine, 
     window.about_action.trigger()
     assert shown == [{"database": str(engine.paths.db_path), "logsDir": str(engine.paths.logs_dir),
                       "tokenFile": str(engine.paths.token_file)}]
+
+
+@pytest.mark.parametrize("env, platform, expected", [
+    ({}, "linux", True),
+    ({"DISPLAY": ":0"}, "linux", False),
+    ({"WAYLAND_DISPLAY": "wayland-0"}, "linux", False),
+    ({"QT_QPA_PLATFORM": "offscreen"}, "linux", False),
+    ({}, "win32", False),
+    ({}, "darwin", False),
+])
+def test_missing_display_is_said_before_qt_aborts(monkeypatch, env, platform, expected):
+    from kiraos_desktop.ui import app as app_module
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    monkeypatch.setattr(app_module.sys, "platform", platform)
+    assert (app_module.missing_display() is not None) == expected
+
+
+def test_the_window_without_a_display_is_one_line_and_exit_2(monkeypatch, capsys, engine):
+    from kiraos_desktop.ui import app as app_module
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(app_module.sys, "platform", "linux")
+    monkeypatch.setattr(app_module, "ensure_application", lambda: pytest.fail("Qt must not be started"))
+    assert app_module.run_gui(engine, SimpleNamespace()) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("kiraos-desktop: error: there is no display") and "QT_QPA_PLATFORM=offscreen" in err

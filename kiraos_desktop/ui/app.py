@@ -158,9 +158,25 @@ def use_offscreen_platform(scratch: Path) -> None:
     os.environ["QT_QPA_PLATFORM"] = f"offscreen:configfile={config}"
 
 
+def missing_display() -> str | None:
+    """Why no window can be shown here, else None. On Linux without X11 or Wayland, Qt would abort
+    with a message about platform plugins that does not say what to do."""
+    if not sys.platform.startswith("linux") or os.environ.get("QT_QPA_PLATFORM"):
+        return None
+    if os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"):
+        return None
+    return ("there is no display to show the window on (neither DISPLAY nor WAYLAND_DISPLAY is set). "
+            "Start it in a desktop session, use `kiraos-desktop serve` for the API alone, or set "
+            "QT_QPA_PLATFORM=offscreen to run it without a screen.")
+
+
 def run_gui(engine, args) -> int:
     """`kiraos-desktop` without a subcommand: the window, with the API served in this process."""
     screenshot_dir = getattr(args, "screenshot", None)
+    problem = None if screenshot_dir else missing_display()
+    if problem:
+        print(f"kiraos-desktop: error: {problem}", file=sys.stderr)
+        return 2
     if screenshot_dir:
         with tempfile.TemporaryDirectory(prefix="kiraos-shots-") as scratch:
             use_offscreen_platform(Path(scratch))
