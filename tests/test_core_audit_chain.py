@@ -210,3 +210,62 @@ def test_audit_ids_keep_growing_past_a_rolled_back_call(data_dir):
     assert [c.target for c in store.list_changes("u")] == ["c", "a"]
     assert store.last_change_id() > first and seq == store.last_change_id()
     engine.close()
+
+
+_OTHER_APP = """
+import sys, time
+from kiraos_desktop.core.engine import Engine
+engine = Engine.open(data_dir=sys.argv[1])
+print("ready", flush=True)
+end, i = time.monotonic() + 1.0, 0
+while time.monotonic() < end:  # one second beside the test's writers
+    i += 1
+    engine.memory_tools.update("shared", [{"op": "set", "key": f"p{i % 7}", "value": str(i)},
+                                          {"op": "event", "value": f"p{i}"}], actor="tool")
+    engine.memory_tools.update("theirs", [{"op": "event", "value": f"t{i}"}], actor="tool")
+    time.sleep(0.002)  # lets the test's writers in: SQLite's busy wait is not fair
+engine.close()
+print("done")
+"""
+
+
+def test_two_processes_of_this_app_keep_every_users_chain(data_dir):
+    import subprocess
+    import sys
+    import threading
+    import time
+
+    engine = make_engine(data_dir)
+    store = engine.store
+    other = subprocess.Popen([sys.executable, "-c", _OTHER_APP, str(data_dir)], stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+    assert other.stdout.readline().strip() == "ready"  # writing from now on, beside the threads below
+    errors = []
+
+    def ours(user):
+        try:
+            end, i = time.monotonic() + 1.0, 0
+            while time.monotonic() < end:
+                i += 1
+                engine.memory_tools.update(user, [{"op": "set", "key": f"o{i % 5}", "value": str(i)},
+                                                  {"op": "event", "value": f"o{i}"}], actor="gui")
+                time.sleep(0.002)  # lets the other process in: SQLite's busy wait is not fair
+        except Exception as exc:
+            errors.append(repr(exc))
+
+    threads = [threading.Thread(target=ours, args=(user,)) for user in ("shared", "mine")]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    out, err = other.communicate(timeout=120)
+    assert errors == [] and other.returncode == 0 and out.strip() == "done", (errors, err)
+    everything = store.list_changes(None, limit=-1)
+    assert len({c.id for c in everything}) == len(everything)
+    for user in ("shared", "mine", "theirs"):
+        expected = [c.id for c in everything if c.user_id == user]
+        assert [c.id for c in store.list_changes(user, limit=-1)] == expected
+        assert _paged(store, user, 50) == expected
+    counts = {user: len([c for c in everything if c.user_id == user]) for user in ("shared", "mine", "theirs")}
+    assert min(counts.values()) > 50, counts
+    engine.close()
