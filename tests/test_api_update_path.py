@@ -158,6 +158,62 @@ def test_a_call_made_one_turn_of_the_loop_later_joins_the_group(api_engine, monk
     assert store.get_profile("late", "城市").value == "杭州"
 
 
+def _group_sizes(api_engine, monkeypatch) -> list[int]:
+    """Sizes of the groups the store is asked for, filled in as the calls of each group run."""
+    store, tools = api_engine.store, api_engine.tools
+    sizes: list[int] = []
+    real_group, real_call = store.group, tools.call
+
+    def counting_group(*args, **kwargs):
+        sizes.append(0)
+        return real_group(*args, **kwargs)
+
+    def call(*args, **kwargs):
+        sizes[-1] += 1
+        return real_call(*args, **kwargs)
+
+    monkeypatch.setattr(store, "group", counting_group)
+    monkeypatch.setattr(tools, "call", call)
+    return sizes
+
+
+def _calls_turns_apart(queue, users: list[str], turns_apart: int):
+    async def late(user_id, turns):
+        for _ in range(turns):
+            await asyncio.sleep(0)  # one turn of the loop each
+        return await queue.call(user_id, {"operations": OPERATIONS})
+
+    async def main():
+        return await asyncio.gather(*(late(u, n * turns_apart) for n, u in enumerate(users)))
+
+    return asyncio.run(main())
+
+
+def test_calls_arriving_turn_after_turn_join_one_group(api_engine, monkeypatch):
+    sizes = _group_sizes(api_engine, monkeypatch)
+    workers = Workers()
+    try:
+        results = _calls_turns_apart(UpdateQueue(api_engine.store, api_engine.tools, workers, "tool"),
+                                     ["a", "b", "c"], 1)
+    finally:
+        workers.close()
+    assert sizes == [3] and len(results) == 3
+
+
+def test_a_steady_stream_of_calls_is_still_written_in_bounded_groups(api_engine, monkeypatch):
+    from kiraos_desktop.api.update_queue import MAX_WAIT_TURNS
+
+    sizes = _group_sizes(api_engine, monkeypatch)
+    workers = Workers()
+    try:
+        results = _calls_turns_apart(UpdateQueue(api_engine.store, api_engine.tools, workers, "tool"),
+                                     [f"u{n}" for n in range(12)], 1)
+    finally:
+        workers.close()
+    assert len(results) == 12 and sum(sizes) == 12
+    assert len(sizes) > 1 and max(sizes) <= MAX_WAIT_TURNS + 1
+
+
 def test_update_queue_hands_a_busy_group_to_the_writer_thread(api_engine):
     store, tools = api_engine.store, api_engine.tools
     workers = Workers()
