@@ -28,6 +28,37 @@ def call_body(user_id: str, operations=OPERATIONS) -> dict:
     return {"user_id": user_id, "arguments": {"operations": operations}}
 
 
+def _group_sizes(api_engine, monkeypatch) -> list[int]:
+    """Sizes of the groups the store is asked for, filled in as the calls of each group run."""
+    store, tools = api_engine.store, api_engine.tools
+    sizes: list[int] = []
+    real_group, real_call = store.group, tools.call
+
+    def counting_group(*args, **kwargs):
+        sizes.append(0)
+        return real_group(*args, **kwargs)
+
+    def call(*args, **kwargs):
+        sizes[-1] += 1
+        return real_call(*args, **kwargs)
+
+    monkeypatch.setattr(store, "group", counting_group)
+    monkeypatch.setattr(tools, "call", call)
+    return sizes
+
+
+def _calls_turns_apart(queue, users: list[str], turns_apart: int):
+    async def late(user_id, turns):
+        for _ in range(turns):
+            await asyncio.sleep(0)  # one turn of the loop each
+        return await queue.call(user_id, {"operations": OPERATIONS})
+
+    async def main():
+        return await asyncio.gather(*(late(u, n * turns_apart) for n, u in enumerate(users)))
+
+    return asyncio.run(main())
+
+
 def test_fast_path_and_route_reply_alike(api, api_engine):
     """A chunked body (no Content-Length) takes the regular route; the replies are the same bytes."""
     fast = api.post("/v1/tools/memory_update", json=call_body("u1"))
@@ -131,62 +162,15 @@ def test_update_queue_groups_calls_and_isolates_a_failing_one(api_engine, monkey
 
 
 def test_a_call_made_one_turn_of_the_loop_later_joins_the_group(api_engine, monkeypatch):
-    store = api_engine.store
-    groups: list[int] = []
-    real_group = store.group
-
-    def counting_group(*args, **kwargs):
-        groups.append(1)
-        return real_group(*args, **kwargs)
-
-    monkeypatch.setattr(store, "group", counting_group)
+    sizes = _group_sizes(api_engine, monkeypatch)
     workers = Workers()
-    queue = UpdateQueue(store, api_engine.tools, workers, "tool")
-
-    async def late(user_id):
-        await asyncio.sleep(0)  # as a request whose bytes are read in the next poll
-        return await queue.call(user_id, {"operations": OPERATIONS})
-
-    async def main():
-        return await asyncio.gather(queue.call("early", {"operations": OPERATIONS}), late("late"))
-
     try:
-        results = asyncio.run(main())
+        results = _calls_turns_apart(UpdateQueue(api_engine.store, api_engine.tools, workers, "tool"),
+                                     ["early", "late"], 1)
     finally:
         workers.close()
-    assert groups == [1] and len(results) == 2
-    assert store.get_profile("late", "城市").value == "杭州"
-
-
-def _group_sizes(api_engine, monkeypatch) -> list[int]:
-    """Sizes of the groups the store is asked for, filled in as the calls of each group run."""
-    store, tools = api_engine.store, api_engine.tools
-    sizes: list[int] = []
-    real_group, real_call = store.group, tools.call
-
-    def counting_group(*args, **kwargs):
-        sizes.append(0)
-        return real_group(*args, **kwargs)
-
-    def call(*args, **kwargs):
-        sizes[-1] += 1
-        return real_call(*args, **kwargs)
-
-    monkeypatch.setattr(store, "group", counting_group)
-    monkeypatch.setattr(tools, "call", call)
-    return sizes
-
-
-def _calls_turns_apart(queue, users: list[str], turns_apart: int):
-    async def late(user_id, turns):
-        for _ in range(turns):
-            await asyncio.sleep(0)  # one turn of the loop each
-        return await queue.call(user_id, {"operations": OPERATIONS})
-
-    async def main():
-        return await asyncio.gather(*(late(u, n * turns_apart) for n, u in enumerate(users)))
-
-    return asyncio.run(main())
+    assert sizes == [2] and len(results) == 2
+    assert api_engine.store.get_profile("late", "城市").value == "杭州"
 
 
 def test_calls_arriving_turn_after_turn_join_one_group(api_engine, monkeypatch):
@@ -281,22 +265,8 @@ def test_update_queue_splits_a_crowd_into_bounded_groups(api_engine, monkeypatch
     from kiraos_desktop.api import update_queue
 
     store = api_engine.store
-    sizes: list[int] = []
-    real_group = store.group
-
-    def counting_group(*args, **kwargs):
-        sizes.append(0)
-        return real_group(*args, **kwargs)
-
-    real_call = api_engine.tools.call
-
-    def call(*args, **kwargs):
-        sizes[-1] += 1
-        return real_call(*args, **kwargs)
-
+    sizes = _group_sizes(api_engine, monkeypatch)
     monkeypatch.setattr(update_queue, "MAX_GROUP", 4)
-    monkeypatch.setattr(store, "group", counting_group)
-    monkeypatch.setattr(api_engine.tools, "call", call)
     workers = Workers()
     queue = UpdateQueue(store, api_engine.tools, workers, "tool")
 
