@@ -61,6 +61,7 @@ _HEAD_VALUES = "(?, 0, 0, NULL, ?)"
 _HEAD_CONFLICT = " ON CONFLICT(user_id) DO UPDATE SET last_change_id = excluded.last_change_id"
 _ROWS_PER_INSERT = 500  # at most 5000 variables: well below SQLite's limit
 
+
 def _chunks(items: list) -> Iterator[list]:
     for start in range(0, len(items), _ROWS_PER_INSERT):
         yield items[start:start + _ROWS_PER_INSERT]
