@@ -315,9 +315,9 @@ def test_live_head_matches_the_display_order(store, rows, limit):
     with store.batch("test") as batch:
         known = batch.profile_rows("h")
         assert live_head(known, limit) == before
-        batch.upsert_profile("h", "k00", "new", category="social", confidence=0.7, known=known)
+        batch.set_profile("h", "k00", "new", category="social", confidence=0.7, known=known)
         batch.delete_profile("h", "k01", known=known)
-        batch.upsert_profile("h", "fresh", "x", expires_at="2999-01-01T00:00:00", known=known)
+        batch.set_profile("h", "fresh", "x", expires_at="2999-01-01T00:00:00", known=known)
         assert known == batch.profile_rows("h")  # kept current by the writes
         after = live_head(known, limit)
     assert after == shown()

@@ -87,9 +87,8 @@ class MemoryTools:
                 return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
         stored = known.get(key.strip())  # under the key check_key() keeps; known changes below
         try:
-            entry, _ = batch.upsert_profile(user_id, key, value, category=category,
-                                            confidence=op.get("confidence", 0.5), expires_at=expires_at,
-                                            known=known)
+            entry = batch.set_profile(user_id, key, value, category=category,
+                                      confidence=op.get("confidence", 0.5), expires_at=expires_at, known=known)
         except LimitError:
             return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
         except ValidationError as exc:

@@ -146,7 +146,7 @@ class WriteBatch:
     def profile_rows(self, user_id: str) -> dict[str, tuple]:
         """Every entry of a user as rows (the columns of profile_from_row, then a live flag), by key.
 
-        For a run of writes to one user (memory_update): pass it as `known` to upsert_profile and
+        For a run of writes to one user (memory_update): pass it as `known` to set_profile and
         delete_profile, which keep it current, and to live_head(); the run reads the user's
         entries once. Valid only while nothing else writes that user's entries in this batch.
         """
@@ -161,15 +161,9 @@ class WriteBatch:
                 entry.expires_at, live)
 
     def set_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
-                    expires_at: Any = None, enforce_limit: bool = True) -> ProfileEntry:
-        """Insert or update one entry; returns the new entry. Raises ValidationError or LimitError."""
-        return self.upsert_profile(user_id, key, value, confidence=confidence, category=category,
-                                   expires_at=expires_at, enforce_limit=enforce_limit)[0]
-
-    def upsert_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
-                       expires_at: Any = None, enforce_limit: bool = True,
-                       known: dict[str, tuple] | None = None) -> tuple[ProfileEntry, ProfileEntry | None]:
-        """set_profile that also returns the entry it replaced (None when the key was new).
+                    expires_at: Any = None, enforce_limit: bool = True,
+                    known: dict[str, tuple] | None = None) -> ProfileEntry:
+        """Insert or update one entry; returns the new entry. Raises ValidationError or LimitError.
 
         `known`: the user's profile_rows(), read instead of the database and kept current."""
         user_id, key = check_user_id(user_id), check_key(key)
@@ -193,7 +187,7 @@ class WriteBatch:
         if known is not None:
             known[key] = self._live_row(after)
         self.audit(user_id, "profile_set", key, before, after)
-        return after, before
+        return after
 
     def put_profile(self, entry: ProfileEntry) -> None:
         """Store an entry as given, without audit or limit (bulk import, restore)."""
