@@ -415,19 +415,21 @@ class MemoryStore:
     def _user_changes(self, user_id: str, limit: int, before_id: int | None) -> list[ChangeRecord]:
         # Along the user's chain (see schema.py), from its head or from the change before before_id.
         # `m.id < c.id` in the walks: ids fall along a chain, so even a damaged one cannot loop.
-        rows = self._rows("SELECT last_change_id FROM user_summary WHERE user_id = ?", (user_id,))
-        start = rows[0][0] if rows else None
-        if before_id is not None and start is not None:
+        if before_id is not None:
             rows = self._rows("SELECT user_id, prev_id FROM memory_changes WHERE id = ?", (before_id,))
             if rows and rows[0][0] == user_id:  # paging on: the common case
                 start = rows[0][1]
-            else:  # walk down to the first change older than before_id
+            else:  # walk down from the head to the first change older than before_id
                 rows = self._rows(
-                    "WITH RECURSIVE walk(id, prev_id) AS (SELECT id, prev_id FROM memory_changes WHERE id = ? "
+                    "WITH RECURSIVE walk(id, prev_id) AS (SELECT id, prev_id FROM memory_changes "
+                    "WHERE id = (SELECT last_change_id FROM user_summary WHERE user_id = ?) "
                     "UNION ALL SELECT m.id, m.prev_id FROM memory_changes AS m JOIN walk AS w "
                     "ON m.id = w.prev_id AND m.id < w.id WHERE w.id >= ?) "
-                    "SELECT id FROM walk WHERE id < ?", (start, before_id, before_id))
+                    "SELECT id FROM walk WHERE id < ?", (user_id, before_id, before_id))
                 start = rows[0][0] if rows else None
+        else:
+            rows = self._rows("SELECT last_change_id FROM user_summary WHERE user_id = ?", (user_id,))
+            start = rows[0][0] if rows else None
         if start is None:
             return []
         rows = self._rows(
