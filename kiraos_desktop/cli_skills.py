@@ -1,22 +1,24 @@
-"""The `skills` command of the CLI: list, lint and preview skills."""
+"""The `skills` command of the CLI: list, lint and preview skills; create, rename and delete them."""
 from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
+from kiraos_desktop.cli_skill_files import add_file_commands, run_file_command
 from kiraos_desktop.core.skills import Skill, SkillRouter
+from kiraos_desktop.core.skills.arguments import typed_value
 from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolError
 
 
 def add_skills_parser(subparsers, parents: list) -> None:
-    """Add `skills list | lint [DIR] | preview NAME ...` to an argparse subparsers object."""
-    skills = subparsers.add_parser("skills", help="list, lint or preview skills",
+    """Add `skills list | lint [DIR] | preview NAME ... | new | rename | delete` to an argparse
+    subparsers object."""
+    skills = subparsers.add_parser("skills", help="list, lint, preview, create, rename or delete skills",
                                    description="Inspect the skills folder.")
-    commands = skills.add_subparsers(dest="skills_command", metavar="{list,lint,preview}")
+    commands = skills.add_subparsers(dest="skills_command", metavar="{list,lint,preview,new,rename,delete}")
     commands.required = True
 
     commands.add_parser("list", parents=parents, help="show every skill with its state",
@@ -40,6 +42,7 @@ def add_skills_parser(subparsers, parents: list) -> None:
                          help="all arguments as one JSON object (--arg values override it)")
     preview.add_argument("--user", dest="skill_user", default="preview", metavar="U",
                          help="user whose memory goes into <context> (default: preview)")
+    add_file_commands(commands, parents)
 
 
 def run_skills(args, engine) -> int:
@@ -54,7 +57,10 @@ def run_skills(args, engine) -> int:
         return _list(engine)
     if command == "preview":
         return _preview(args, engine)
-    print("error: choose one of: skills list, skills lint [DIR], skills preview NAME", file=sys.stderr)
+    if command in ("new", "rename", "delete"):
+        return run_file_command(command, args, engine)
+    print("error: choose one of: skills list, skills lint [DIR], skills preview NAME, skills new NAME, "
+          "skills rename NAME NEW, skills delete NAME", file=sys.stderr)
     return 2
 
 
@@ -175,59 +181,12 @@ def build_arguments(schema: dict, json_text: str | None, pairs: list[str]) -> di
     return arguments
 
 
-_TRUE = {"true", "1", "yes", "on"}
-_FALSE = {"false", "0", "no", "off"}
-
-
 def coerce_value(key: str, value: str, prop: dict) -> Any:
     """Convert a command-line string to the property's declared JSON type."""
-    declared = prop.get("type")
-    types = [declared] if isinstance(declared, str) else list(declared or [])
-    if not types:
-        return value
-    for kind in types:
-        if kind == "string":
-            continue
-        try:
-            return _convert(kind, value)
-        except (ValueError, TypeError):
-            continue
-    if "string" in types:
-        return value
-    raise ValueError(f"--arg {key}={value!r}: expected {' or '.join(types)}")
-
-
-def _convert(kind: str, value: str) -> Any:
-    text = value.strip()
-    if kind == "integer":
-        return int(text)
-    if kind == "number":
-        try:
-            return int(text)
-        except ValueError:
-            number = float(text)
-            if not math.isfinite(number):
-                raise ValueError("not a finite number") from None
-            return number
-    if kind == "boolean":
-        lowered = text.lower()
-        if lowered in _TRUE:
-            return True
-        if lowered in _FALSE:
-            return False
-        raise ValueError("not a boolean")
-    if kind == "null":
-        if text.lower() in ("null", "none", ""):
-            return None
-        raise ValueError("not null")
-    if kind in ("object", "array"):
-        loaded = json.loads(text)
-        if kind == "object" and not isinstance(loaded, dict):
-            raise ValueError("not an object")
-        if kind == "array" and not isinstance(loaded, list):
-            raise ValueError("not an array")
-        return loaded
-    raise ValueError(f"unknown type {kind}")
+    try:
+        return typed_value(value, prop.get("type"))
+    except ValueError as exc:
+        raise ValueError(f"--arg {key}={value!r}: {exc}") from None
 
 
 def standalone_parser() -> argparse.ArgumentParser:

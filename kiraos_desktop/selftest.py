@@ -78,19 +78,6 @@ def _request(url: str, token: str | None, body: Any = None, method: str | None =
         raise StepFailed(f"{url} unreachable: {exc}") from None
 
 
-def sample_arguments(schema: dict) -> dict:
-    """A value for every required parameter of a skill's JSON Schema (first enum value, else by type)."""
-    samples = {"string": "自检", "integer": 1, "number": 1, "boolean": True, "array": [], "object": {}}
-    properties = schema.get("properties", {}) if isinstance(schema, dict) else {}
-    arguments = {}
-    for name in schema.get("required", []) if isinstance(schema, dict) else []:
-        spec = properties.get(name, {})
-        kind = spec.get("type", "string")
-        kind = kind[0] if isinstance(kind, list) and kind else kind
-        arguments[name] = spec["enum"][0] if spec.get("enum") else samples.get(kind, "自检")
-    return arguments
-
-
 class SelfTest:
     """The steps, in order; each raises StepFailed (or anything) to stop the run."""
 
@@ -178,6 +165,7 @@ class SelfTest:
     def check_skills(self) -> str:
         """Every bundled skill loads without problems and its tool answers over the API."""
         from kiraos_desktop.core.resources import bundled_skills_dir
+        from kiraos_desktop.core.skills.arguments import sample_arguments
 
         bundled = sorted(p.name for p in bundled_skills_dir().iterdir()
                          if p.is_dir() and not p.name.startswith(("_", ".")))
@@ -189,7 +177,7 @@ class SelfTest:
         _, body = _request(f"{self.base_url}/v1/tools?format=openai", self.token)
         _check(len(body.get("tools", [])) == 3 + len(skills), f"/v1/tools lists {len(body.get('tools', []))} tools")
         for skill in skills:
-            content = self._tool(skill.name, sample_arguments(skill.parameters))
+            content = self._tool(skill.name, sample_arguments(skill.parameters, only_required=True))
             _check(content.startswith(f'<skill name="{skill.name}">'), f"skill {skill.name} gave {content[:80]!r}")
             _check("<context>" in content and "小明" in content, f"skill {skill.name}: no memory in {content!r}")
             if skill.exclude:

@@ -148,11 +148,6 @@ def test_window_step_fails_when_a_page_falls_back_to_a_placeholder(qapp, tmp_pat
     assert "self-test failed at window: the Skills page shows a placeholder" in capsys.readouterr().err
 
 
-def test_sample_arguments_fill_every_required_parameter():
-    schema = {"type": "object", "required": ["a", "b", "c"], "properties": {
-        "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "string", "enum": ["x", "y"]},
-        "d": {"type": "string"}}}
-    assert selftest.sample_arguments(schema) == {"a": "自检", "b": 1, "c": "x"}
 
 
 # ---- the wheel ---------------------------------------------------------------------------

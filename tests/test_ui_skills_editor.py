@@ -11,7 +11,7 @@ from kiraos_desktop.ui.skills.highlighters import KIND_PROPERTY
 from kiraos_desktop.ui.skills.manifest_editor import FORM_TAB, JSON_TAB
 from kiraos_desktop.ui.skills.params_model import DESCRIPTION, REQUIRED
 from skills_helpers import write_skill
-from test_ui_skills_draft import RICH
+from test_skills_authoring import RICH
 from ui_skills_helpers import OFFSCREEN_NOTE, engine, page, remember  # noqa: F401 (fixtures)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 
 from kiraos_desktop.core.skills import Problem
-from kiraos_desktop.ui.skills.manifest_fields import ParamRow
+from kiraos_desktop.core.skills.manifest_fields import ParamRow
 from kiraos_desktop.ui.skills.params_model import DESCRIPTION, ENUM, NAME, REQUIRED, TYPE, ParametersModel
 from kiraos_desktop.ui.skills.problems_panel import ProblemsModel
 from kiraos_desktop.ui.skills.skill_list import SkillFilterProxy, SkillListModel

@@ -3,12 +3,13 @@ boolean, enum; other types as JSON)."""
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 from PySide6.QtCore import QRegularExpression, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
+
+from kiraos_desktop.core.skills.arguments import value_as
 
 _INTEGER = QRegularExpression(r"^-?\d*$")
 _NUMBER = QRegularExpression(r"^-?\d*(\.\d*)?([eE][-+]?\d*)?$")
@@ -25,19 +26,12 @@ def _kind(prop: dict) -> str:
 def _convert(kind: str, text: str) -> Any:
     """The typed value of a field's text; the text itself when it does not convert (so that the
     schema check reports it exactly as a host call would)."""
+    if not kind:
+        return text
     try:
-        if kind == "integer":
-            return int(text)
-        if kind == "number":
-            value = float(text)
-            if not math.isfinite(value):
-                return text
-            return int(text) if text.lstrip("-").isdigit() else value
-        if kind in ("object", "array", ""):
-            return json.loads(text) if kind else text
+        return value_as(kind, text)
     except ValueError:
         return text
-    return text
 
 
 class SampleArgumentsForm(QWidget):

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QLabel, QTabWidget, QVBoxLayout, QWidget
 
 from .code_editor import CodeEditor
 from .find_bar import FindBar
-from .manifest_fields import FormFields, FormUnavailable, apply_form, dump_manifest, form_from_manifest
+from kiraos_desktop.core.skills.manifest_fields import FormFields, FormUnavailable, apply_form, dump_manifest, form_from_manifest
 from .manifest_form import ManifestForm
 from .theme import colors_for
 

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from .manifest_fields import FormFields
+from kiraos_desktop.core.skills.manifest_fields import FormFields
 from .params_model import DESCRIPTION, ENUM, NAME, REQUIRED, TYPE, ParametersModel, TypeDelegate
 from .theme import colors_for
 

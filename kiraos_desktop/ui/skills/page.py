@@ -9,14 +9,15 @@ from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.core.skills import Problem
+from kiraos_desktop.core.skills import draft as drafts
+from kiraos_desktop.core.skills.arguments import sample_arguments
 from kiraos_desktop.core.skills.discovery import read_text_file
+from kiraos_desktop.core.skills.file_ops import SkillFileError, save_skill_files
 from kiraos_desktop.core.skills.manifest import manifest_parameters
 from kiraos_desktop.core.skills.problems import INSTRUCTION_FILE, MANIFEST_FILE
 from kiraos_desktop.core.tool_registry import SKILL_CONTEXT_EVENTS
 
-from . import draft as drafts
 from .editor import SkillEditor
-from .file_ops import SkillFileError, save_skill_files
 from .list_panel import SkillListPanel
 from .page_actions import SkillFileActions
 from .preview_runner import PreviewJob, PreviewOutcome, PreviewRunner
@@ -203,13 +204,13 @@ class SkillsPage(QWidget, SkillFileActions):
             return
         self.open_skill(folder, ask=False)
         schema = manifest_parameters(self.editor.manifest())
-        self.workbench.args_form.set_values(drafts.sample_arguments(schema))
+        self.workbench.args_form.set_values(sample_arguments(schema))
         user = self.workbench.user_picker.first_user_with_memory()
         if user:
             self.workbench.user_picker.set_user(user)
         command = self.editor.manifest().get("command")
         if isinstance(command, str) and command:
-            values = drafts.sample_arguments(schema, only_required=True) or drafts.sample_arguments(schema)
+            values = sample_arguments(schema, only_required=True) or sample_arguments(schema)
             sample = next((v for v in values.values() if isinstance(v, str)), "")
             self.workbench.tester.set_text(f"{command} {sample}".strip())
         self.refresh_preview()

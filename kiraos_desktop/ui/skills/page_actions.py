@@ -5,8 +5,8 @@ from pathlib import Path
 
 from kiraos_desktop.core.settings import SettingsError
 
-from . import file_ops
-from .file_ops import SkillFileError
+from kiraos_desktop.core.skills import file_ops
+from kiraos_desktop.core.skills.file_ops import SkillFileError
 
 
 class SkillFileActions:
@@ -33,10 +33,7 @@ class SkillFileActions:
             name = self.prompter.ask_name(title, label, name)
             if name is None:
                 return None
-            if own_name and name == own_name:
-                return name
-            taken = [s.name for s in self._router.skills() if s.name != own_name]
-            code = file_ops.check_new_name(name, self._router.skills_dir, taken)
+            code = file_ops.check_name_in(self._router, name, own_name)
             if code == file_ops.NAME_OK:
                 return name
             self.prompter.error(title, self._name_message(code, name))
@@ -159,9 +156,9 @@ class SkillFileActions:
 
     def _rename_disabled(self, old: str, new: str) -> None:
         settings = self._settings_access.settings
-        if old not in settings.disabled_skills:
+        names = file_ops.renamed_in(settings.disabled_skills, old, new)
+        if names is None:
             return
-        names = [new if n == old else n for n in settings.disabled_skills]
         try:
             self._settings_access.update_settings(settings.replace(disabled_skills=names))
         except (SettingsError, OSError) as exc:

@@ -6,7 +6,7 @@ import copy
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 from PySide6.QtWidgets import QComboBox, QStyledItemDelegate, QWidget
 
-from .manifest_fields import PARAM_TYPES, ParamRow, enum_from_text, enum_to_text, type_to_text
+from kiraos_desktop.core.skills.manifest_fields import PARAM_TYPES, ParamRow, enum_from_text, enum_to_text, type_to_text
 
 NAME, TYPE, DESCRIPTION, REQUIRED, ENUM = range(5)
 _Index = QModelIndex | QPersistentModelIndex

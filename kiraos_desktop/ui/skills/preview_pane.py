@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from .draft import PreviewResult
+from kiraos_desktop.core.skills.draft import PreviewResult
 from .highlighters import PreviewHighlighter
 from .theme import code_font, colors_for
 

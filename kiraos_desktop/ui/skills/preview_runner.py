@@ -11,8 +11,8 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal
 
 from kiraos_desktop.core.skills import Problem, Skill
+from kiraos_desktop.core.skills import draft as drafts
 
-from . import draft as drafts
 
 log = logging.getLogger(__name__)
 RESULT = "result"

@@ -1,4 +1,4 @@
-"""Qt-free parts of the Skills page: form fields <-> manifest, file operations, draft analysis."""
+"""Skill authoring in the core: form fields <-> manifest, file operations, draft analysis, argument values."""
 from __future__ import annotations
 
 import json
@@ -9,15 +9,10 @@ from pathlib import Path
 import pytest
 
 from kiraos_desktop.core.skills import SkillRouter, bundled_skills_dir, instruction_problems
-from kiraos_desktop.ui.skills import file_ops
-from kiraos_desktop.ui.skills.draft import (
-    draft_problems,
-    match_command,
-    preview_spans,
-    render_preview,
-    sample_arguments,
-)
-from kiraos_desktop.ui.skills.manifest_fields import (
+from kiraos_desktop.core.skills import file_ops
+from kiraos_desktop.core.skills.arguments import sample_arguments, typed_value, value_as
+from kiraos_desktop.core.skills.draft import draft_problems, match_command, preview_spans, render_preview
+from kiraos_desktop.core.skills.manifest_fields import (
     FormUnavailable,
     ParamRow,
     apply_form,
@@ -228,6 +223,28 @@ def test_samples_and_spans():
     assert kinds["input"] == "<user_input>&lt;x&gt;</user_input>"
     assert kinds["context"] == "<context>\n[u:basic] a=b(✓)\n</context>"
     assert kinds["tail"] == "请严格按照上述技能指令执行，直接输出执行结果。"
+
+
+def test_sample_arguments_fill_every_required_parameter():
+    schema = {"type": "object", "required": ["a", "b", "c", "e", "f"], "properties": {
+        "a": {"type": "string"}, "b": {"type": "integer"}, "c": {"type": "string", "enum": ["x", "y"]},
+        "d": {"type": "string"}, "e": {"type": "array"}, "f": {"type": ["object", "null"]}}}
+    assert sample_arguments(schema, only_required=True) == {"a": "示例", "b": 3, "c": "x", "e": [], "f": {}}
+
+
+def test_one_conversion_of_argument_text():
+    assert value_as("integer", " 7 ") == 7 and value_as("number", "7") == 7 and value_as("number", "2.5") == 2.5
+    assert value_as("boolean", "Yes") is True and value_as("boolean", "off") is False
+    assert value_as("object", '{"a": 1}') == {"a": 1} and value_as("string", " x ") == " x "
+    for kind, text in (("integer", "1.5"), ("number", "inf"), ("boolean", "maybe"), ("array", "{}"),
+                       ("null", "x"), ("nosuchtype", "x")):
+        with pytest.raises(ValueError):
+            value_as(kind, text)
+    assert typed_value("5", ["integer", "string"]) == 5 and typed_value("x", ["integer", "string"]) == "x"
+    assert typed_value("x", None) == "x"
+    with pytest.raises(ValueError, match="expected integer or null"):
+        typed_value("x", ["integer", "null"])
+    assert enum_from_text("true, no", "boolean") == [True, False]  # the same words as everywhere
 
 
 # ---------------------------------------------------------------------- core regression

@@ -1,4 +1,4 @@
-"""Qt-free analysis of an edited (unsaved) skill: problems, preview, tool definition, commands."""
+"""Analysis of an edited (unsaved) skill: problems, preview, tool definition, commands."""
 from __future__ import annotations
 
 import json
@@ -7,21 +7,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
-from kiraos_desktop.core.skills import (
-    CommandMatch,
-    Problem,
-    Skill,
-    SkillArgumentError,
-    SkillRenderError,
-    guard_text,
-    instruction_problems,
-    render_tool_result,
-    validate_manifest_text,
-)
-from kiraos_desktop.core.skills.discovery import skill_from_manifest
-from kiraos_desktop.core.skills.problems import COMMAND_RE, NAME_RE, RESERVED_NAMES, error
-from kiraos_desktop.core.skills.router import COMMAND_REWRITE, parse_command
 from kiraos_desktop.core.tool_registry import skill_descriptor, skill_error_content, tool_definition
+
+from .discovery import skill_from_manifest
+from .manifest import validate_manifest_text
+from .model import CommandMatch, Skill
+from .problems import COMMAND_RE, NAME_RE, RESERVED_NAMES, Problem, SkillArgumentError, SkillRenderError, error
+from .render import guard_text, instruction_problems, render_tool_result
+from .router import COMMAND_REWRITE, parse_command
 
 
 @dataclass(frozen=True)
@@ -112,41 +105,6 @@ def match_command(text: str, draft: Skill | None, saved_name: str | None, router
     if found is not None and saved_name is not None and found.skill == saved_name:
         return None  # the saved version of the edited skill: its command is being changed
     return found
-
-
-# ---------------------------------------------------------------------- sample values
-
-_EXAMPLE = re.compile(r"「([^」]+)」")
-
-
-def sample_value(prop: dict) -> Any:
-    """A plausible argument for one property (the first enum value, an example from the
-    description, the minimum, ...); used to fill the preview for screenshots."""
-    enum = prop.get("enum")
-    if isinstance(enum, list) and enum:
-        return enum[0]
-    kind = prop.get("type")
-    kind = kind[0] if isinstance(kind, list) and kind else kind
-    if kind in ("integer", "number"):
-        low, high = prop.get("minimum"), prop.get("maximum")
-        value = 3 if low is None else low
-        if isinstance(high, (int, float)) and value > high:
-            value = high
-        return int(value) if kind == "integer" else value
-    if kind == "boolean":
-        return True
-    description = prop.get("description") if isinstance(prop.get("description"), str) else ""
-    example = _EXAMPLE.search(description)
-    return example.group(1) if example else "示例"
-
-
-def sample_arguments(schema: dict, only_required: bool = False) -> dict:
-    props = schema.get("properties") if isinstance(schema, dict) else None
-    required = schema.get("required", []) if isinstance(schema, dict) else []
-    if not isinstance(props, dict):
-        return {}
-    return {name: sample_value(prop if isinstance(prop, dict) else {})
-            for name, prop in props.items() if not only_required or name in required}
 
 
 # ---------------------------------------------------------------------- preview spans

@@ -1,4 +1,4 @@
-"""Qt-free file operations on skill folders: save, create from template, duplicate, rename, delete."""
+"""File operations on skill folders: save, create from template, duplicate, rename, delete."""
 from __future__ import annotations
 
 import json
@@ -10,15 +10,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterable
 
-from kiraos_desktop.core.skills.problems import (
-    COMMAND_RE,
-    INSTRUCTION_FILE,
-    MANIFEST_FILE,
-    NAME_RE,
-    RESERVED_NAMES,
-)
-
 from .manifest_fields import dump_manifest
+from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
 
 DELETED_SKILLS = "deleted-skills"
 
@@ -45,6 +38,36 @@ def check_new_name(name: str, skills_dir: Path, taken_names: Iterable[str]) -> s
     if os.path.lexists(folder) or _case_clash(Path(skills_dir), name):
         return FOLDER_TAKEN
     return NAME_OK
+
+
+def check_name_in(router, name: str, own_name: str = "") -> str:
+    """check_new_name against the router's skills folder and its other skills; a renamed skill
+    may keep its own name (`own_name`)."""
+    if own_name and name == own_name:
+        return NAME_OK
+    taken = [s.name for s in router.skills() if s.name != own_name]
+    return check_new_name(name, router.skills_dir, taken)
+
+
+def skill_folder(router, name: str) -> Path | None:
+    """The folder of the skill called `name`, else of the skill in a folder called `name` (a
+    manifest too broken to name its skill); None when there is neither."""
+    skills = router.skills()
+    for skill in skills:
+        if skill.name == name:
+            return Path(skill.folder)
+    for skill in skills:
+        if Path(skill.folder).name == name:
+            return Path(skill.folder)
+    return None
+
+
+def renamed_in(names: Iterable[str], old: str, new: str) -> list[str] | None:
+    """`names` (the disabled skills) with `old` replaced by `new`; None when `old` is not among them."""
+    names = list(names)
+    if old not in names:
+        return None
+    return [new if n == old else n for n in names]
 
 
 def _case_clash(skills_dir: Path, name: str) -> bool:

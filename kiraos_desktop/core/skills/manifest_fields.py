@@ -1,13 +1,13 @@
-"""Qt-free conversion between a manifest object and the fields of the manifest form."""
+"""Conversion between a manifest object and the fields of the workbench's manifest form."""
 from __future__ import annotations
 
 import json
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from kiraos_desktop.core.skills.manifest import KNOWN_FIELDS
-from kiraos_desktop.core.skills.problems import TEMPLATES
+from .arguments import value_as
+from .manifest import KNOWN_FIELDS
+from .problems import TEMPLATES
 
 #: The parameter types the form offers; anything else is kept as written in the JSON.
 PARAM_TYPES = ("string", "number", "integer", "boolean")
@@ -176,21 +176,9 @@ def enum_from_text(text: str, kind: Any) -> list | None:
 
 
 def _enum_value(text: str, kind: Any) -> Any:
-    if kind == "integer":
-        return int(text)
-    if kind == "number":
-        try:
-            return int(text)
-        except ValueError:
-            value = float(text)
-            if not math.isfinite(value):
-                raise ValueError(text) from None
-            return value
-    if kind == "boolean":
-        lowered = text.lower()
-        if lowered not in ("true", "false"):
-            raise ValueError(text)
-        return lowered == "true"
+    """A number or boolean cell converted like any argument text; other types keep the text."""
+    if kind in ("integer", "number", "boolean"):
+        return value_as(kind, text)
     return text
 
 
