@@ -103,12 +103,15 @@ def _context(args, engine) -> int:
 
 
 def _call(args, engine) -> int:
+    from kiraos_desktop.core import jsontext
     from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolError
 
     try:
-        arguments = json.loads(args.arguments)
+        arguments = jsontext.loads(args.arguments)
     except json.JSONDecodeError as exc:
         raise UsageError(f"--json is not valid JSON: {exc.msg} (column {exc.colno})") from None
+    except jsontext.LoneSurrogateError as exc:
+        raise UsageError(f"--json: {exc}") from None
     if not isinstance(arguments, dict):
         raise UsageError("--json must be a JSON object of tool arguments")
     try:
@@ -186,11 +189,21 @@ def _run_command(args) -> int:
         engine.close()
 
 
+def _check_user_text(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """User ids and skill arguments must be text (bytes that are not UTF-8 arrive as lone surrogates)."""
+    from kiraos_desktop.core.jsontext import lone_surrogate_path
+
+    for name, option in (("user", "--user"), ("skill_user", "--user"), ("skill_args", "--arg")):
+        if lone_surrogate_path(getattr(args, name, None)) is not None:
+            parser.error(f"{option} is not valid text (it holds bytes that are not UTF-8)")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if getattr(args, "kira_data", None) and getattr(args, "data_dir", None):
         parser.error("use either --data-dir or --kira-data, not both")
+    _check_user_text(parser, args)
     try:
         return _run_command(args)
     except UsageError as exc:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from kiraos_desktop.cli_skill_files import add_file_commands, run_file_command
+from kiraos_desktop.core import jsontext
 from kiraos_desktop.core.skills import Skill, SkillRouter
 from kiraos_desktop.core.skills.arguments import typed_value
 from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolError
@@ -164,9 +165,11 @@ def build_arguments(schema: dict, json_text: str | None, pairs: list[str]) -> di
     arguments: dict[str, Any] = {}
     if json_text:
         try:
-            loaded = json.loads(json_text)
+            loaded = jsontext.loads(json_text)
         except json.JSONDecodeError as exc:
             raise ValueError(f"--json is not valid JSON: {exc.msg} (column {exc.colno})") from exc
+        except jsontext.LoneSurrogateError as exc:
+            raise ValueError(f"--json: {exc}") from exc
         if not isinstance(loaded, dict):
             raise ValueError("--json must be a JSON object such as '{\"question\": \"...\"}'")
         arguments.update(loaded)

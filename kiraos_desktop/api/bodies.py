@@ -8,8 +8,9 @@ from urllib.parse import parse_qsl
 from jsonschema import exceptions as js_exceptions
 from jsonschema import validators
 
-from kiraos_desktop.api.errors import ApiError, invalid
+from kiraos_desktop.api.errors import ApiError, invalid, is_plugin_path
 from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type
+from kiraos_desktop.core.jsontext import SURROGATE_MESSAGE, dotted_path, lone_surrogate_path, may_hold_surrogate
 
 
 def _reject_constant(name: str) -> Any:
@@ -28,17 +29,21 @@ async def read_json(request) -> Any:
         if size > MAX_BODY_BYTES:
             raise ApiError(413, "body_too_large", f"the request body is larger than {MAX_BODY_BYTES} bytes")
         chunks.append(chunk)
-    return decode_json(b"".join(chunks))
+    return decode_json(b"".join(chunks), plugin=is_plugin_path(request.scope["path"]))
 
 
 # One decoder: json.loads() with an option builds a decoder (and its scanner) per call.
 _DECODER = json.JSONDecoder(parse_constant=_reject_constant)
 
 
-def decode_json(raw: bytes) -> Any:
-    """A request body parsed as UTF-8 JSON without NaN or Infinity; ApiError 400 otherwise."""
+def decode_json(raw: bytes, plugin: bool = False) -> Any:
+    """A request body parsed as UTF-8 JSON without NaN or Infinity; ApiError 400 otherwise.
+
+    Every string in it must be valid Unicode text: a lone surrogate escape is refused here, for
+    every route, naming its field (422, or 400 on the plugin routes) before any handler sees it.
+    """
     try:
-        return _DECODER.decode(raw.decode("utf-8"))
+        data = _DECODER.decode(raw.decode("utf-8"))
     except UnicodeDecodeError:
         message = "the request body is not UTF-8 text"
     except json.JSONDecodeError as exc:
@@ -46,6 +51,13 @@ def decode_json(raw: bytes) -> Any:
                    if raw.strip() else "the request body is empty; send a JSON object")
     except (ValueError, RecursionError) as exc:
         message = f"the request body is not valid JSON: {exc}"
+    else:
+        if may_hold_surrogate(raw):
+            path = lone_surrogate_path(data)
+            if path is not None:
+                field = dotted_path(path) or "body"
+                raise invalid(field, f"{field}: {SURROGATE_MESSAGE}", plugin)
+        return data
     raise ApiError(400, "invalid_json", message)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 import hmac
 import ipaddress
 import logging
+from urllib.parse import unquote_to_bytes
 
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
@@ -78,6 +79,17 @@ def is_json_content_type(value: str | None) -> bool:
     return media in JSON_TYPES or (media.startswith("application/") and media.endswith("+json"))
 
 
+def check_path_text(scope) -> None:
+    """A path whose %-escapes do not decode to UTF-8 is a 400 (the server would turn them into U+FFFD)."""
+    raw = scope.get("raw_path")
+    if raw and b"%" in raw:
+        try:
+            unquote_to_bytes(raw).decode("utf-8")
+        except UnicodeDecodeError:
+            raise ApiError(400, "invalid_path", "the request path is not UTF-8 text once its %-escapes "
+                                                "are decoded; percent-encode the UTF-8 bytes of the text") from None
+
+
 class GuardedApp:
     """Checks every HTTP request before the router sees it, counts replies and turns errors into JSON.
 
@@ -117,6 +129,7 @@ class GuardedApp:
         path = scope["path"]
         try:
             self._check(scope)
+            check_path_text(scope)
             fast = self._fast_paths.get(path)
             if fast is not None:
                 outcome = await fast(scope, receive, tracking_send)

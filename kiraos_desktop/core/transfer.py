@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
+from kiraos_desktop.core import jsontext
 from kiraos_desktop.core.records import (
     EventEntry,
     ProfileEntry,
@@ -169,9 +170,11 @@ def read_import_file(path: Path) -> ImportPlan:
     except UnicodeDecodeError:
         raise TransferError(f"{path}: not UTF-8 text") from None
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise TransferError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+    except jsontext.LoneSurrogateError as exc:
+        raise TransferError(f"{path}: {exc}") from None
     return validate_import(data)
 
 

@@ -6,6 +6,8 @@ import math
 import re
 from typing import Any
 
+from .. import jsontext
+
 TRUE_WORDS = frozenset({"true", "1", "yes", "on"})
 FALSE_WORDS = frozenset({"false", "0", "no", "off"})
 
@@ -40,7 +42,7 @@ def value_as(kind: str, text: str) -> Any:
             return None
         raise ValueError(f"{text!r} is not null")
     if kind in ("object", "array"):
-        loaded = json.loads(stripped)
+        loaded = jsontext.loads(stripped)
         if not isinstance(loaded, dict if kind == "object" else list):
             raise ValueError(f"{text!r} is not an {kind}")
         return loaded

@@ -8,6 +8,7 @@ from typing import Any
 from jsonschema import exceptions as js_exceptions
 from jsonschema import validators
 
+from .. import jsontext
 from .problems import (
     COMMAND_RE,
     MAX_FILE_BYTES,
@@ -54,6 +55,10 @@ def validate_manifest_text(text: str) -> tuple[dict | None, list[Problem]]:
                                         f"(line {exc.lineno}, column {exc.colno}).", exc.lineno)]
     except RecursionError:
         return None, [error("manifest", "manifest.json is nested too deeply to be read.")]
+    try:
+        jsontext.check_text(data, text)
+    except jsontext.LoneSurrogateError as exc:
+        return None, [error("manifest", f"manifest.json: {exc}")]
     if not isinstance(data, dict):
         return None, [error("manifest", "manifest.json must hold a JSON object ({...}), "
                                         f"not a {_json_type(data)}.", 1)]
