@@ -1,7 +1,6 @@
 """Skill argument values: typed values from text (CLI, forms, enum cells) and sample arguments."""
 from __future__ import annotations
 
-import json
 import math
 import re
 from typing import Any
