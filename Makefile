@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?=
 RUN_ARGS ?=
 
-.PHONY: run test bench dist selftest-dist screenshots clean
+.PHONY: run test bench dist selftest-dist screenshots clean i18n qm
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -16,10 +16,21 @@ $(STAMP): pyproject.toml | $(PY)
 	$(PY) -m pip install --quiet -e '.[test,build]'
 	touch $(STAMP)
 
-run: $(STAMP)
+# Compiled translations (.qm, not committed) beside the catalogues; the window also compiles a missing
+# or outdated one into its cache at start, so this only saves that step.
+qm: $(STAMP)
+	$(PY) tools/i18n.py compile
+
+# After changing UI strings: re-extract them into resources/i18n/*.ts, then translate what is unfinished
+# (docs/i18n.md); the check fails until every string has its translation.
+i18n: $(STAMP)
+	$(PY) tools/i18n.py update
+	$(PY) tools/i18n.py check
+
+run: $(STAMP) qm
 	$(VENV)/bin/kiraos-desktop $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(RUN_ARGS)
 
-test: $(STAMP)
+test: $(STAMP) qm
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
 
 bench: $(STAMP)
@@ -37,8 +48,8 @@ selftest-dist: dist
 	$(DIST_DIR)/kiraos-desktop-gui --self-test
 	@du -sh $(DIST_DIR)
 
-screenshots: $(STAMP)
+screenshots: $(STAMP) qm
 	QT_QPA_PLATFORM=offscreen $(VENV)/bin/kiraos-desktop --screenshot docs/screenshots
 
 clean:
-	rm -rf build dist *.egg-info .pytest_cache
+	rm -rf build dist *.egg-info .pytest_cache resources/i18n/*.qm

@@ -171,6 +171,8 @@ def test_wheel_carries_templates_icons_and_skills(wheel):
     for skill in BUNDLED_SKILLS:
         assert f"{data}/skills/{skill}/manifest.json" in names
         assert f"{data}/skills/{skill}/instruction.md" in names
+    assert f"{data}/resources/i18n/kiraos_desktop_zh_CN.qm" in names  # compiled by the build
+    assert f"{data}/resources/i18n/kiraos_desktop_en.qm" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc")]
     assert not [n for n in names if n.startswith(("resources/", "skills/", "tests/"))]
 

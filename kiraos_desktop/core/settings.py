@@ -12,6 +12,9 @@ from typing import Any
 # The KiraOS plugin's WebUI keys map onto our API keys when importing its config.
 ALIASES = {"webui_host": "api_host", "webui_port": "api_port", "webui_token": "api_token"}
 
+#: UI language: "system" follows the locale; the others name a catalogue (resources/i18n).
+LANGUAGES = ("system", "en", "zh_CN")
+
 INT_KEYS = ("max_events_per_user", "max_profiles_per_user", "max_event_keep", "max_context_chars", "api_port")
 
 
@@ -31,6 +34,7 @@ class Settings:
     api_host: str = "127.0.0.1"
     api_port: int = 8765
     api_token: str = ""
+    language: str = "system"
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -75,6 +79,10 @@ def _check(key: str, value: Any) -> Any:
         if key == "api_host" and not value.strip():
             raise SettingsError("api_host must not be empty")
         return value.strip()
+    if key == "language":
+        if value not in LANGUAGES:
+            raise SettingsError(f"language must be one of {', '.join(LANGUAGES)}, got {value!r}")
+        return value
     raise SettingsError(f"unknown setting: {key}")
 
 

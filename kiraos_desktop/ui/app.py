@@ -14,6 +14,7 @@ from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop import __version__
 from kiraos_desktop.core.app_log import configure_logging
+from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.interrupt import close_on_interrupt
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.theme import ThemeWatcher, app_icon, apply_theme
@@ -182,6 +183,7 @@ def run_gui(engine, args) -> int:
             use_offscreen_platform(Path(scratch))
             app = ensure_application()
             apply_theme(app)
+            apply_language(getattr(args, "language", None) or engine.settings.language)
             from kiraos_desktop.ui.screenshot import take_screenshots
 
             # Fixed size, nothing remembered: the user's window geometry is neither read nor changed.
@@ -196,6 +198,7 @@ def run_gui(engine, args) -> int:
     configure_logging(engine.paths.logs_dir)
     app = ensure_application()
     apply_theme(app)
+    apply_language(engine.settings.language)
     watcher = ThemeWatcher(app)
     controller = AppController(engine, args)
     watcher.changed.connect(controller._on_theme_changed)

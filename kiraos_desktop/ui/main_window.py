@@ -4,7 +4,7 @@ from __future__ import annotations
 import logging
 import threading
 
-from PySide6.QtCore import QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -20,8 +20,10 @@ from PySide6.QtWidgets import (
 )
 
 from kiraos_desktop.ui import file_actions
+from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.overview_page import OverviewPage
 from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
+from kiraos_desktop.ui.retranslate import refresh_item_views
 from kiraos_desktop.ui.server_state import ServerStateRelay
 from kiraos_desktop.ui.store_signals import ChangeCoalescer, StoreSignals
 from kiraos_desktop.ui.theme import app_icon, themed_icon
@@ -80,10 +82,8 @@ class MainWindow(QMainWindow):
         self.sidebar.setFixedWidth(136)
         self.sidebar.setFrameShape(QListWidget.Shape.NoFrame)
         self.sidebar.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
-        for page, (name, icon) in zip(
-                (self.overview_page, self.users_page, self.skills_page, self.api_page),
-                ((self.tr("Overview"), "overview"), (self.tr("Users"), "users"), (self.tr("Skills"), "skills"),
-                 (self.tr("API"), "api"))):
+        for page, (name, icon) in zip((self.overview_page, self.users_page, self.skills_page, self.api_page),
+                                      zip(self._page_titles(), ("overview", "users", "skills", "api"))):
             item = QListWidgetItem(themed_icon(icon), name)
             item.setData(Qt.ItemDataRole.UserRole, icon)
             item.setSizeHint(QSize(120, 38))
@@ -113,6 +113,9 @@ class MainWindow(QMainWindow):
 
     # ---- construction --------------------------------------------------------------------
 
+    def _page_titles(self) -> list[str]:
+        return [self.tr("Overview"), self.tr("Users"), self.tr("Skills"), self.tr("API")]
+
     def _title(self) -> str:
         paths = self._engine.paths
         mode = self.tr(" — companion mode") if paths.companion else ""
@@ -137,32 +140,34 @@ class MainWindow(QMainWindow):
         return ApiPage(self._server, self._engine)
 
     def _build_menus(self) -> None:
-        file_menu = self.menuBar().addMenu(self.tr("&File"))
-        self.open_data_action = file_menu.addAction(self.tr("Open data folder…"))
-        self.open_kira_action = file_menu.addAction(self.tr("Open KiraOS data folder…"))
-        file_menu.addSeparator()
-        self.backup_action = file_menu.addAction(self.tr("Back up…"))
-        self.export_action = file_menu.addAction(self.tr("Export…"))
-        self.import_action = file_menu.addAction(self.tr("Import…"))
-        self.purge_action = file_menu.addAction(self.tr("Remove expired entries…"))
-        file_menu.addSeparator()
-        self.quit_action = file_menu.addAction(self.tr("Quit"))
+        """Menus and actions; their texts are set by _retranslate_menus (again after a language switch)."""
+        self.file_menu = self.menuBar().addMenu("")
+        self.open_data_action = self.file_menu.addAction("")
+        self.open_kira_action = self.file_menu.addAction("")
+        self.file_menu.addSeparator()
+        self.backup_action = self.file_menu.addAction("")
+        self.export_action = self.file_menu.addAction("")
+        self.import_action = self.file_menu.addAction("")
+        self.purge_action = self.file_menu.addAction("")
+        self.file_menu.addSeparator()
+        self.quit_action = self.file_menu.addAction("")
         self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
-        edit_menu = self.menuBar().addMenu(self.tr("&Edit"))
+        self.edit_menu = self.menuBar().addMenu("")
         self.undo_action = self.undo_stack.createUndoAction(self, self.tr("Undo"))
         self.undo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
         self.redo_action = self.undo_stack.createRedoAction(self, self.tr("Redo"))
         self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        edit_menu.addAction(self.undo_action)
-        edit_menu.addAction(self.redo_action)
-        edit_menu.addSeparator()
-        self.settings_action = edit_menu.addAction(self.tr("Settings…"))
+        self.edit_menu.addAction(self.undo_action)
+        self.edit_menu.addAction(self.redo_action)
+        self.edit_menu.addSeparator()
+        self.settings_action = self.edit_menu.addAction("")
         self.settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
-        help_menu = self.menuBar().addMenu(self.tr("&Help"))
-        self.about_action = help_menu.addAction(self.tr("About KiraOS Desktop"))
+        self.help_menu = self.menuBar().addMenu("")
+        self.about_action = self.help_menu.addAction("")
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self._retranslate_menus()
         self.open_data_action.triggered.connect(self._on_open_data_action_triggered)
         self.open_kira_action.triggered.connect(self._on_open_kira_action_triggered)
         self.backup_action.triggered.connect(self._on_backup_action_triggered)
@@ -173,18 +178,53 @@ class MainWindow(QMainWindow):
         self.settings_action.triggered.connect(self._on_settings_action_triggered)
         self.about_action.triggered.connect(self._on_about_action_triggered)
 
+    def _retranslate_menus(self) -> None:
+        self.file_menu.setTitle(self.tr("&File"))
+        self.open_data_action.setText(self.tr("Open data folder…"))
+        self.open_kira_action.setText(self.tr("Open KiraOS data folder…"))
+        self.backup_action.setText(self.tr("Back up…"))
+        self.export_action.setText(self.tr("Export…"))
+        self.import_action.setText(self.tr("Import…"))
+        self.purge_action.setText(self.tr("Remove expired entries…"))
+        self.quit_action.setText(self.tr("Quit"))
+        self.edit_menu.setTitle(self.tr("&Edit"))
+        self.settings_action.setText(self.tr("Settings…"))
+        self.help_menu.setTitle(self.tr("&Help"))
+        self.about_action.setText(self.tr("About KiraOS Desktop"))
+        # QUndoStack's actions read their prefix once; the command texts come from the stack.
+        self.undo_action.setText(self.tr("Undo"))
+        self.redo_action.setText(self.tr("Redo"))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+        super().changeEvent(event)
+
+    def _retranslate(self) -> None:
+        """After a language switch: everything this window titled itself, and every table header."""
+        self.setWindowTitle(self._title())
+        self._retranslate_menus()
+        for row, title in enumerate(self._page_titles()):
+            self.sidebar.item(row).setText(title)
+        self._show_db_status()
+        self._on_server_state_changed(self.server_state.state, self.server_state.detail)
+        refresh_item_views(self)
+
     def _build_status_bar(self) -> None:
         self.api_status = QLabel()
         self.api_status.setObjectName("apiStatus")
         self.db_status = QLabel()
         self.db_status.setObjectName("dbStatus")
+        self._show_db_status()
+        self.db_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.statusBar().addPermanentWidget(self.api_status)
+        self.statusBar().addPermanentWidget(self.db_status)
+
+    def _show_db_status(self) -> None:
         path = str(self._engine.paths.db_path)
         prefix = self.tr("KiraOS data: ") if self._engine.paths.companion else self.tr("Database: ")
         self.db_status.setText(prefix + path)
         self.db_status.setToolTip(path)
-        self.db_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.statusBar().addPermanentWidget(self.api_status)
-        self.statusBar().addPermanentWidget(self.db_status)
 
     # ---- pages ---------------------------------------------------------------------------
 
@@ -264,9 +304,11 @@ class MainWindow(QMainWindow):
         AboutDialog(self._engine.paths, self).exec()
 
     def _on_engine_settings_changed(self, old, new) -> None:
-        """Limits apply at once (engine); the API restarts when its host, port or token changed."""
+        """Limits apply at once (engine); the language too; the API restarts when its host, port or token changed."""
         from kiraos_desktop.ui.settings_dialog import api_settings_changed
 
+        if new.language != old.language:
+            apply_language(new.language)  # Qt then sends LanguageChange to every widget
         if self._server is None or not api_settings_changed(old, new):
             return
         token = new.api_token or self._engine.api_token

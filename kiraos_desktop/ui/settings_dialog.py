@@ -7,6 +7,7 @@ from typing import Any, Callable
 from PySide6.QtCore import Qt, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QDialog,
     QDialogButtonBox,
     QFormLayout,
@@ -23,6 +24,7 @@ from PySide6.QtWidgets import (
 )
 
 from kiraos_desktop.core.settings import Settings, SettingsError
+from kiraos_desktop.ui.i18n import LANGUAGE_NAMES, SYSTEM
 from kiraos_desktop.ui.prompts import prompts
 
 #: The settings that the running API server was started with; a change needs a restart.
@@ -88,6 +90,7 @@ class SettingsDialog(QDialog):
         layout.addWidget(self._memory_group())
         layout.addWidget(self._skills_group())
         layout.addWidget(self._api_group())
+        layout.addWidget(self._window_group())
         self._buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
             | QDialogButtonBox.StandardButton.RestoreDefaults)
@@ -236,6 +239,19 @@ class SettingsDialog(QDialog):
                       row_widget=row)
         return group
 
+    def _window_group(self) -> QGroupBox:
+        group = QGroupBox(self.tr("Window"))
+        form = QFormLayout(group)
+        self._language = QComboBox()
+        self._language.setObjectName("language")
+        self._language.addItem(self.tr("System"), SYSTEM)
+        for code, name in LANGUAGE_NAMES.items():  # each language in its own words
+            self._language.addItem(name, code)
+        self._language.currentIndexChanged.connect(self._on_field_changed)
+        self._add_row(form, "language", self.tr("Language:"), self._language, self._language.currentData,
+                      self.tr("Applies at once; “System” follows the language of the desktop."), hint_beside=True)
+        return group
+
     def _align_label_columns(self) -> None:
         """One label column width for the three groups, so their fields line up."""
         forms = [group.layout() for group in self.findChildren(QGroupBox)]
@@ -256,6 +272,7 @@ class SettingsDialog(QDialog):
         self._slash.setChecked(settings.enable_slash_commands)
         self._host.setText(settings.api_host)
         self._token.setText(settings.api_token)
+        self._language.setCurrentIndex(max(0, self._language.findData(settings.language)))
         self._validate()
 
     def _fill_skills(self, disabled: list[str]) -> None:

@@ -223,8 +223,9 @@ def run_with_progress(parent: QWidget | None, title: str, fn: TaskFn, *, label: 
 
 # ---- File menu actions ---------------------------------------------------------------------
 
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("tasks", text)
+
+class FileTasks(QObject):
+    """Translation context of the File menu's tasks: `FileTasks.tr()` is what lupdate reads (plurals included)."""
 
 
 def _stamp() -> str:
@@ -246,9 +247,9 @@ def _size(path: Path) -> str:
 
 def backup_action(parent: QWidget | None, engine) -> Path | None:
     """File > Back up: ask for a file, copy the live database into it. Returns the path or None."""
-    title = _tr("Back up the database")
+    title = FileTasks.tr("Back up the database")
     default = engine.paths.backups_dir / f"kiraos-backup-{_stamp()}.db"
-    chosen = prompts.save_file(parent, title, str(default), _tr("SQLite database (*.db);;All files (*)"))
+    chosen = prompts.save_file(parent, title, str(default), FileTasks.tr("SQLite database (*.db);;All files (*)"))
     if not chosen:
         return None
     target = Path(chosen)
@@ -261,38 +262,39 @@ def backup_action(parent: QWidget | None, engine) -> Path | None:
             os.replace(done, target)
         return target
 
-    outcome = run_task(parent, title, work, label=_tr("Copying the database…"))
+    outcome = run_task(parent, title, work, label=FileTasks.tr("Copying the database…"))
     if outcome.status == "failed":
-        prompts.error(parent, title, _tr("The backup failed:\n{0}").format(outcome.message))
+        prompts.error(parent, title, FileTasks.tr("The backup failed:\n{0}").format(outcome.message))
         return None
     if outcome.status == "cancelled":
-        prompts.info(parent, title, _tr("Backup cancelled; no file was written."))
+        prompts.info(parent, title, FileTasks.tr("Backup cancelled; no file was written."))
         return None
-    prompts.info(parent, title, _tr("Backup written to {0} ({1}).").format(target, _size(target)))
+    prompts.info(parent, title, FileTasks.tr("Backup written to {0} ({1}).").format(target, _size(target)))
     return target
 
 
 def export_action(parent: QWidget | None, engine, user_ids: list[str] | None = None) -> int | None:
     """File > Export (all users, or `user_ids`) to a JSON file; returns the number of users or None."""
-    title = _tr("Export memory")
+    title = FileTasks.tr("Export memory")
     if user_ids and len(user_ids) == 1:
         name = f"kiraos-export-{_safe(user_ids[0])}-{_stamp()}.json"
     else:
         name = f"kiraos-export-{_stamp()}.json"
     chosen = prompts.save_file(parent, title, str(engine.paths.backups_dir / name),
-                               _tr("KiraOS export (*.json);;All files (*)"))
+                               FileTasks.tr("KiraOS export (*.json);;All files (*)"))
     if not chosen:
         return None
     target = Path(chosen)
     outcome = run_task(parent, title, lambda progress, _c: export_file(engine.store, target, user_ids, progress),
-                       label=_tr("Writing {0}…").format(target.name))
+                       label=FileTasks.tr("Writing {0}…").format(target.name))
     if outcome.status == "failed":
-        prompts.error(parent, title, _tr("The export failed:\n{0}").format(outcome.message))
+        prompts.error(parent, title, FileTasks.tr("The export failed:\n{0}").format(outcome.message))
         return None
     if outcome.status == "cancelled":
-        prompts.info(parent, title, _tr("Export cancelled; no file was written."))
+        prompts.info(parent, title, FileTasks.tr("Export cancelled; no file was written."))
         return None
-    prompts.info(parent, title, _tr("Exported {0} users to {1}.").format(outcome.result, target))
+    done = FileTasks.tr("Exported %n users to {path}.", "", outcome.result)
+    prompts.info(parent, title, done.format(path=target))
     return outcome.result
 
 
@@ -301,9 +303,9 @@ def import_action(parent: QWidget | None, engine) -> tuple[int, int] | None:
 
     Returns (profile entries written, events added) or None when nothing was imported.
     """
-    title = _tr("Import memory")
+    title = FileTasks.tr("Import memory")
     chosen = prompts.open_file(parent, title, str(engine.paths.backups_dir),
-                               _tr("KiraOS export (*.json);;All files (*)"))
+                               FileTasks.tr("KiraOS export (*.json);;All files (*)"))
     if not chosen:
         return None
     path = Path(chosen)
@@ -314,50 +316,56 @@ def import_action(parent: QWidget | None, engine) -> tuple[int, int] | None:
         existing = sum(1 for uid in plan.user_ids if store.user_summary(uid) is not None)
         return plan, existing
 
-    outcome = run_task(parent, title, read, label=_tr("Checking {0}…").format(path.name), cancellable=False)
+    outcome = run_task(parent, title, read, label=FileTasks.tr("Checking {0}…").format(path.name),
+                       cancellable=False)
     if not outcome.ok:
-        prompts.error(parent, title, _tr("This file cannot be imported:\n{0}\n\nNothing was changed.")
+        prompts.error(parent, title, FileTasks.tr("This file cannot be imported:\n{0}\n\nNothing was changed.")
                       .format(outcome.message))
         return None
     plan, existing = outcome.result
-    question = _tr("Import {0} users with {1} profile entries and {2} events from {3}?").format(
-        len(plan.user_ids), len(plan.profiles), len(plan.events), path.name)
+    question = FileTasks.tr("Import {users} with {entries} and {events} from {file}?").format(
+        users=FileTasks.tr("%n users", "", len(plan.user_ids)),
+        entries=FileTasks.tr("%n profile entries", "", len(plan.profiles)),
+        events=FileTasks.tr("%n events", "", len(plan.events)), file=path.name)
     if existing:
-        question += "\n\n" + _tr("{0} of these users already have memory: entries with the same key are "
-                                  "replaced, identical events are skipped.").format(existing)
-    if not prompts.confirm(parent, title, question, _tr("Import")):
+        question += "\n\n" + FileTasks.tr("%n of these users already have memory: entries with the same key "
+                                          "are replaced, identical events are skipped.", "", existing)
+    if not prompts.confirm(parent, title, question, FileTasks.tr("Import")):
         return None
     outcome = run_task(parent, title, lambda progress, cancelled: apply_import(
-        store, plan, "import", progress, cancelled), label=_tr("Importing…"))
+        store, plan, "import", progress, cancelled), label=FileTasks.tr("Importing…"))
     if outcome.status == "cancelled":
-        prompts.info(parent, title, _tr("Import cancelled; nothing was changed."))
+        prompts.info(parent, title, FileTasks.tr("Import cancelled; nothing was changed."))
         return None
     if outcome.status == "failed":
-        prompts.error(parent, title, _tr("The import failed and nothing was changed:\n{0}").format(outcome.message))
+        prompts.error(parent, title,
+                      FileTasks.tr("The import failed and nothing was changed:\n{0}").format(outcome.message))
         return None
     profiles, events = outcome.result
-    prompts.info(parent, title, _tr("Imported {0} profile entries and {1} new events for {2} users.").format(
-        profiles, events, len(plan.user_ids)))
+    prompts.info(parent, title, FileTasks.tr("Imported {entries} and {events} for {users}.").format(
+        entries=FileTasks.tr("%n profile entries", "", profiles),
+        events=FileTasks.tr("%n new events", "", events),
+        users=FileTasks.tr("%n users", "", len(plan.user_ids))))
     return outcome.result
 
 
 def purge_expired_action(parent: QWidget | None, engine, user_id: str | None = None) -> int | None:
     """Remove expired profile entries (of one user, or everyone); returns how many or None."""
-    title = _tr("Remove expired entries")
+    title = FileTasks.tr("Remove expired entries")
     if user_id is None:
-        question = _tr("Remove the expired profile entries of all users? The bot no longer sees them; "
-                       "each removal is recorded in the users' history and can be reverted there.")
+        question = FileTasks.tr("Remove the expired profile entries of all users? The bot no longer sees "
+                                "them; each removal is recorded in the users' history and can be reverted there.")
     else:
-        question = _tr("Remove the expired profile entries of {0}? The removal can be reverted in its "
-                       "history.").format(user_id)
-    if not prompts.confirm(parent, title, question, _tr("Remove")):
+        question = FileTasks.tr("Remove the expired profile entries of {0}? The removal can be reverted "
+                                "in its history.").format(user_id)
+    if not prompts.confirm(parent, title, question, FileTasks.tr("Remove")):
         return None
     outcome = run_task(parent, title, lambda _p, _c: engine.store.purge_expired(actor="gui", user_id=user_id),
-                       label=_tr("Removing expired entries…"), cancellable=False)
+                       label=FileTasks.tr("Removing expired entries…"), cancellable=False)
     if not outcome.ok:
-        prompts.error(parent, title, _tr("Nothing was removed:\n{0}").format(outcome.message))
+        prompts.error(parent, title, FileTasks.tr("Nothing was removed:\n{0}").format(outcome.message))
         return None
     removed = int(outcome.result)
-    prompts.info(parent, title, _tr("Removed {0} expired entries.").format(removed) if removed
-                 else _tr("There were no expired entries."))
+    prompts.info(parent, title, FileTasks.tr("Removed %n expired entries.", "", removed) if removed
+                 else FileTasks.tr("There were no expired entries."))
     return removed

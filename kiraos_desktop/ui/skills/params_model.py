@@ -19,8 +19,10 @@ class ParametersModel(QAbstractTableModel):
     def __init__(self, parent=None):
         super().__init__(parent)
         self._rows: list[ParamRow] = []
-        self._headers = [self.tr("Name"), self.tr("Type"), self.tr("Description"), self.tr("Required"),
-                         self.tr("Enum values")]
+
+    def _headers(self) -> list[str]:
+        """Column titles, translated when asked (a language switch only needs headerDataChanged)."""
+        return [self.tr("Name"), self.tr("Type"), self.tr("Description"), self.tr("Required"), self.tr("Enum values")]
 
     # ------------------------------------------------------------------ content
 
@@ -78,13 +80,13 @@ class ParametersModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._rows)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
-        return 0 if parent.isValid() else len(self._headers)
+        return 0 if parent.isValid() else len(self._headers())
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
                    role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self._headers):
-            return self._headers[section]
+                and 0 <= section < len(self._headers()):
+            return self._headers()[section]
         return None
 
     def flags(self, index: _Index) -> Qt.ItemFlag:

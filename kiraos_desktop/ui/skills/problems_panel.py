@@ -18,7 +18,10 @@ class ProblemsModel(QAbstractTableModel):
         super().__init__(parent)
         self._problems: list[Problem] = []
         self._colors = None
-        self._headers = [self.tr("Severity"), self.tr("Where"), self.tr("Field"), self.tr("Message")]
+
+    def _headers(self) -> list[str]:
+        """Column titles, translated when asked (a language switch only needs headerDataChanged)."""
+        return [self.tr("Severity"), self.tr("Where"), self.tr("Field"), self.tr("Message")]
 
     def set_colors(self, colors) -> None:
         self._colors = colors
@@ -41,13 +44,13 @@ class ProblemsModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._problems)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
-        return 0 if parent.isValid() else len(self._headers)
+        return 0 if parent.isValid() else len(self._headers())
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
                    role: int = Qt.ItemDataRole.DisplayRole):
         if orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.DisplayRole \
-                and 0 <= section < len(self._headers):
-            return self._headers[section]
+                and 0 <= section < len(self._headers()):
+            return self._headers()[section]
         return None
 
     def data(self, index: _Index, role: int = Qt.ItemDataRole.DisplayRole):

@@ -29,7 +29,10 @@ class SkillListModel(QAbstractTableModel):
         super().__init__(parent)
         self._skills: list[Skill] = []
         self._colors = None
-        self._headers = [self.tr("Skill"), self.tr("Command"), self.tr("On"), "⚠"]
+
+    def _headers(self) -> list[str]:
+        """Column titles, translated when asked (a language switch only needs headerDataChanged)."""
+        return [self.tr("Skill"), self.tr("Command"), self.tr("On"), "⚠"]
 
     def set_colors(self, colors) -> None:
         self._colors = colors
@@ -52,14 +55,14 @@ class SkillListModel(QAbstractTableModel):
         return 0 if parent.isValid() else len(self._skills)
 
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
-        return 0 if parent.isValid() else len(self._headers)
+        return 0 if parent.isValid() else len(self._headers())
 
     def headerData(self, section: int, orientation: Qt.Orientation,  # noqa: N802 (Qt override)
                    role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._headers):
+        if orientation != Qt.Orientation.Horizontal or not 0 <= section < len(self._headers()):
             return None
         if role == Qt.ItemDataRole.DisplayRole:
-            return self._headers[section]
+            return self._headers()[section]
         if role == Qt.ItemDataRole.ToolTipRole and section == ENABLED:
             return self.tr("Enabled: listed as a tool for hosts")
         if role == Qt.ItemDataRole.ToolTipRole and section == PROBLEMS:

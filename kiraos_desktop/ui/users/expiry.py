@@ -4,16 +4,16 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-from PySide6.QtCore import QCoreApplication
+from PySide6.QtCore import QObject
 
 from kiraos_desktop.core.timeutil import TTLError, parse_timestamp, parse_ttl, to_iso
 
 
+class Expiry(QObject):
+    """Translation context of expiry texts: `Expiry.tr()` is what lupdate reads (plurals included)."""
+
+
 _NAIVE_ISO = re.compile(r"^\d{4}-\d\d-\d\d[T ]\d\d:\d\d(:\d\d(\.\d+)?)?$")
-
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("Expiry", text)
 
 
 class ExpiryInputError(ValueError):
@@ -32,13 +32,14 @@ def parse_expiry_input(text: str, now: datetime | None = None) -> str | None:
         except TTLError as exc:
             raise ExpiryInputError(str(exc)) from None
         except OverflowError:
-            raise ExpiryInputError(_tr("that TTL reaches past the year 9999")) from None
+            raise ExpiryInputError(Expiry.tr("that TTL reaches past the year 9999")) from None
     try:
         return to_iso(parse_timestamp(value))
     except ValueError:
         raise ExpiryInputError(
-            _tr("“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w or 1d12h, "
-                "a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”.").format(text=value)
+            Expiry.tr("“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w "
+                      "or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”."
+                      ).format(text=value)
         ) from None
 
 
@@ -62,12 +63,12 @@ def describe_remaining(expires_at: str | None, now: datetime | None = None) -> s
     try:
         moment = parse_timestamp(expires_at)
     except ValueError:
-        return _tr("unreadable date")
+        return Expiry.tr("unreadable date")
     seconds = (moment - (now or datetime.now())).total_seconds()
     if seconds <= 0:
-        return _tr("expired")
+        return Expiry.tr("expired")
     if seconds < 3600:
-        return _tr("{n} min").format(n=max(1, int(seconds // 60)))
+        return Expiry.tr("{n} min").format(n=max(1, int(seconds // 60)))
     if seconds < 86400 * 2:
-        return _tr("{n} h").format(n=int(seconds // 3600))
-    return _tr("{n} d").format(n=int(seconds // 86400))
+        return Expiry.tr("{n} h").format(n=int(seconds // 3600))
+    return Expiry.tr("{n} d").format(n=int(seconds // 86400))

@@ -4,7 +4,7 @@ from __future__ import annotations
 import json
 from enum import Enum
 
-from PySide6.QtCore import QCoreApplication, QModelIndex, QPersistentModelIndex, Qt
+from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kiraos_desktop.core.history import REVERTIBLE
 from kiraos_desktop.core.records import ChangeRecord
@@ -12,15 +12,17 @@ from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.users.expiry import format_timestamp
 
+
+class History(QObject):
+    """Translation context of the change descriptions: `History.tr()` is what lupdate reads (plurals included)."""
+
+
 PAGE_SIZE = 200
 COL_TIME, COL_ACTOR, COL_ACTION, COL_TARGET, COL_CHANGE = range(5)
 CHANGE_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 REVERTIBLE_ROLE = Qt.ItemDataRole.UserRole + 2
 ARROW = " → "
 
-
-def _tr(text: str) -> str:
-    return QCoreApplication.translate("History", text)
 
 
 def _short(text: str, limit: int = 60) -> str:
@@ -33,7 +35,7 @@ def _profile_text(entry: dict | None) -> str:
         return "∅"
     extra = f" [{entry.get('category', 'basic')}, {float(entry.get('confidence') or 0):.2f}"
     if entry.get("expires_at"):
-        extra += ", " + _tr("expires {date}").format(date=format_timestamp(entry["expires_at"]))
+        extra += ", " + History.tr("expires {date}").format(date=format_timestamp(entry["expires_at"]))
     return _short(entry.get("value", "")) + extra + "]"
 
 
@@ -44,24 +46,30 @@ def describe_change(change: ChangeRecord) -> str:
     if action == "profile_set":
         return _profile_text(before) + ARROW + _profile_text(after)
     if action == "profile_delete":
-        return _profile_text(before) + ARROW + _tr("deleted")
+        return _profile_text(before) + ARROW + History.tr("deleted")
     if action == "event_add":
         return "+ " + _short((after or {}).get("summary", ""))
     if action == "event_update":
         return _short((before or {}).get("summary", ""), 40) + ARROW + _short((after or {}).get("summary", ""), 40)
     if action == "event_delete":
-        return _short((before or {}).get("summary", "")) + ARROW + _tr("deleted")
+        return _short((before or {}).get("summary", "")) + ARROW + History.tr("deleted")
     if action == "event_trim":
-        return _tr("{n} oldest events").format(n=len((before or {}).get("events", []))) + ARROW + _tr("trimmed")
+        trimmed = len((before or {}).get("events", []))
+        return History.tr("%n oldest events", "", trimmed) + ARROW + History.tr("trimmed")
     if action == "user_clear":
         snapshot = before or {}
-        return (_tr("{p} entries, {e} events").format(p=len(snapshot.get("profiles", [])),
-                                                      e=len(snapshot.get("events", []))) + ARROW + _tr("cleared"))
+        counts = History.tr("{entries}, {events}").format(
+            entries=History.tr("%n entries", "", len(snapshot.get("profiles", []))),
+            events=History.tr("%n events", "", len(snapshot.get("events", []))))
+        return counts + ARROW + History.tr("cleared")
     if action == "purge_expired":
-        return _tr("{n} expired entries").format(n=len((before or {}).get("profiles", []))) + ARROW + _tr("purged")
+        purged = len((before or {}).get("profiles", []))
+        return History.tr("%n expired entries", "", purged) + ARROW + History.tr("purged")
     if action == "import":
         data = after or {}
-        return _tr("imported {p} entries, {e} events").format(p=data.get("profiles", 0), e=data.get("events", 0))
+        return History.tr("imported {entries}, {events}").format(
+            entries=History.tr("%n entries", "", data.get("profiles", 0)),
+            events=History.tr("%n events", "", data.get("events", 0)))
     return _short(json.dumps(before, ensure_ascii=False)) + ARROW + _short(json.dumps(after, ensure_ascii=False))
 
 
@@ -74,9 +82,15 @@ def target_label(change: ChangeRecord) -> str:
 
 def action_label(action: str) -> str:
     return {
-        "profile_set": _tr("set entry"), "profile_delete": _tr("delete entry"), "event_add": _tr("add event"),
-        "event_update": _tr("edit event"), "event_delete": _tr("delete event"), "event_trim": _tr("trim events"),
-        "user_clear": _tr("clear memory"), "purge_expired": _tr("purge expired"), "import": _tr("import"),
+        "profile_set": History.tr("set entry"),
+        "profile_delete": History.tr("delete entry"),
+        "event_add": History.tr("add event"),
+        "event_update": History.tr("edit event"),
+        "event_delete": History.tr("delete event"),
+        "event_trim": History.tr("trim events"),
+        "user_clear": History.tr("clear memory"),
+        "purge_expired": History.tr("purge expired"),
+        "import": History.tr("import"),
     }.get(action, action)
 
 

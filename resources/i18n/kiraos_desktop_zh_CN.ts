@@ -1,0 +1,2111 @@
+<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS>
+<TS version="2.1" language="zh_CN" sourcelanguage="en">
+<context>
+    <name>AboutDialog</name>
+    <message>
+        <source>About KiraOS Desktop</source>
+        <translation>关于 KiraOS Desktop</translation>
+    </message>
+    <message>
+        <source>Memory manager and skill workbench for chatbots, compatible with the KiraOS plugin.
+Running on Python {0}, Qt {1}.</source>
+        <translation>聊天机器人的记忆管理器与技能工作台，与 KiraOS 插件兼容。
+运行于 Python {0}，Qt {1}。</translation>
+    </message>
+    <message>
+        <source>Data</source>
+        <translation>数据</translation>
+    </message>
+    <message>
+        <source>companion (KiraOS plugin data)</source>
+        <translation>伴随模式（使用 KiraOS 插件的数据）</translation>
+    </message>
+    <message>
+        <source>standalone</source>
+        <translation>独立模式</translation>
+    </message>
+    <message>
+        <source>Mode:</source>
+        <translation>模式：</translation>
+    </message>
+    <message>
+        <source>Data folder:</source>
+        <translation>数据文件夹：</translation>
+    </message>
+    <message>
+        <source>Database:</source>
+        <translation>数据库：</translation>
+    </message>
+    <message>
+        <source>Skills folder:</source>
+        <translation>技能文件夹：</translation>
+    </message>
+    <message>
+        <source>Settings file:</source>
+        <translation>设置文件：</translation>
+    </message>
+    <message>
+        <source>Backups:</source>
+        <translation>备份：</translation>
+    </message>
+    <message>
+        <source>Logs folder:</source>
+        <translation>日志文件夹：</translation>
+    </message>
+    <message>
+        <source>API token file:</source>
+        <translation>API 令牌文件：</translation>
+    </message>
+    <message>
+        <source>The file that holds the API&apos;s bearer token when none is set in the settings. The API page shows and copies the token.</source>
+        <translation>设置中未指定令牌时，保存 API 持有者令牌（Bearer）的文件。可在“API”页面查看和复制令牌。</translation>
+    </message>
+    <message>
+        <source>Bundled components</source>
+        <translation>内置组件</translation>
+    </message>
+    <message>
+        <source>KiraOS Desktop is MIT licensed. Qt and PySide6 are used under the LGPLv3:
+the Qt libraries ship as separate shared libraries that you may replace.</source>
+        <translation>KiraOS Desktop 以 MIT 许可证发布。Qt 与 PySide6 依 LGPLv3 使用：
+Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
+    </message>
+</context>
+<context>
+    <name>AddEventDialog</name>
+    <message>
+        <source>Add event for {user}</source>
+        <translation>为 {user} 添加事件</translation>
+    </message>
+    <message>
+        <source>What happened, in one or two sentences</source>
+        <translation>发生了什么，用一两句话描述</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>{n} / {max} characters</source>
+        <translation>{n} / {max} 个字符</translation>
+    </message>
+</context>
+<context>
+    <name>AddProfileDialog</name>
+    <message>
+        <source>Add profile entry for {user}</source>
+        <translation>为 {user} 添加画像条目</translation>
+    </message>
+    <message>
+        <source>empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31</source>
+        <translation>留空 = 永不过期；或 30m、12h、7d、2w、1d12h、2026-01-31</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Expires</source>
+        <translation>过期时间</translation>
+    </message>
+    <message>
+        <source>Add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>this user already has “{key}”; edit it in the table</source>
+        <translation>该用户已有“{key}”，请在表格中编辑</translation>
+    </message>
+</context>
+<context>
+    <name>ApiPage</name>
+    <message>
+        <source>Loopback API</source>
+        <translation>本机 API</translation>
+    </message>
+    <message>
+        <source>Server</source>
+        <translation>服务器</translation>
+    </message>
+    <message>
+        <source>Start</source>
+        <translation>启动</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>State:</source>
+        <translation>状态：</translation>
+    </message>
+    <message>
+        <source>URL:</source>
+        <translation>地址：</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Regenerate…</source>
+        <translation>重新生成…</translation>
+    </message>
+    <message>
+        <source>Token:</source>
+        <translation>令牌：</translation>
+    </message>
+    <message>
+        <source>Requests since start</source>
+        <translation>启动以来的请求</translation>
+    </message>
+    <message>
+        <source>Example requests</source>
+        <translation>请求示例</translation>
+    </message>
+    <message>
+        <source>Copy example with token</source>
+        <translation>复制示例（含令牌）</translation>
+    </message>
+    <message>
+        <source>Total: {0}    Errors: {1}</source>
+        <translation>总计：{0}    错误：{1}</translation>
+    </message>
+    <message>
+        <source>No requests yet. Bot hosts call the URL above with the token; try the examples below.</source>
+        <translation>还没有请求。机器人宿主程序使用令牌调用上面的地址；可以试试下面的示例。</translation>
+    </message>
+    <message>
+        <source>Starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>Running</source>
+        <translation>运行中</translation>
+    </message>
+    <message>
+        <source>Stopped</source>
+        <translation>已停止</translation>
+    </message>
+    <message>
+        <source>Error</source>
+        <translation>错误</translation>
+    </message>
+    <message>
+        <source>{0} (not serving; a free port is chosen at start)</source>
+        <translation>{0}（未在服务；启动时自动选择空闲端口）</translation>
+    </message>
+    <message>
+        <source>{0} (not serving)</source>
+        <translation>{0}（未在服务）</translation>
+    </message>
+    <message>
+        <source>No token required (started with --no-auth)</source>
+        <translation>无需令牌（以 --no-auth 启动）</translation>
+    </message>
+    <message>
+        <source>Hide</source>
+        <translation>隐藏</translation>
+    </message>
+    <message>
+        <source>Regenerate the API token?</source>
+        <translation>重新生成 API 令牌？</translation>
+    </message>
+    <message>
+        <source>Bot hosts that use the current token will be refused until they are given the new one. The server restarts with the new token.</source>
+        <translation>使用当前令牌的机器人宿主程序将被拒绝，直到换用新令牌。服务器会以新令牌重新启动。</translation>
+    </message>
+    <message>
+        <source>Regenerate</source>
+        <translation>重新生成</translation>
+    </message>
+</context>
+<context>
+    <name>AppController</name>
+    <message>
+        <source>Cannot open that folder</source>
+        <translation>无法打开该文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>ChangeFeedModel</name>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Actor</source>
+        <translation>操作者</translation>
+    </message>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>What</source>
+        <translation>内容</translation>
+    </message>
+</context>
+<context>
+    <name>CommandTester</name>
+    <message>
+        <source>Type a message such as /tarot 今天运势</source>
+        <translation>输入一条消息，例如 /tarot 今天运势</translation>
+    </message>
+    <message>
+        <source>Skill:</source>
+        <translation>技能：</translation>
+    </message>
+    <message>
+        <source>Arguments text:</source>
+        <translation>参数文本：</translation>
+    </message>
+    <message>
+        <source>Rewritten message:</source>
+        <translation>改写后的消息：</translation>
+    </message>
+    <message>
+        <source>Type a slash command to see how a host routes it.</source>
+        <translation>输入一条斜杠命令，查看宿主程序如何路由它。</translation>
+    </message>
+    <message>
+        <source>No enabled skill has this command; the message reaches the LLM unchanged.</source>
+        <translation>没有已启用的技能使用此命令；消息将原样交给 LLM。</translation>
+    </message>
+    <message>
+        <source>Matches skill {0} (command {1}).</source>
+        <translation>匹配技能 {0}（命令 {1}）。</translation>
+    </message>
+    <message>
+        <source>Note: slash commands are turned off in the settings (enable_slash_commands), so hosts do not route them yet.</source>
+        <translation>注意：设置中已关闭斜杠命令（enable_slash_commands），宿主程序暂不会路由它们。</translation>
+    </message>
+</context>
+<context>
+    <name>ContextTab</name>
+    <message>
+        <source>What the bot receives before each reply (GET /v1/context):</source>
+        <translation>机器人每次回复前收到的内容（GET /v1/context）：</translation>
+    </message>
+    <message>
+        <source>Select a user.</source>
+        <translation>请选择一个用户。</translation>
+    </message>
+    <message>
+        <source>Empty: this user has no live memory, so the bot receives nothing for them.</source>
+        <translation>空：该用户没有有效记忆，机器人不会收到任何关于他的内容。</translation>
+    </message>
+    <message>
+        <source>{n} of {max} characters (max_context_chars)</source>
+        <translation>{n} / {max} 个字符（max_context_chars）</translation>
+    </message>
+    <message>
+        <source>{n} characters (max_context_chars = 0: no limit)</source>
+        <translation>{n} 个字符（max_context_chars = 0：不限）</translation>
+    </message>
+    <message>
+        <source>Left out to stay within the budget ({n} items):</source>
+        <translation>为不超出长度上限而省略（{n} 项）：</translation>
+    </message>
+    <message>
+        <source>Nothing was left out.</source>
+        <translation>没有省略任何内容。</translation>
+    </message>
+</context>
+<context>
+    <name>EventsModel</name>
+    <message>
+        <source>When</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Edit event</source>
+        <translation>编辑事件</translation>
+    </message>
+    <message>
+        <source>this event no longer exists</source>
+        <translation>该事件已不存在</translation>
+    </message>
+</context>
+<context>
+    <name>EventsTab</name>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete selected events</source>
+        <translation>删除所选事件</translation>
+    </message>
+    <message>
+        <source>Add event</source>
+        <translation>添加事件</translation>
+    </message>
+    <message>
+        <source>Delete event</source>
+        <translation>删除事件</translation>
+    </message>
+    <message>
+        <source>Delete {n} events</source>
+        <translation>删除 {n} 条事件</translation>
+    </message>
+    <message>
+        <source>Deleted {n} events. Undo with Ctrl+Z.</source>
+        <translation>已删除 {n} 条事件。按 Ctrl+Z 撤销。</translation>
+    </message>
+    <message>
+        <source>Event not saved: {message}</source>
+        <translation>事件未保存：{message}</translation>
+    </message>
+    <message>
+        <source>{n} events</source>
+        <translation>{n} 条事件</translation>
+    </message>
+    <message>
+        <source>No events yet. Add one, or let the bot record them with memory_update.</source>
+        <translation>还没有事件。可以手动添加，或让机器人通过 memory_update 记录。</translation>
+    </message>
+    <message>
+        <source>Select a user to see their events.</source>
+        <translation>选择一个用户以查看其事件。</translation>
+    </message>
+</context>
+<context>
+    <name>Expiry</name>
+    <message>
+        <source>that TTL reaches past the year 9999</source>
+        <translation>该有效期超出了 9999 年</translation>
+    </message>
+    <message>
+        <source>“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”.</source>
+        <translation>“{text}”既不是有效期也不是日期。请输入有效期，如 30m、12h、7d、2w 或 1d12h；或日期，如 2026-01-31 或 2026-01-31 18:00；留空表示“永不过期”。</translation>
+    </message>
+    <message>
+        <source>unreadable date</source>
+        <translation>无法识别的日期</translation>
+    </message>
+    <message>
+        <source>expired</source>
+        <translation>已过期</translation>
+    </message>
+    <message>
+        <source>{n} min</source>
+        <translation>{n} 分钟</translation>
+    </message>
+    <message>
+        <source>{n} h</source>
+        <translation>{n} 小时</translation>
+    </message>
+    <message>
+        <source>{n} d</source>
+        <translation>{n} 天</translation>
+    </message>
+</context>
+<context>
+    <name>FieldValidation</name>
+    <message>
+        <source>must not be empty</source>
+        <translation>不能为空</translation>
+    </message>
+    <message>
+        <source>at most {n} characters</source>
+        <translation>最多 {n} 个字符</translation>
+    </message>
+</context>
+<context>
+    <name>FileActions</name>
+    <message>
+        <source>Open a KiraOS Desktop data folder</source>
+        <translation>打开 KiraOS Desktop 数据文件夹</translation>
+    </message>
+    <message>
+        <source>Open the data folder of a KiraOS plugin install</source>
+        <translation>打开 KiraOS 插件安装的数据文件夹</translation>
+    </message>
+    <message>
+        <source>{folder} has no memory/kiraos.db, so it does not look like the data folder of a KiraOS plugin install (the folder that holds memory/ and skills/).
+
+Open it anyway and start an empty database there?</source>
+        <translation>{folder} 中没有 memory/kiraos.db，看起来不是 KiraOS 插件的数据文件夹（即包含 memory/ 和 skills/ 的文件夹）。
+
+仍要打开并在那里新建一个空数据库吗？</translation>
+    </message>
+    <message>
+        <source>Open KiraOS data folder</source>
+        <translation>打开 KiraOS 数据文件夹</translation>
+    </message>
+    <message>
+        <source>Open anyway</source>
+        <translation>仍然打开</translation>
+    </message>
+    <message>
+        <source>Remove expired entries</source>
+        <translation>清除过期条目</translation>
+    </message>
+    <message>
+        <source>Remove the expired profile entries of all users? The bot no longer sees them. You can undo this with Ctrl+Z, or revert it per user in the History tab.</source>
+        <translation>清除所有用户已过期的画像条目吗？机器人已经看不到它们。可以按 Ctrl+Z 撤销，或在各用户的“变更记录”标签页中还原。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Removing expired entries…</source>
+        <translation>正在清除过期条目…</translation>
+    </message>
+    <message>
+        <source>Nothing was removed:
+{message}</source>
+        <translation>未清除任何内容：
+{message}</translation>
+    </message>
+    <message numerus="yes">
+        <source>Remove %n expired entries</source>
+        <translation>
+            <numerusform>清除 %n 条过期条目</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %n expired entries.</source>
+        <translation>
+            <numerusform>已清除 %n 条过期条目。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>There were no expired entries.</source>
+        <translation>没有过期条目。</translation>
+    </message>
+</context>
+<context>
+    <name>FileTasks</name>
+    <message>
+        <source>Back up the database</source>
+        <translation>备份数据库</translation>
+    </message>
+    <message>
+        <source>SQLite database (*.db);;All files (*)</source>
+        <translation>SQLite 数据库 (*.db);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Copying the database…</source>
+        <translation>正在复制数据库…</translation>
+    </message>
+    <message>
+        <source>The backup failed:
+{0}</source>
+        <translation>备份失败：
+{0}</translation>
+    </message>
+    <message>
+        <source>Backup cancelled; no file was written.</source>
+        <translation>备份已取消，未写入任何文件。</translation>
+    </message>
+    <message>
+        <source>Backup written to {0} ({1}).</source>
+        <translation>备份已写入 {0}（{1}）。</translation>
+    </message>
+    <message>
+        <source>Export memory</source>
+        <translation>导出记忆</translation>
+    </message>
+    <message>
+        <source>KiraOS export (*.json);;All files (*)</source>
+        <translation>KiraOS 导出文件 (*.json);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Writing {0}…</source>
+        <translation>正在写入 {0}…</translation>
+    </message>
+    <message>
+        <source>The export failed:
+{0}</source>
+        <translation>导出失败：
+{0}</translation>
+    </message>
+    <message>
+        <source>Export cancelled; no file was written.</source>
+        <translation>导出已取消，未写入任何文件。</translation>
+    </message>
+    <message numerus="yes">
+        <source>Exported %n users to {path}.</source>
+        <translation>
+            <numerusform>已将 %n 个用户导出到 {path}。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Import memory</source>
+        <translation>导入记忆</translation>
+    </message>
+    <message>
+        <source>Checking {0}…</source>
+        <translation>正在检查 {0}…</translation>
+    </message>
+    <message>
+        <source>This file cannot be imported:
+{0}
+
+Nothing was changed.</source>
+        <translation>无法导入此文件：
+{0}
+
+没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>Import {users} with {entries} and {events} from {file}?</source>
+        <translation>从 {file} 导入 {users}，共 {entries}、{events}？</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n users</source>
+        <translation>
+            <numerusform>%n 个用户</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n profile entries</source>
+        <translation>
+            <numerusform>%n 条画像条目</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n events</source>
+        <translation>
+            <numerusform>%n 条事件</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n of these users already have memory: entries with the same key are replaced, identical events are skipped.</source>
+        <translation>
+            <numerusform>其中 %n 个用户已有记忆：键相同的条目将被替换，相同的事件将被跳过。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Import</source>
+        <translation>导入</translation>
+    </message>
+    <message>
+        <source>Importing…</source>
+        <translation>正在导入…</translation>
+    </message>
+    <message>
+        <source>Import cancelled; nothing was changed.</source>
+        <translation>导入已取消，没有做任何更改。</translation>
+    </message>
+    <message>
+        <source>The import failed and nothing was changed:
+{0}</source>
+        <translation>导入失败，没有做任何更改：
+{0}</translation>
+    </message>
+    <message>
+        <source>Imported {entries} and {events} for {users}.</source>
+        <translation>已为 {users}导入 {entries}和 {events}。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n new events</source>
+        <translation>
+            <numerusform>%n 条新事件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Remove expired entries</source>
+        <translation>清除过期条目</translation>
+    </message>
+    <message>
+        <source>Remove the expired profile entries of all users? The bot no longer sees them; each removal is recorded in the users&apos; history and can be reverted there.</source>
+        <translation>清除所有用户已过期的画像条目吗？机器人已经看不到它们；每次清除都会记入用户的变更记录，可以在那里还原。</translation>
+    </message>
+    <message>
+        <source>Remove the expired profile entries of {0}? The removal can be reverted in its history.</source>
+        <translation>清除 {0} 已过期的画像条目吗？可以在其变更记录中还原。</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>清除</translation>
+    </message>
+    <message>
+        <source>Removing expired entries…</source>
+        <translation>正在清除过期条目…</translation>
+    </message>
+    <message>
+        <source>Nothing was removed:
+{0}</source>
+        <translation>未清除任何内容：
+{0}</translation>
+    </message>
+    <message numerus="yes">
+        <source>Removed %n expired entries.</source>
+        <translation>
+            <numerusform>已清除 %n 条过期条目。</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>There were no expired entries.</source>
+        <translation>没有过期条目。</translation>
+    </message>
+</context>
+<context>
+    <name>FindBar</name>
+    <message>
+        <source>Find</source>
+        <translation>查找</translation>
+    </message>
+    <message>
+        <source>Match case</source>
+        <translation>区分大小写</translation>
+    </message>
+    <message>
+        <source>Previous</source>
+        <translation>上一个</translation>
+    </message>
+    <message>
+        <source>Next</source>
+        <translation>下一个</translation>
+    </message>
+    <message>
+        <source>Close the find bar (Esc)</source>
+        <translation>关闭查找栏（Esc）</translation>
+    </message>
+    <message>
+        <source>Find:</source>
+        <translation>查找：</translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation>未找到</translation>
+    </message>
+</context>
+<context>
+    <name>History</name>
+    <message>
+        <source>expires {date}</source>
+        <translation>{date} 过期</translation>
+    </message>
+    <message>
+        <source>deleted</source>
+        <translation>已删除</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n oldest events</source>
+        <translation>
+            <numerusform>%n 条最早的事件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>trimmed</source>
+        <translation>已裁剪</translation>
+    </message>
+    <message>
+        <source>{entries}, {events}</source>
+        <translation>{entries}、{events}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n 条条目</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n events</source>
+        <translation>
+            <numerusform>%n 条事件</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>cleared</source>
+        <translation>已清空</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n expired entries</source>
+        <translation>
+            <numerusform>%n 条过期条目</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>purged</source>
+        <translation>已清除</translation>
+    </message>
+    <message>
+        <source>imported {entries}, {events}</source>
+        <translation>导入了 {entries}、{events}</translation>
+    </message>
+    <message>
+        <source>set entry</source>
+        <translation>设置条目</translation>
+    </message>
+    <message>
+        <source>delete entry</source>
+        <translation>删除条目</translation>
+    </message>
+    <message>
+        <source>add event</source>
+        <translation>添加事件</translation>
+    </message>
+    <message>
+        <source>edit event</source>
+        <translation>编辑事件</translation>
+    </message>
+    <message>
+        <source>delete event</source>
+        <translation>删除事件</translation>
+    </message>
+    <message>
+        <source>trim events</source>
+        <translation>裁剪事件</translation>
+    </message>
+    <message>
+        <source>clear memory</source>
+        <translation>清空记忆</translation>
+    </message>
+    <message>
+        <source>purge expired</source>
+        <translation>清除过期条目</translation>
+    </message>
+    <message>
+        <source>import</source>
+        <translation>导入</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryModel</name>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Actor</source>
+        <translation>操作者</translation>
+    </message>
+    <message>
+        <source>Action</source>
+        <translation>操作</translation>
+    </message>
+    <message>
+        <source>Target</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>Before → after</source>
+        <translation>修改前 → 修改后</translation>
+    </message>
+</context>
+<context>
+    <name>HistoryTab</name>
+    <message>
+        <source>Revert this change</source>
+        <translation>还原此变更</translation>
+    </message>
+    <message>
+        <source>Write the opposite of the selected change (undoable with Ctrl+Z)</source>
+        <translation>写入与所选变更相反的操作（可按 Ctrl+Z 撤销）</translation>
+    </message>
+    <message>
+        <source>Revert {action} {target}</source>
+        <translation>还原“{action}” {target}</translation>
+    </message>
+    <message>
+        <source>Could not revert: {message}</source>
+        <translation>无法还原：{message}</translation>
+    </message>
+    <message>
+        <source>Reverted. Undo with Ctrl+Z.</source>
+        <translation>已还原。按 Ctrl+Z 撤销。</translation>
+    </message>
+    <message>
+        <source>{n}{more} changes</source>
+        <translation>{n}{more} 条变更</translation>
+    </message>
+    <message>
+        <source>No recorded changes for this user. Changes made from now on appear here.</source>
+        <translation>该用户还没有变更记录。此后的变更会显示在这里。</translation>
+    </message>
+    <message>
+        <source>Select a user to see their history.</source>
+        <translation>选择一个用户以查看其变更记录。</translation>
+    </message>
+</context>
+<context>
+    <name>LicenseModel</name>
+    <message>
+        <source>Public domain</source>
+        <translation>公有领域</translation>
+    </message>
+    <message>
+        <source>the file name of Qt&apos;s ICU library</source>
+        <translation>Qt 的 ICU 库的文件名</translation>
+    </message>
+    <message>
+        <source>not installed</source>
+        <translation>未安装</translation>
+    </message>
+    <message>
+        <source>{0} (not verified)</source>
+        <translation>{0}（未核实）</translation>
+    </message>
+    <message>
+        <source>A native library without package metadata: the version comes from {0}, the license is the one the library is published under.</source>
+        <translation>没有软件包元数据的原生库：版本号取自{0}，许可证为该库发布时采用的许可证。</translation>
+    </message>
+    <message>
+        <source>This native library is not available in this build.</source>
+        <translation>此版本中不包含该原生库。</translation>
+    </message>
+    <message>
+        <source>From the package metadata ({0}).</source>
+        <translation>取自软件包元数据（{0}）。</translation>
+    </message>
+    <message>
+        <source>The package metadata is not available; this is the license the component is known to use.</source>
+        <translation>无法获取软件包元数据；这是该组件已知使用的许可证。</translation>
+    </message>
+    <message>
+        <source>Component</source>
+        <translation>组件</translation>
+    </message>
+    <message>
+        <source>Version</source>
+        <translation>版本</translation>
+    </message>
+    <message>
+        <source>License</source>
+        <translation>许可证</translation>
+    </message>
+</context>
+<context>
+    <name>MainWindow</name>
+    <message>
+        <source>the API server was not set up</source>
+        <translation>API 服务器未能建立</translation>
+    </message>
+    <message>
+        <source>Overview</source>
+        <translation>概览</translation>
+    </message>
+    <message>
+        <source>Users</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source> — companion mode</source>
+        <translation> — 伴随模式</translation>
+    </message>
+    <message>
+        <source>KiraOS Desktop</source>
+        <translation>KiraOS Desktop</translation>
+    </message>
+    <message>
+        <source>The skill workbench is not part of this build.</source>
+        <translation>此版本不包含技能工作台。</translation>
+    </message>
+    <message>
+        <source>The API server could not be set up: {detail}</source>
+        <translation>无法建立 API 服务器：{detail}</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>Open data folder…</source>
+        <translation>打开数据文件夹…</translation>
+    </message>
+    <message>
+        <source>Open KiraOS data folder…</source>
+        <translation>打开 KiraOS 数据文件夹…</translation>
+    </message>
+    <message>
+        <source>Back up…</source>
+        <translation>备份…</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Remove expired entries…</source>
+        <translation>清除过期条目…</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
+    </message>
+    <message>
+        <source>Undo</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>Redo</source>
+        <translation>重做</translation>
+    </message>
+    <message>
+        <source>Settings…</source>
+        <translation>设置…</translation>
+    </message>
+    <message>
+        <source>&amp;Help</source>
+        <translation>帮助(&amp;H)</translation>
+    </message>
+    <message>
+        <source>About KiraOS Desktop</source>
+        <translation>关于 KiraOS Desktop</translation>
+    </message>
+    <message>
+        <source>KiraOS data: </source>
+        <translation>KiraOS 数据：</translation>
+    </message>
+    <message>
+        <source>Database: </source>
+        <translation>数据库：</translation>
+    </message>
+    <message>
+        <source>Undo/redo failed: {message}</source>
+        <translation>撤销/重做失败：{message}</translation>
+    </message>
+    <message>
+        <source>API error</source>
+        <translation>API 错误</translation>
+    </message>
+</context>
+<context>
+    <name>ManifestEditor</name>
+    <message>
+        <source>Form</source>
+        <translation>表单</translation>
+    </message>
+    <message>
+        <source>JSON</source>
+        <translation>JSON</translation>
+    </message>
+    <message>
+        <source>Line {0}, column {1}: {2}</source>
+        <translation>第 {0} 行，第 {1} 列：{2}</translation>
+    </message>
+    <message>
+        <source>The JSON is nested too deeply.</source>
+        <translation>JSON 嵌套层级过深。</translation>
+    </message>
+    <message>
+        <source>The manifest must be a JSON object ({...}).</source>
+        <translation>清单必须是一个 JSON 对象（{...}）。</translation>
+    </message>
+    <message>
+        <source>Valid JSON.</source>
+        <translation>JSON 有效。</translation>
+    </message>
+    <message>
+        <source>The form cannot show this manifest ({0}); edit it in the JSON view.</source>
+        <translation>表单无法显示此清单（{0}）；请在 JSON 视图中编辑。</translation>
+    </message>
+    <message>
+        <source>The JSON is not valid (line {0}). The form shows the last valid version and is disabled until the JSON is fixed; nothing you typed is lost.</source>
+        <translation>JSON 无效（第 {0} 行）。表单显示最后一个有效版本，并在 JSON 修正前保持禁用；您输入的内容不会丢失。</translation>
+    </message>
+</context>
+<context>
+    <name>ManifestForm</name>
+    <message>
+        <source>letters, digits, _ or -</source>
+        <translation>字母、数字、_ 或 -</translation>
+    </message>
+    <message>
+        <source>/command (optional)</source>
+        <translation>/命令（可选）</translation>
+    </message>
+    <message>
+        <source>Plain</source>
+        <translation>简单</translation>
+    </message>
+    <message>
+        <source>Jinja2</source>
+        <translation>Jinja2</translation>
+    </message>
+    <message>
+        <source>{name} placeholders replaced in one pass</source>
+        <translation>一次性替换 {name} 占位符</translation>
+    </message>
+    <message>
+        <source>A sandboxed Jinja2 template: {{ name }}, {% if name %}</source>
+        <translation>沙箱中的 Jinja2 模板：{{ name }}、{% if name %}</translation>
+    </message>
+    <message>
+        <source>Template engine of the instruction</source>
+        <translation>指令使用的模板引擎</translation>
+    </message>
+    <message>
+        <source>When should the LLM call this skill? (the tool description)</source>
+        <translation>LLM 应在什么情况下调用此技能？（即工具描述）</translation>
+    </message>
+    <message>
+        <source>When must it not be used? (prepended as a guard)</source>
+        <translation>什么情况下不得使用？（作为防护语句置于开头）</translation>
+    </message>
+    <message>
+        <source>Add parameter</source>
+        <translation>添加参数</translation>
+    </message>
+    <message>
+        <source>Remove</source>
+        <translation>移除</translation>
+    </message>
+    <message>
+        <source>Up</source>
+        <translation>上移</translation>
+    </message>
+    <message>
+        <source>Down</source>
+        <translation>下移</translation>
+    </message>
+    <message>
+        <source>Template:</source>
+        <translation>模板：</translation>
+    </message>
+    <message>
+        <source>Name:</source>
+        <translation>名称：</translation>
+    </message>
+    <message>
+        <source>Command:</source>
+        <translation>命令：</translation>
+    </message>
+    <message>
+        <source>Description:</source>
+        <translation>描述：</translation>
+    </message>
+    <message>
+        <source>Trigger:</source>
+        <translation>触发条件：</translation>
+    </message>
+    <message>
+        <source>Exclude:</source>
+        <translation>排除条件：</translation>
+    </message>
+    <message>
+        <source>Parameters:</source>
+        <translation>参数：</translation>
+    </message>
+</context>
+<context>
+    <name>OverviewPage</name>
+    <message>
+        <source>Users</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Profile entries</source>
+        <translation>画像条目</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Status</source>
+        <translation>状态</translation>
+    </message>
+    <message>
+        <source>API:</source>
+        <translation>API：</translation>
+    </message>
+    <message>
+        <source>Database:</source>
+        <translation>数据库：</translation>
+    </message>
+    <message>
+        <source>Recent changes</source>
+        <translation>最近变更</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>{n} enabled</source>
+        <translation>已启用 {n} 个</translation>
+    </message>
+    <message>
+        <source>No changes recorded yet. Writes by the bot, the API and this window appear here.</source>
+        <translation>还没有变更记录。机器人、API 和本窗口的写入都会显示在这里。</translation>
+    </message>
+</context>
+<context>
+    <name>ParametersModel</name>
+    <message>
+        <source>Name</source>
+        <translation>名称</translation>
+    </message>
+    <message>
+        <source>Type</source>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>Required</source>
+        <translation>必填</translation>
+    </message>
+    <message>
+        <source>Enum values</source>
+        <translation>可选值</translation>
+    </message>
+    <message>
+        <source>Allowed values separated by commas; leave empty for any value.</source>
+        <translation>允许的值，用逗号分隔；留空表示任意值。</translation>
+    </message>
+    <message>
+        <source>A call without this argument is refused.</source>
+        <translation>缺少此参数的调用会被拒绝。</translation>
+    </message>
+</context>
+<context>
+    <name>PreviewPane</name>
+    <message>
+        <source>Tool result (what the LLM receives)</source>
+        <translation>工具结果（LLM 收到的内容）</translation>
+    </message>
+    <message>
+        <source>Tool definition: OpenAI</source>
+        <translation>工具定义：OpenAI</translation>
+    </message>
+    <message>
+        <source>Tool definition: Anthropic</source>
+        <translation>工具定义：Anthropic</translation>
+    </message>
+    <message>
+        <source>Tool definition: MCP</source>
+        <translation>工具定义：MCP</translation>
+    </message>
+    <message>
+        <source>Show:</source>
+        <translation>显示：</translation>
+    </message>
+    <message>
+        <source>Legend:</source>
+        <translation>图例：</translation>
+    </message>
+    <message>
+        <source>exclude guard</source>
+        <translation>排除防护</translation>
+    </message>
+    <message>
+        <source>&lt;user_input&gt; value</source>
+        <translation>&lt;user_input&gt; 值</translation>
+    </message>
+    <message>
+        <source>&lt;context&gt; memory</source>
+        <translation>&lt;context&gt; 记忆</translation>
+    </message>
+    <message>
+        <source>A host&apos;s call with these arguments is refused: {0}: {1}</source>
+        <translation>宿主程序以这些参数调用时会被拒绝：{0}：{1}</translation>
+    </message>
+    <message>
+        <source>The template fails; the host receives this error result.</source>
+        <translation>模板出错；宿主程序会收到这条错误结果。</translation>
+    </message>
+    <message>
+        <source>{0} characters; exactly what the tool call returns.</source>
+        <translation>{0} 个字符；与工具调用返回的内容完全一致。</translation>
+    </message>
+    <message>
+        <source>This skill&apos;s entry in the host&apos;s tool list.</source>
+        <translation>此技能在宿主程序工具列表中的条目。</translation>
+    </message>
+    <message>
+        <source>The preview failed unexpectedly: {0}</source>
+        <translation>预览意外失败：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemsModel</name>
+    <message>
+        <source>Severity</source>
+        <translation>严重程度</translation>
+    </message>
+    <message>
+        <source>Where</source>
+        <translation>位置</translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation>字段</translation>
+    </message>
+    <message>
+        <source>Message</source>
+        <translation>消息</translation>
+    </message>
+    <message>
+        <source>✖ error</source>
+        <translation>✖ 错误</translation>
+    </message>
+    <message>
+        <source>⚠ warning</source>
+        <translation>⚠ 警告</translation>
+    </message>
+    <message>
+        <source>folder</source>
+        <translation>文件夹</translation>
+    </message>
+</context>
+<context>
+    <name>ProblemsPanel</name>
+    <message>
+        <source>No problems.</source>
+        <translation>没有问题。</translation>
+    </message>
+    <message>
+        <source>{0} error(s), {1} warning(s). Click one to jump to it.</source>
+        <translation>{0} 个错误，{1} 个警告。点击可跳转到相应位置。</translation>
+    </message>
+</context>
+<context>
+    <name>ProfileDelegate</name>
+    <message>
+        <source>30d, 12h, 2026-01-31 … empty = never</source>
+        <translation>30d、12h、2026-01-31 … 留空 = 永不过期</translation>
+    </message>
+</context>
+<context>
+    <name>ProfileModel</name>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Expires</source>
+        <translation>过期时间</translation>
+    </message>
+    <message>
+        <source>Updated</source>
+        <translation>更新时间</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>永不</translation>
+    </message>
+    <message>
+        <source>Expires {when}</source>
+        <translation>{when} 过期</translation>
+    </message>
+    <message>
+        <source>✓ at least 0.8, ? at least 0.5, ~ below 0.5</source>
+        <translation>✓ 不低于 0.8，? 不低于 0.5，~ 低于 0.5</translation>
+    </message>
+    <message>
+        <source>Edit {key}</source>
+        <translation>编辑 {key}</translation>
+    </message>
+</context>
+<context>
+    <name>ProfileTab</name>
+    <message>
+        <source>Add…</source>
+        <translation>添加…</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Show expired</source>
+        <translation>显示已过期</translation>
+    </message>
+    <message>
+        <source>Purge expired</source>
+        <translation>清除过期条目</translation>
+    </message>
+    <message>
+        <source>Delete selected entries</source>
+        <translation>删除所选条目</translation>
+    </message>
+    <message>
+        <source>Add {key}</source>
+        <translation>添加 {key}</translation>
+    </message>
+    <message>
+        <source>Delete {key}</source>
+        <translation>删除 {key}</translation>
+    </message>
+    <message>
+        <source>Delete {n} entries</source>
+        <translation>删除 {n} 条条目</translation>
+    </message>
+    <message>
+        <source>Deleted {n} entries. Undo with Ctrl+Z.</source>
+        <translation>已删除 {n} 条条目。按 Ctrl+Z 撤销。</translation>
+    </message>
+    <message>
+        <source>Purge expired entries</source>
+        <translation>清除过期条目</translation>
+    </message>
+    <message>
+        <source>Purged {n} expired entries.</source>
+        <translation>已清除 {n} 条过期条目。</translation>
+    </message>
+    <message>
+        <source>{field} not saved: {message}</source>
+        <translation>{field}未保存：{message}</translation>
+    </message>
+    <message>
+        <source>{field} not changed: {message}</source>
+        <translation>{field}未更改：{message}</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Category</source>
+        <translation>类别</translation>
+    </message>
+    <message>
+        <source>Confidence</source>
+        <translation>置信度</translation>
+    </message>
+    <message>
+        <source>Expires</source>
+        <translation>过期时间</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>{n} entries · {e} expired hidden</source>
+        <translation>{n} 条条目 · 已隐藏 {e} 条过期条目</translation>
+    </message>
+    <message>
+        <source>{n} entries · {e} expired</source>
+        <translation>{n} 条条目 · {e} 条已过期</translation>
+    </message>
+    <message>
+        <source>{n} entries</source>
+        <translation>{n} 条条目</translation>
+    </message>
+    <message>
+        <source>Select a user to see what the bot remembers about them.</source>
+        <translation>选择一个用户，查看机器人记住了关于他的什么。</translation>
+    </message>
+    <message>
+        <source>Every entry of this user has expired. Tick “Show expired” to see them.</source>
+        <translation>该用户的所有条目均已过期。勾选“显示已过期”即可查看。</translation>
+    </message>
+    <message>
+        <source>No profile entries yet. Add one, or let the bot learn with memory_update.</source>
+        <translation>还没有画像条目。可以手动添加，或让机器人通过 memory_update 学习。</translation>
+    </message>
+</context>
+<context>
+    <name>Prompter</name>
+    <message>
+        <source>Unsaved changes</source>
+        <translation>未保存的更改</translation>
+    </message>
+    <message>
+        <source>The skill {0} has unsaved changes.</source>
+        <translation>技能 {0} 有未保存的更改。</translation>
+    </message>
+    <message>
+        <source>Save them before leaving this skill?</source>
+        <translation>离开此技能前要保存吗？</translation>
+    </message>
+    <message>
+        <source>Delete skill</source>
+        <translation>删除技能</translation>
+    </message>
+    <message>
+        <source>Delete the skill {0}?</source>
+        <translation>删除技能 {0}？</translation>
+    </message>
+    <message>
+        <source>Its folder is moved to {0}, where you can get it back.</source>
+        <translation>它的文件夹会被移到 {0}，需要时可以从那里找回。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Skill changed on disk</source>
+        <translation>磁盘上的技能已更改</translation>
+    </message>
+    <message>
+        <source>The files of {0} were changed by another program.</source>
+        <translation>{0} 的文件已被其他程序修改。</translation>
+    </message>
+    <message>
+        <source>You have unsaved changes. Reload the files from disk and lose them, or keep your version (saving will overwrite the files)?</source>
+        <translation>您有未保存的更改。要从磁盘重新加载文件并丢弃这些更改，还是保留您的版本（保存时将覆盖这些文件）？</translation>
+    </message>
+    <message>
+        <source>Reload from disk</source>
+        <translation>从磁盘重新加载</translation>
+    </message>
+    <message>
+        <source>Keep my changes</source>
+        <translation>保留我的更改</translation>
+    </message>
+</context>
+<context>
+    <name>QMessageBox</name>
+    <message>
+        <source>OK</source>
+        <translation>确定</translation>
+    </message>
+</context>
+<context>
+    <name>RouteCountersModel</name>
+    <message>
+        <source>Route</source>
+        <translation>路由</translation>
+    </message>
+    <message>
+        <source>Requests</source>
+        <translation>请求数</translation>
+    </message>
+</context>
+<context>
+    <name>SampleArgumentsForm</name>
+    <message>
+        <source>This skill declares no parameters.</source>
+        <translation>此技能未声明任何参数。</translation>
+    </message>
+    <message>
+        <source>{0} ({1}, required)</source>
+        <translation>{0}（{1}，必填）</translation>
+    </message>
+    <message>
+        <source>any</source>
+        <translation>任意</translation>
+    </message>
+    <message>
+        <source>{0} ({1}, optional)</source>
+        <translation>{0}（{1}，可选）</translation>
+    </message>
+    <message>
+        <source>(not set)</source>
+        <translation>（未设置）</translation>
+    </message>
+    <message>
+        <source>JSON {0}</source>
+        <translation>JSON {0}</translation>
+    </message>
+</context>
+<context>
+    <name>Screenshot</name>
+    <message>
+        <source>wrote {n} screenshots to {folder}: {names}</source>
+        <translation>已将 {n} 张截图写入 {folder}：{names}</translation>
+    </message>
+</context>
+<context>
+    <name>ServerStateRelay</name>
+    <message>
+        <source>API running at {url}</source>
+        <translation>API 运行于 {url}</translation>
+    </message>
+    <message>
+        <source>API starting…</source>
+        <translation>API 正在启动…</translation>
+    </message>
+    <message>
+        <source>API not running: {detail}</source>
+        <translation>API 未运行：{detail}</translation>
+    </message>
+    <message>
+        <source>API stopped</source>
+        <translation>API 已停止</translation>
+    </message>
+    <message>
+        <source>running at {url}</source>
+        <translation>运行于 {url}</translation>
+    </message>
+    <message>
+        <source>starting…</source>
+        <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>not running: {detail}</source>
+        <translation>未运行：{detail}</translation>
+    </message>
+    <message>
+        <source>stopped</source>
+        <translation>已停止</translation>
+    </message>
+</context>
+<context>
+    <name>SettingsDialog</name>
+    <message>
+        <source>Settings</source>
+        <extracomment>The settings that the running API server was started with; a change needs a restart.</extracomment>
+        <translation>设置</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Events in context:</source>
+        <translation>上下文中的事件数：</translation>
+    </message>
+    <message>
+        <source>newest events per user in context and memory_query</source>
+        <translation>每个用户在上下文和 memory_query 中提供的最新事件数</translation>
+    </message>
+    <message>
+        <source>Profile entries per user:</source>
+        <translation>每个用户的画像条目数：</translation>
+    </message>
+    <message>
+        <source>more are refused; 0 = no limit</source>
+        <translation>超出的将被拒绝；0 = 不限</translation>
+    </message>
+    <message>
+        <source>Events kept per user:</source>
+        <translation>每个用户保留的事件数：</translation>
+    </message>
+    <message>
+        <source>the oldest go when a new one comes; 0 = keep all</source>
+        <translation>新事件到来时删除最早的；0 = 全部保留</translation>
+    </message>
+    <message>
+        <source>Context length:</source>
+        <translation>上下文长度：</translation>
+    </message>
+    <message>
+        <source>characters per user; whole items are dropped; 0 = unlimited</source>
+        <translation>每个用户的字符数；超出时整项省略；0 = 不限</translation>
+    </message>
+    <message>
+        <source>Skills</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Browse…</source>
+        <translation>浏览…</translation>
+    </message>
+    <message>
+        <source>Skills folder:</source>
+        <translation>技能文件夹：</translation>
+    </message>
+    <message>
+        <source>Empty = the default folder shown. A new folder is used after a restart.</source>
+        <translation>留空 = 使用所示的默认文件夹。更换的文件夹在重启后生效。</translation>
+    </message>
+    <message>
+        <source>Skills offered to the bot:</source>
+        <translation>提供给机器人的技能：</translation>
+    </message>
+    <message>
+        <source>Unchecked skills are hidden from the tool list.</source>
+        <translation>未勾选的技能不会出现在工具列表中。</translation>
+    </message>
+    <message>
+        <source>Route /commands to skills</source>
+        <translation>将 /命令 路由到技能</translation>
+    </message>
+    <message>
+        <source>Slash commands:</source>
+        <translation>斜杠命令：</translation>
+    </message>
+    <message>
+        <source>Loopback API</source>
+        <translation>本机 API</translation>
+    </message>
+    <message>
+        <source>Not a loopback address: other machines can reach the API.</source>
+        <translation>这不是回环地址：其他机器也能访问此 API。</translation>
+    </message>
+    <message>
+        <source>Host:</source>
+        <translation>主机：</translation>
+    </message>
+    <message>
+        <source>Port:</source>
+        <translation>端口：</translation>
+    </message>
+    <message>
+        <source>0 = any free port</source>
+        <translation>0 = 任意空闲端口</translation>
+    </message>
+    <message>
+        <source>(generated token from the api-token file)</source>
+        <translation>（使用 api-token 文件中自动生成的令牌）</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>Token:</source>
+        <translation>令牌：</translation>
+    </message>
+    <message>
+        <source>Empty = the generated token.
+Changing host, port or token restarts the API server.</source>
+        <translation>留空 = 使用自动生成的令牌。
+更改主机、端口或令牌会重启 API 服务器。</translation>
+    </message>
+    <message>
+        <source>Window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>System</source>
+        <translation>跟随系统</translation>
+    </message>
+    <message>
+        <source>Language:</source>
+        <translation>语言：</translation>
+    </message>
+    <message>
+        <source>Applies at once; “System” follows the language of the desktop.</source>
+        <translation>立即生效；“跟随系统”使用桌面环境的语言。</translation>
+    </message>
+    <message>
+        <source> (has errors)</source>
+        <translation>（有错误）</translation>
+    </message>
+    <message>
+        <source> (not found)</source>
+        <translation>（未找到）</translation>
+    </message>
+    <message>
+        <source>No skills in the skills folder.</source>
+        <translation>技能文件夹中没有技能。</translation>
+    </message>
+    <message>
+        <source>Choose the skills folder</source>
+        <translation>选择技能文件夹</translation>
+    </message>
+    <message>
+        <source>Settings not saved</source>
+        <translation>设置未保存</translation>
+    </message>
+    <message>
+        <source>The settings could not be saved:
+{0}</source>
+        <translation>无法保存设置：
+{0}</translation>
+    </message>
+</context>
+<context>
+    <name>SkillEditor</name>
+    <message>
+        <source>Save</source>
+        <translation>保存</translation>
+    </message>
+    <message>
+        <source>Write both files and reload the skill (Ctrl+S)</source>
+        <translation>写入两个文件并重新加载技能（Ctrl+S）</translation>
+    </message>
+    <message>
+        <source>Revert</source>
+        <translation>还原</translation>
+    </message>
+    <message>
+        <source>Drop the unsaved changes</source>
+        <translation>丢弃未保存的更改</translation>
+    </message>
+    <message>
+        <source>Instruction (instruction.md):</source>
+        <translation>指令（instruction.md）：</translation>
+    </message>
+    <message>
+        <source>No skill open</source>
+        <translation>未打开技能</translation>
+    </message>
+    <message>
+        <source>{0}{1}   (folder {2})</source>
+        <translation>{0}{1}   （文件夹 {2}）</translation>
+    </message>
+</context>
+<context>
+    <name>SkillListModel</name>
+    <message>
+        <source>Skill</source>
+        <translation>技能</translation>
+    </message>
+    <message>
+        <source>Command</source>
+        <translation>命令</translation>
+    </message>
+    <message>
+        <source>On</source>
+        <translation>启用</translation>
+    </message>
+    <message>
+        <source>Enabled: listed as a tool for hosts</source>
+        <translation>已启用：作为工具提供给宿主程序</translation>
+    </message>
+    <message>
+        <source>Problems: ✖ errors (hosts cannot call the skill), ⚠ warnings</source>
+        <translation>问题：✖ 错误（宿主程序无法调用该技能），⚠ 警告</translation>
+    </message>
+    <message>
+        <source>✖ {0}</source>
+        <translation>✖ {0}</translation>
+    </message>
+    <message>
+        <source>⚠ {0}</source>
+        <translation>⚠ {0}</translation>
+    </message>
+    <message>
+        <source>Folder: {0}</source>
+        <translation>文件夹：{0}</translation>
+    </message>
+    <message>
+        <source>Hosts cannot call this skill until its errors are fixed.</source>
+        <translation>修正错误之前，宿主程序无法调用此技能。</translation>
+    </message>
+    <message>
+        <source>Disabled: hidden from hosts.</source>
+        <translation>已停用：宿主程序看不到它。</translation>
+    </message>
+    <message>
+        <source>… and {0} more</source>
+        <translation>… 另有 {0} 项</translation>
+    </message>
+</context>
+<context>
+    <name>SkillListPanel</name>
+    <message>
+        <source>Search skills</source>
+        <translation>搜索技能</translation>
+    </message>
+    <message>
+        <source>New</source>
+        <translation>新建</translation>
+    </message>
+    <message>
+        <source>New skill from a template (Ctrl+N)</source>
+        <translation>从模板新建技能（Ctrl+N）</translation>
+    </message>
+    <message>
+        <source>Duplicate</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Rename</source>
+        <translation>重命名</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Move the skill folder to the backups area</source>
+        <translation>将技能文件夹移到备份区</translation>
+    </message>
+</context>
+<context>
+    <name>SkillsPage</name>
+    <message>
+        <source>Save skill</source>
+        <extracomment>Debounce of the live preview after an edit.</extracomment>
+        <translation>保存技能</translation>
+    </message>
+    <message>
+        <source>The skill could not be saved: {0}</source>
+        <translation>无法保存技能：{0}</translation>
+    </message>
+    <message>
+        <source>No skill is open.</source>
+        <translation>没有打开的技能。</translation>
+    </message>
+    <message>
+        <source>{0} error(s): hosts cannot call this skill until they are fixed (see Problems). This is what it would return.</source>
+        <translation>{0} 个错误：修正之前宿主程序无法调用此技能（见“问题”）。以下是它将返回的内容。</translation>
+    </message>
+    <message>
+        <source>This skill is disabled: hosts do not see it. This is what it would return.</source>
+        <translation>此技能已停用：宿主程序看不到它。以下是它将返回的内容。</translation>
+    </message>
+    <message>
+        <source>Unsaved: hosts still get the saved version until you save (Ctrl+S).</source>
+        <translation>未保存：保存（Ctrl+S）之前，宿主程序得到的仍是已保存的版本。</translation>
+    </message>
+    <message>
+        <source>Enable skill</source>
+        <translation>启用技能</translation>
+    </message>
+    <message>
+        <source>The setting could not be saved: {0}</source>
+        <translation>无法保存该设置：{0}</translation>
+    </message>
+</context>
+<context>
+    <name>TaskWorker</name>
+    <message>
+        <source>cancelled; nothing was changed</source>
+        <extracomment>A task: called on the worker thread with `progress(done, total)` and `is_cancelled()`.</extracomment>
+        <translation>已取消，没有做任何更改</translation>
+    </message>
+</context>
+<context>
+    <name>UserDetail</name>
+    <message>
+        <source>Export this user…</source>
+        <translation>导出该用户…</translation>
+    </message>
+    <message>
+        <source>Clear memory…</source>
+        <translation>清空记忆…</translation>
+    </message>
+    <message>
+        <source>Profile</source>
+        <translation>画像</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Context</source>
+        <translation>上下文</translation>
+    </message>
+    <message>
+        <source>History</source>
+        <translation>变更记录</translation>
+    </message>
+    <message>
+        <source>No user selected</source>
+        <translation>未选择用户</translation>
+    </message>
+    <message>
+        <source>Pick a user in the list on the left.</source>
+        <translation>请在左侧列表中选择一个用户。</translation>
+    </message>
+    <message>
+        <source>No memory stored for this user.</source>
+        <translation>该用户没有存储任何记忆。</translation>
+    </message>
+    <message>
+        <source>{p} profile entries · {e} events · last activity {when}</source>
+        <translation>{p} 条画像条目 · {e} 条事件 · 最近活动 {when}</translation>
+    </message>
+    <message>
+        <source>Delete everything KiraOS remembers about {user}: {p} profile entries and {e} events?
+
+The bot will no longer receive any memory for this user. You can undo this with Ctrl+Z while the window is open.</source>
+        <translation>删除 KiraOS 关于 {user} 的全部记忆：{p} 条画像条目和 {e} 条事件？
+
+机器人将不再收到该用户的任何记忆。窗口打开期间可以按 Ctrl+Z 撤销。</translation>
+    </message>
+    <message>
+        <source>Clear memory</source>
+        <translation>清空记忆</translation>
+    </message>
+    <message>
+        <source>Clear memory of {user}</source>
+        <translation>清空 {user} 的记忆</translation>
+    </message>
+    <message>
+        <source>Cleared {user}: {p} profile entries and {e} events deleted.</source>
+        <translation>已清空 {user}：删除了 {p} 条画像条目和 {e} 条事件。</translation>
+    </message>
+    <message>
+        <source>Export {user}</source>
+        <translation>导出 {user}</translation>
+    </message>
+    <message>
+        <source>JSON files (*.json)</source>
+        <translation>JSON 文件 (*.json)</translation>
+    </message>
+    <message>
+        <source>Export failed</source>
+        <translation>导出失败</translation>
+    </message>
+    <message>
+        <source>Exported {user} to {path}</source>
+        <translation>已将 {user} 导出到 {path}</translation>
+    </message>
+</context>
+<context>
+    <name>UserListModel</name>
+    <message>
+        <source>(no user: no &lt;context&gt;)</source>
+        <extracomment>How many matching users the picker lists (search narrows it down).</extracomment>
+        <translation>（不选用户：没有 &lt;context&gt;）</translation>
+    </message>
+    <message>
+        <source>{0}  ({1} profile, {2} events)</source>
+        <translation>{0}  （{1} 条画像，{2} 条事件）</translation>
+    </message>
+    <message>
+        <source>Last activity: {0}</source>
+        <translation>最近活动：{0}</translation>
+    </message>
+    <message>
+        <source>never</source>
+        <translation>永不</translation>
+    </message>
+</context>
+<context>
+    <name>UserPicker</name>
+    <message>
+        <source>Search users</source>
+        <translation>搜索用户</translation>
+    </message>
+</context>
+<context>
+    <name>UsersModel</name>
+    <message>
+        <source>User</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>Entries</source>
+        <translation>条目</translation>
+    </message>
+    <message>
+        <source>Events</source>
+        <translation>事件</translation>
+    </message>
+    <message>
+        <source>Last activity</source>
+        <translation>最近活动</translation>
+    </message>
+</context>
+<context>
+    <name>UsersPage</name>
+    <message>
+        <source>Search user id…  (Ctrl+F)</source>
+        <translation>搜索用户 ID…  (Ctrl+F)</translation>
+    </message>
+    <message>
+        <source>Also search in keys, values and events</source>
+        <translation>同时搜索键、值和事件</translation>
+    </message>
+    <message>
+        <source>Find user</source>
+        <translation>查找用户</translation>
+    </message>
+    <message>
+        <source>Search failed: {message}</source>
+        <translation>搜索失败：{message}</translation>
+    </message>
+    <message>
+        <source>Searching keys, values and events…</source>
+        <translation>正在搜索键、值和事件…</translation>
+    </message>
+    <message>
+        <source>{n} users match “{text}”</source>
+        <translation>{n} 个用户匹配“{text}”</translation>
+    </message>
+    <message>
+        <source>{n} users</source>
+        <translation>{n} 个用户</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>No user matches “{text}”.</source>
+        <translation>没有用户匹配“{text}”。</translation>
+    </message>
+    <message>
+        <source>Tick “Also search in keys, values and events” to look inside memories.</source>
+        <translation>勾选“同时搜索键、值和事件”即可在记忆内容中查找。</translation>
+    </message>
+    <message>
+        <source>No users yet.
+Memory appears here as soon as the bot stores something (memory_update, or the API).</source>
+        <translation>还没有用户。
+机器人一旦存储内容（memory_update 或 API），记忆就会显示在这里。</translation>
+    </message>
+</context>
+<context>
+    <name>Workbench</name>
+    <message>
+        <source>Sample call</source>
+        <translation>示例调用</translation>
+    </message>
+    <message>
+        <source>Memory of:</source>
+        <translation>使用记忆：</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>Slash command</source>
+        <translation>斜杠命令</translation>
+    </message>
+    <message>
+        <source>Problems ({0})</source>
+        <translation>问题（{0}）</translation>
+    </message>
+</context>
+<context>
+    <name>_ProgressDialog</name>
+    <message>
+        <source>Cancel</source>
+        <translation>取消</translation>
+    </message>
+</context>
+</TS>

@@ -1,0 +1,197 @@
+"""Translations: complete catalogues, Chinese under a Chinese locale, and a live language switch."""
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from PySide6.QtCore import QCoreApplication, Qt
+from PySide6.QtWidgets import QComboBox
+
+from kiraos_desktop.core.settings import SettingsError
+from kiraos_desktop.ui.i18n import language_manager, resolve_language, system_language
+from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+REPO = Path(__file__).resolve().parent.parent
+
+
+def _load_tool():
+    spec = importlib.util.spec_from_file_location("kiraos_i18n_tool", REPO / "tools" / "i18n.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+@pytest.fixture(scope="module")
+def tool():
+    return _load_tool()
+
+
+# ---- the catalogues ------------------------------------------------------------------------
+
+def test_every_ui_string_is_translated_and_nothing_vanished(tool):
+    """Re-runs lupdate on the explicit file list: new strings, unfinished and obsolete entries all fail."""
+    problems = tool.check()
+    assert problems == [], ("translations out of date (see tools/i18n.py: run `python tools/i18n.py update`, "
+                            "translate, commit):\n" + "\n".join(problems))
+
+
+def test_the_file_list_holds_the_ui_modules(tool):
+    files = {path.relative_to(REPO).as_posix() for path in tool.source_files()}
+    assert "kiraos_desktop/ui/main_window.py" in files
+    assert "kiraos_desktop/ui/users/history_model.py" in files
+    assert not any(name.startswith(("kiraos_desktop/core/", "kiraos_desktop/api/")) for name in files)
+
+
+def _check_with(tool, monkeypatch, extra: Path | None = None, drop: str | None = None) -> list[str]:
+    files = [path for path in tool.source_files() if not (drop and path.name == drop)]
+    monkeypatch.setattr(tool, "source_files", lambda: files + ([extra] if extra else []))
+    return tool.check()
+
+
+def test_the_check_fails_on_a_new_untranslated_string(tool, monkeypatch, tmp_path):
+    extra = tmp_path / "new_widget.py"
+    extra.write_text("from PySide6.QtWidgets import QWidget\n\n\nclass NewWidget(QWidget):\n"
+                     "    def title(self):\n        return self.tr('A brand-new label')\n", encoding="utf-8")
+    problems = _check_with(tool, monkeypatch, extra=extra)
+    assert any("A brand-new label" in line and "unfinished" in line for line in problems), problems
+
+
+def test_the_check_fails_on_a_vanished_string(tool, monkeypatch):
+    problems = _check_with(tool, monkeypatch, drop="find_bar.py")
+    assert any("[FindBar]" in line and "no longer in the source" in line for line in problems), problems
+
+
+def test_the_check_fails_on_an_f_string_inside_tr(tool, monkeypatch, tmp_path):
+    extra = tmp_path / "bad_widget.py"
+    extra.write_text("from PySide6.QtWidgets import QWidget\n\n\nclass BadWidget(QWidget):\n"
+                     "    def title(self, n):\n        return self.tr(f'{n} things')\n", encoding="utf-8")
+    problems = _check_with(tool, monkeypatch, extra=extra)
+    assert any("f-string inside tr()" in line for line in problems), problems
+
+
+def test_the_check_fails_on_a_lost_placeholder_or_accelerator(tool, tmp_path):
+    ts = tmp_path / "x.ts"
+    ts.write_text("""<?xml version="1.0" encoding="utf-8"?>
+<!DOCTYPE TS><TS version="2.1" language="zh_CN"><context><name>C</name>
+<message><source>Saved {name}</source><translation>已保存</translation></message>
+<message><source>&amp;File</source><translation>文件</translation></message>
+<message><source>Fine {n}</source><translation>好 {n}</translation></message>
+</context></TS>""", encoding="utf-8")
+    problems = tool.message_problems(ts)
+    assert len(problems) == 2
+    assert "placeholders" in problems[0] and "accelerator" in problems[1]
+
+
+# ---- choosing the language -------------------------------------------------------------------
+
+def test_language_follows_the_locale_unless_set():
+    from PySide6.QtCore import QLocale
+
+    assert system_language(QLocale("zh_CN")) == "zh_CN"
+    assert system_language(QLocale("zh_TW")) == "zh_CN"  # the nearest catalogue we have
+    assert system_language(QLocale("de_DE")) == "en"
+    assert resolve_language("system", QLocale("zh_CN")) == "zh_CN"
+    assert resolve_language("en", QLocale("zh_CN")) == "en"
+    assert resolve_language("zh_CN", QLocale("en_US")) == "zh_CN"
+
+
+def test_the_language_setting_is_checked(engine):
+    with pytest.raises(SettingsError, match="language"):
+        engine.settings.replace(language="fr")
+    assert engine.settings.language == "system"
+
+
+_ZH_SCRIPT = r"""
+import json, sys
+from kiraos_desktop.core.engine import Engine
+from kiraos_desktop.ui.app import ensure_application
+from kiraos_desktop.ui.i18n import apply_language
+from kiraos_desktop.ui.main_window import MainWindow
+from PySide6.QtCore import QSettings
+from PySide6.QtWidgets import QMessageBox
+
+engine = Engine.open(data_dir=sys.argv[1])
+app = ensure_application()
+language = apply_language(engine.settings.language)
+window = MainWindow(engine, None, QSettings(sys.argv[1] + "/ui.ini", QSettings.Format.IniFormat))
+box = QMessageBox(QMessageBox.Icon.Question, "t", "q", QMessageBox.StandardButton.Ok | QMessageBox.StandardButton.Cancel)
+print(json.dumps({"language": language, "menus": [a.text() for a in window.menuBar().actions()],
+                  "pages": [window.sidebar.item(i).text() for i in range(window.sidebar.count())],
+                  "buttons": sorted(b.text() for b in box.buttons())}, ensure_ascii=False))
+window.shutdown()
+engine.close()
+"""
+
+
+def test_a_chinese_locale_gives_chinese_menus_and_standard_buttons(tmp_path):
+    """What `LANG=zh_CN.UTF-8 kiraos-desktop` shows: our catalogue and Qt's own (qtbase_zh_CN)."""
+    env = {k: v for k, v in os.environ.items() if k not in ("LC_ALL", "LC_MESSAGES", "LANGUAGE")}
+    env.update(LANG="zh_CN.UTF-8", QT_QPA_PLATFORM="offscreen", PYTHONPATH=str(REPO))
+    result = subprocess.run([sys.executable, "-c", _ZH_SCRIPT, str(tmp_path / "data")], capture_output=True,
+                            text=True, timeout=120, env=env, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    shown = json.loads(result.stdout.strip().splitlines()[-1])
+    assert shown["language"] == "zh_CN"
+    assert shown["menus"][0] == "文件(&F)" and "帮助(&H)" in shown["menus"]
+    assert shown["pages"][:2] == ["概览", "用户"]
+    assert shown["buttons"] == sorted(["确定", "取消"])
+
+
+# ---- switching while the window is open ------------------------------------------------------
+
+@pytest.fixture
+def engine(data_dir):
+    engine = open_engine(data_dir)
+    seed(engine, users=2)
+    yield engine
+    engine.close()
+
+
+@pytest.fixture
+def window(qtbot, engine, tmp_path):
+    window = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts())
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    yield window
+    window.close()
+    language_manager().clear()  # later tests expect the source texts
+
+
+def test_switching_the_language_retitles_the_open_window(qtbot, window, engine):
+    window.show_page(PAGE_USERS)
+    assert window.menuBar().actions()[0].text() == "&File"
+    model = window.users_page.view.model()
+    with qtbot.waitSignal(model.headerDataChanged, timeout=5000):
+        engine.update_settings(engine.settings.replace(language="zh_CN"))
+    qtbot.waitUntil(lambda: window.menuBar().actions()[0].text() == "文件(&F)", timeout=5000)
+    assert window.sidebar.item(PAGE_USERS).text() == "用户"
+    assert model.headerData(0, Qt.Orientation.Horizontal) == "用户"
+    assert window.windowTitle() == "KiraOS Desktop"
+    with qtbot.waitSignal(model.headerDataChanged, timeout=5000):
+        engine.update_settings(engine.settings.replace(language="en"))
+    qtbot.waitUntil(lambda: window.menuBar().actions()[0].text() == "&File", timeout=5000)
+    assert window.sidebar.item(PAGE_USERS).text() == "Users"
+    assert QCoreApplication.translate("History", "%n entries", "", 1) == "1 entry"  # English plural forms
+
+
+def test_the_settings_dialog_offers_the_language_and_applies_it(qtbot, window, engine):
+    from kiraos_desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(engine, window)
+    qtbot.addWidget(dialog)
+    combo = dialog.findChild(QComboBox, "language")
+    assert [combo.itemData(i) for i in range(combo.count())] == ["system", "en", "zh_CN"]
+    assert combo.currentData() == "system"
+    combo.setCurrentIndex(combo.findData("zh_CN"))
+    dialog.accept()
+    assert engine.settings.language == "zh_CN"
+    assert json.loads(engine.paths.settings_file.read_text(encoding="utf-8"))["language"] == "zh_CN"
+    qtbot.waitUntil(lambda: window.help_menu.title() == "帮助(&H)", timeout=5000)
