@@ -1,6 +1,7 @@
 """Reading and validating skill folders; scanning a skills directory."""
 from __future__ import annotations
 
+import dataclasses
 import errno
 import logging
 import os
@@ -8,9 +9,11 @@ import stat
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .agent_format import SKILL_FILE, validate_agent_text
 from .manifest import manifest_parameters, validate_manifest_text
 from .model import Skill
 from .problems import (
+    AGENT_FORMAT,
     INSTRUCTION_FILE,
     MANIFEST_FILE,
     MAX_FILE_BYTES,
@@ -92,11 +95,33 @@ def file_signature(path: Path) -> FileSignature | None:
 
 
 def load_instruction(path: Path, manifest: dict | None) -> tuple[TextFile, list[Problem]]:
-    """Read instruction.md and list its problems (read failures or content problems)."""
+    """Read instruction.md (or the body of SKILL.md) and list its problems (read failures or
+    content problems)."""
     loaded = read_text_file(path, "instruction")
+    if path.name == SKILL_FILE:
+        if loaded.text is None:
+            return loaded, [dataclasses.replace(p, source=SKILL_FILE) for p in loaded.problems]
+        agent = validate_agent_text(loaded.text, path.parent.name)
+        if agent.manifest is None:
+            return TextFile(None, None, agent.problems), list(agent.problems)
+        return TextFile(agent.instruction, loaded.signature), agent.instruction_problems
     if loaded.text is None:
         return loaded, list(loaded.problems)
     return loaded, instruction_problems(loaded.text, manifest)
+
+
+def load_agent_folder(folder: Path) -> LoadedSkill:
+    """Read an Agent Skills folder (SKILL.md, no manifest.json) as a skill."""
+    source = read_text_file(folder / SKILL_FILE, "manifest")
+    if source.text is None:
+        problems = [dataclasses.replace(p, source=SKILL_FILE) for p in source.problems]
+        skill = Skill(name=folder.name, folder=folder, problems=problems, format=AGENT_FORMAT)
+        return LoadedSkill(skill, problems, TextFile(None, None))
+    agent = validate_agent_text(source.text, folder.name)
+    skill = skill_from_manifest(agent.manifest, folder, agent.problems + agent.instruction_problems)
+    skill.format = AGENT_FORMAT
+    instruction = TextFile(agent.instruction if agent.manifest is not None else None, source.signature)
+    return LoadedSkill(skill, agent.problems, instruction, agent.instruction_problems)
 
 
 def load_skill_folder(folder: Path) -> LoadedSkill | None:
@@ -113,6 +138,8 @@ def load_skill_folder(folder: Path) -> LoadedSkill | None:
         return None
     if not stat.S_ISDIR(st.st_mode):
         return None
+    if not os.path.lexists(folder / MANIFEST_FILE) and os.path.isfile(folder / SKILL_FILE):
+        return load_agent_folder(folder)
 
     manifest_file = read_text_file(folder / MANIFEST_FILE, "manifest")
     manifest_issues = list(manifest_file.problems)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import DEFAULT_PARAMETERS, INSTRUCTION_FILE, MANIFEST_FILE, Problem
+from .problems import AGENT_FORMAT, AGENT_SKILL_FILE, DEFAULT_PARAMETERS, INSTRUCTION_FILE, MANIFEST_FILE, Problem
 
 
 @dataclass
@@ -23,6 +23,8 @@ class Skill:
     enabled: bool = True
     #: The manifest object as read (empty when it could not be read).
     manifest: dict = field(default_factory=dict, repr=False, compare=False)
+    #: "kiraos" (manifest.json + instruction.md) or "agent" (an Agent Skills SKILL.md folder).
+    format: str = "kiraos"
 
     @property
     def tool_description(self) -> str:
@@ -41,12 +43,16 @@ class Skill:
         return [p for p in self.problems if not p.is_error]
 
     @property
+    def is_agent_skill(self) -> bool:
+        return self.format == AGENT_FORMAT
+
+    @property
     def manifest_path(self) -> Path:
-        return self.folder / MANIFEST_FILE
+        return self.folder / (AGENT_SKILL_FILE if self.is_agent_skill else MANIFEST_FILE)
 
     @property
     def instruction_path(self) -> Path:
-        return self.folder / INSTRUCTION_FILE
+        return self.folder / (AGENT_SKILL_FILE if self.is_agent_skill else INSTRUCTION_FILE)
 
 
 @dataclass(frozen=True)

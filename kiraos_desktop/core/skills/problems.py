@@ -17,6 +17,9 @@ MAX_FILE_BYTES = 256 * 1024
 
 MANIFEST_FILE = "manifest.json"
 INSTRUCTION_FILE = "instruction.md"
+#: An Agent Skills folder holds SKILL.md instead of both files above.
+AGENT_SKILL_FILE = "SKILL.md"
+AGENT_FORMAT = "agent"
 TEMPLATES = ("plain", "jinja2")
 DEFAULT_PARAMETERS = {"type": "object", "properties": {}}
 
@@ -29,6 +32,7 @@ class Problem:
     field: str  # "manifest", "name", "parameters.properties.x", "instruction", ...
     message: str  # English, says what is wrong and what to do
     line: int | None = None  # 1-based line in the file the problem is in, when known
+    source: str = ""  # the file the problem is in, when the field does not tell (SKILL.md)
 
     @property
     def is_error(self) -> bool:
@@ -37,6 +41,8 @@ class Problem:
     @property
     def file(self) -> str:
         """The file of the skill folder the problem is about."""
+        if self.source:
+            return self.source
         if self.field == "folder":
             return ""
         if self.field.startswith("instruction"):
