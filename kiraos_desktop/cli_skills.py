@@ -1,4 +1,5 @@
-"""The `skills` command of the CLI: list, lint and preview skills; create, rename and delete them."""
+"""The `skills` command of the CLI: list, lint and preview skills; create, rename, delete, import and
+export them."""
 from __future__ import annotations
 
 import argparse
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kiraos_desktop.cli_skill_files import add_file_commands, run_file_command
+from kiraos_desktop.cli_skill_transfer import TRANSFER_COMMANDS, add_transfer_commands, run_transfer_command
 from kiraos_desktop.core import jsontext
 from kiraos_desktop.core.skills import Skill, SkillRouter
 from kiraos_desktop.core.skills.arguments import typed_value
@@ -17,9 +19,9 @@ from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolErro
 def add_skills_parser(subparsers, parents: list) -> None:
     """Add `skills list | lint [DIR] | preview NAME ... | new | rename | delete` to an argparse
     subparsers object."""
-    skills = subparsers.add_parser("skills", help="list, lint, preview, create, rename or delete skills",
+    skills = subparsers.add_parser("skills", help="list, lint, preview, create, rename, delete, import or export skills",
                                    description="Inspect the skills folder.")
-    commands = skills.add_subparsers(dest="skills_command", metavar="{list,lint,preview,new,rename,delete}")
+    commands = skills.add_subparsers(dest="skills_command", metavar="{list,lint,preview,new,rename,delete,import,export}")
     commands.required = True
 
     commands.add_parser("list", parents=parents, help="show every skill with its state",
@@ -44,6 +46,7 @@ def add_skills_parser(subparsers, parents: list) -> None:
     preview.add_argument("--user", dest="skill_user", default="preview", metavar="U",
                          help="user whose memory goes into <context> (default: preview)")
     add_file_commands(commands, parents)
+    add_transfer_commands(commands, parents)
 
 
 def run_skills(args, engine) -> int:
@@ -60,8 +63,11 @@ def run_skills(args, engine) -> int:
         return _preview(args, engine)
     if command in ("new", "rename", "delete"):
         return run_file_command(command, args, engine)
+    if command in TRANSFER_COMMANDS:
+        return run_transfer_command(command, args, engine)
     print("error: choose one of: skills list, skills lint [DIR], skills preview NAME, skills new NAME, "
-          "skills rename NAME NEW, skills delete NAME", file=sys.stderr)
+          "skills rename NAME NEW, skills delete NAME, skills import PATH, skills export NAME DIR",
+          file=sys.stderr)
     return 2
 
 

@@ -1,0 +1,290 @@
+"""Import of Agent Skills folders and archives as KiraOS skills; export of skills as SKILL.md folders.
+
+Both stage everything in a hidden folder next to the destination and rename it into place at the
+end, so an error at any step leaves the destination as it was."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+
+from .agent_format import (
+    SKILL_FILE,
+    SKILL_FILE_NAMES,
+    AgentFormatError,
+    agent_name,
+    agent_skill,
+    parse_document,
+    render_skill_md,
+    validate_agent_text,
+)
+from .archive import SkillSourceError, copy_folder, extract_archive, is_archive
+from .discovery import read_text_file, scan_skills_dir
+from .manifest import validate_manifest_text
+from .problems import INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
+from .render import instruction_problems
+
+
+class SkillTransferError(ValueError):
+    """An import or export that cannot be done; nothing was written. The message says what to do."""
+
+
+class NameClashError(SkillTransferError):
+    """A skill of that name exists already (in `folder`)."""
+
+    def __init__(self, name: str, folder: Path):
+        super().__init__(f"a skill named {name!r} already exists (folder {folder.name!r}); "
+                         "replace it or import under another name")
+        self.name = name
+        self.folder = folder
+
+
+@dataclass(frozen=True)
+class ImportResult:
+    name: str
+    folder: Path
+    replaced: bool
+    #: True when the source was an export of ours and the exact KiraOS skill came back.
+    restored: bool
+
+
+def _find_skill_root(folder: Path) -> Path:
+    """The folder holding SKILL.md: `folder` itself or its single subfolder."""
+    if any((folder / name).is_file() for name in SKILL_FILE_NAMES):
+        return folder
+    subfolders = [p for p in folder.iterdir() if not p.name.startswith(".")]
+    if len(subfolders) == 1 and subfolders[0].is_dir():
+        inner = subfolders[0]
+        if any((inner / name).is_file() for name in SKILL_FILE_NAMES):
+            return inner
+    raise SkillTransferError(f"no {SKILL_FILE} found: an Agent Skill is a folder with {SKILL_FILE} at its "
+                             "top (an archive may hold that folder or its contents)")
+
+
+def _skill_file(root: Path) -> Path:
+    for name in SKILL_FILE_NAMES:
+        if (root / name).is_file():
+            return root / name
+    raise SkillTransferError(f"no {SKILL_FILE} found in {root.name}")
+
+
+def _existing(skills_dir: Path) -> dict[str, Path]:
+    """Skill name -> folder of every skill now in `skills_dir` (the first folder wins)."""
+    names: dict[str, Path] = {}
+    for loaded in scan_skills_dir(skills_dir):
+        names.setdefault(loaded.skill.name, loaded.skill.folder)
+    return names
+
+
+def _free_folder(skills_dir: Path, name: str) -> Path:
+    candidate = skills_dir / name
+    number = 2
+    while os.path.lexists(candidate):
+        candidate = skills_dir / f"{name}_{number}"
+        number += 1
+    return candidate
+
+
+def _meaning(root: Path, rename: str | None) -> tuple[dict, str, str, bool]:
+    """(manifest, manifest.json text, instruction, restored) of the SKILL.md in `root`."""
+    source = _skill_file(root)
+    loaded = read_text_file(source, "manifest")
+    if loaded.text is None:
+        raise SkillTransferError(loaded.problems[0].message.replace("manifest.json", SKILL_FILE))
+    try:
+        doc = parse_document(loaded.text)
+    except AgentFormatError as exc:
+        where = f" (line {exc.line})" if exc.line else ""
+        raise SkillTransferError(f"{exc.message}{where}") from None
+    agent = agent_skill(doc, None)
+    manifest = dict(agent.manifest or {})
+    restored = agent.manifest_text is not None
+    if restored:
+        data, problems = validate_manifest_text(agent.manifest_text)
+        errors = [p for p in problems if p.is_error]
+        if data is None or errors:
+            first = (errors or problems)[0]
+            raise SkillTransferError(f"the KiraOS manifest kept in {SKILL_FILE} is broken: {first.message}")
+        manifest_text = agent.manifest_text
+    else:
+        manifest_text = ""
+    if rename is not None:
+        manifest["name"] = rename
+    name = manifest.get("name")
+    if not isinstance(name, str) or not NAME_RE.match(name) or name in RESERVED_NAMES:
+        shown = name if isinstance(name, str) and name else "(none)"
+        raise SkillTransferError(f"the skill name {shown!r} cannot be a tool name (use 1 to 64 ASCII letters, "
+                                 "digits, _ or -, not memory_update/query/clear); import it under another name")
+    if rename is not None or not restored:
+        manifest_text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
+    errors = [p for p in instruction_problems(agent.instruction, manifest) if p.is_error]
+    if errors:
+        raise SkillTransferError(f"the body of {SKILL_FILE} cannot be used: {errors[0].message}")
+    return manifest, manifest_text, agent.instruction, restored
+
+
+def import_skill(source: Path, skills_dir: Path, name: str | None = None, replace: bool = False) -> ImportResult:
+    """Make a KiraOS skill in `skills_dir` from an Agent Skills folder or .zip/.skill archive.
+
+    `name` imports under another name; `replace` replaces the skill that has the name. Raises
+    NameClashError when the name is taken (and `replace` is false), SkillTransferError for anything
+    else that is wrong; in every error case `skills_dir` is left unchanged."""
+    source = Path(source)
+    skills_dir = Path(skills_dir)
+    if not os.path.exists(source):
+        raise SkillTransferError(f"{source} does not exist")
+    if not source.is_dir() and not is_archive(source):
+        raise SkillTransferError(f"{source.name} is neither a folder nor a .zip/.skill archive")
+    skills_dir.mkdir(parents=True, exist_ok=True)
+    staging = skills_dir / f".importing-{uuid.uuid4().hex[:12]}"
+    staging.mkdir()
+    try:
+        raw = staging / "source"
+        raw.mkdir()
+        try:
+            if source.is_dir():
+                copy_folder(source, raw)
+            else:
+                extract_archive(source, raw)
+        except SkillSourceError as exc:
+            raise SkillTransferError(str(exc)) from None
+        root = _find_skill_root(raw)
+        manifest, manifest_text, instruction, restored = _meaning(root, name)
+        for reserved in (MANIFEST_FILE, INSTRUCTION_FILE):
+            if os.path.lexists(root / reserved):
+                raise SkillTransferError(f"the skill holds its own {reserved} next to {SKILL_FILE}; "
+                                         "rename or remove that file and import again")
+        built = staging / "skill"
+        built.mkdir()
+        for entry in root.iterdir():
+            if entry.name not in SKILL_FILE_NAMES:
+                os.rename(entry, built / entry.name)
+        _write(built / MANIFEST_FILE, manifest_text)
+        _write(built / INSTRUCTION_FILE, instruction)
+        return _place(built, skills_dir, staging, manifest["name"], replace, restored)
+    except OSError as exc:
+        raise SkillTransferError(f"the skill cannot be written into {skills_dir}: {exc.strerror or exc}") from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _place(built: Path, skills_dir: Path, staging: Path, name: str, replace: bool,
+           restored: bool) -> ImportResult:
+    existing = _existing(skills_dir).get(name)
+    if existing is not None and not replace:
+        raise NameClashError(name, existing)
+    if existing is None:
+        target = _free_folder(skills_dir, name)
+        os.rename(built, target)
+        return ImportResult(name, target, False, restored)
+    old = staging / "replaced"
+    os.rename(existing, old)
+    try:
+        os.rename(built, existing)
+    except OSError:
+        os.rename(old, existing)
+        raise
+    return ImportResult(name, existing, True, restored)
+
+
+def _write(path: Path, text: str) -> None:
+    with open(path, "w", encoding="utf-8", newline="\n") as handle:
+        handle.write(text)
+
+
+# ----------------------------------------------------------------------------- export
+
+def export_skill(folder: Path, dest_dir: Path, overwrite: bool = False) -> Path:
+    """Write the skill of `folder` as `dest_dir/<agent-name>/SKILL.md` with its other files beside it.
+
+    A KiraOS skill keeps its manifest under metadata (so importing the export gives it back); a
+    SKILL.md skill is copied as it is. Raises SkillTransferError (nothing written) for a skill with
+    errors or when the destination folder exists and `overwrite` is false."""
+    folder = Path(folder)
+    dest_dir = Path(dest_dir)
+    if (folder / MANIFEST_FILE).exists() or not (folder / SKILL_FILE).exists():
+        text, name, skip = _kiraos_skill_md(folder), None, (MANIFEST_FILE, INSTRUCTION_FILE)
+    else:
+        text, name, skip = _agent_skill_md(folder), folder.name, (SKILL_FILE,)
+    try:
+        doc = parse_document(text)
+    except AgentFormatError as exc:  # cannot happen for what render_skill_md writes
+        raise SkillTransferError(exc.message) from None
+    name = name or str(doc.front["name"])
+    check = agent_skill(doc, name)
+    errors = [p for p in check.problems + check.instruction_problems if p.is_error]
+    if errors:
+        raise SkillTransferError(f"the export would not be a valid Agent Skill: {errors[0].message}")
+    if os.path.lexists(dest_dir) and not dest_dir.is_dir():
+        raise SkillTransferError(f"{dest_dir} is a file, not a folder")
+    target = dest_dir / name
+    if os.path.lexists(target) and not overwrite:
+        raise SkillTransferError(f"{target} exists already; choose another folder or remove it")
+    created = not dest_dir.exists()
+    staging = dest_dir / f".exporting-{uuid.uuid4().hex[:12]}"
+    try:
+        dest_dir.mkdir(parents=True, exist_ok=True)
+        staging.mkdir()
+        built = staging / name
+        try:
+            copy_folder(folder, built, skip_top=skip)
+        except SkillSourceError as exc:
+            raise SkillTransferError(str(exc)) from None
+        _write(built / SKILL_FILE, text)
+        if not os.path.lexists(target):
+            os.rename(built, target)
+        else:
+            old = staging / "replaced"
+            os.rename(target, old)
+            try:
+                os.rename(built, target)
+            except OSError:
+                os.rename(old, target)
+                raise
+    except (OSError, SkillTransferError) as exc:
+        shutil.rmtree(staging, ignore_errors=True)
+        if created:
+            shutil.rmtree(dest_dir, ignore_errors=True)
+        if isinstance(exc, SkillTransferError):
+            raise
+        raise SkillTransferError(f"cannot write into {dest_dir}: {exc.strerror or exc}") from None
+    shutil.rmtree(staging, ignore_errors=True)
+    return target
+
+
+def _read(path: Path, field: str) -> str:
+    loaded = read_text_file(path, field)
+    if loaded.text is None:
+        raise SkillTransferError(loaded.problems[0].message)
+    return loaded.text
+
+
+def _kiraos_skill_md(folder: Path) -> str:
+    manifest_text = _read(folder / MANIFEST_FILE, "manifest")
+    data, problems = validate_manifest_text(manifest_text)
+    errors = [p for p in problems if p.is_error]
+    if data is None or errors:
+        raise SkillTransferError(f"the skill has errors and cannot be exported: {(errors or problems)[0].message} "
+                                 "(see `skills lint`)")
+    instruction = _read(folder / INSTRUCTION_FILE, "instruction")
+    return render_skill_md(data, manifest_text, instruction)
+
+
+def _agent_skill_md(folder: Path) -> str:
+    text = _read(folder / SKILL_FILE, "manifest")
+    errors = [p for p in validate_agent_text(text, folder.name).problems if p.is_error]
+    if errors:
+        raise SkillTransferError(f"{SKILL_FILE} has errors and cannot be exported: {errors[0].message} "
+                                 "(see `skills lint`)")
+    return text
+
+
+def export_name(folder: Path) -> str:
+    """The folder name an export of the skill in `folder` gets."""
+    if (folder / MANIFEST_FILE).exists() or not (folder / SKILL_FILE).exists():
+        data, _ = validate_manifest_text(_read(folder / MANIFEST_FILE, "manifest"))
+        return agent_name(str((data or {}).get("name") or folder.name))
+    return folder.name
