@@ -179,3 +179,19 @@ def test_openapi_describes_every_route(api, api_engine):
                 assert {"400", "413", "415"} <= set(op["responses"])
             params = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
             assert params == set(part[1:-1] for part in path.split("/") if part.startswith("{"))
+
+
+def test_skill_file_argument_over_http(api, api_engine):
+    folder = api_engine.skills.get("tarot_reading").folder
+    (folder / "references").mkdir()
+    (folder / "references" / "cards.md").write_text("愚者\n", encoding="utf-8")
+    tools = api.get("/v1/tools", params={"format": "anthropic"}).json()["tools"]
+    tarot = [t for t in tools if t["name"] == "tarot_reading"][0]
+    assert tarot["input_schema"]["properties"]["file"]["type"] == "string"
+    body = api.post("/v1/tools/tarot_reading", json={"user_id": "u1", "arguments": {"file": "references/cards.md"}})
+    assert body.json() == {"tool": "tarot_reading", "content": "愚者\n", "is_error": False}
+    for path in ("../../settings.json", "%2e%2e/%2e%2e/settings.json", "/etc/passwd"):
+        reply = api.post("/v1/tools/tarot_reading", json={"user_id": "u1", "arguments": {"file": path}})
+        assert reply.status_code == 200 and reply.json()["is_error"] is True
+    reply = api.post("/v1/tools/tarot_reading", json={"user_id": "u1", "arguments": {"file": ["x"]}})
+    assert reply.status_code == 422

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import copy
+import json
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
@@ -13,6 +14,7 @@ from kiraos_desktop.core.skills import (
     UnknownSkillError,
     validate_arguments,
 )
+from kiraos_desktop.core.skills.skill_files import SkillFileError
 
 #: How many events the memory block handed to a skill carries.
 SKILL_CONTEXT_EVENTS = 3
@@ -139,9 +141,30 @@ _MEMORY_BY_NAME = {d.name: d for d in MEMORY_DESCRIPTORS}
 TOOL_FORMATS = ("openai", "anthropic", "mcp")
 
 
+#: Every skill tool's optional argument that returns one file of the skill's folder instead of the
+#: instruction (level three of progressive disclosure), unless the skill declares its own `file`.
+FILE_ARGUMENT = "file"
+FILE_ARGUMENT_SCHEMA = {
+    "type": "string",
+    "description": "可选：技能文件夹内某个文件的相对路径（如 references/guide.md）。给出时只返回该文件的内容，"
+                   "用于按需读取技能指令中提到的参考资料。",
+}
+
+
+def offers_file_argument(skill: Skill) -> bool:
+    """Whether the skill's tool has the built-in `file` argument (a skill may declare its own)."""
+    props = skill.parameters.get("properties")
+    return not isinstance(props, dict) or FILE_ARGUMENT not in props
+
+
 def skill_descriptor(skill: Skill) -> ToolDescriptor:
-    """The tool a skill becomes: its name, trigger (else description) and parameter schema."""
-    return ToolDescriptor(skill.name, skill.tool_description, skill.parameters)
+    """The tool a skill becomes: its name, trigger (else description) and parameter schema, plus
+    the optional `file` argument."""
+    schema = skill.parameters
+    props = schema.get("properties")
+    if isinstance(props, dict) and FILE_ARGUMENT not in props:
+        schema = {**schema, "properties": {**props, FILE_ARGUMENT: FILE_ARGUMENT_SCHEMA}}
+    return ToolDescriptor(skill.name, skill.tool_description, schema)
 
 
 def tool_definition(descriptor: ToolDescriptor, fmt: str) -> dict:
@@ -161,6 +184,11 @@ def tool_definition(descriptor: ToolDescriptor, fmt: str) -> dict:
 def skill_error_content(name: str, message: str) -> str:
     """The tool result (is_error) of a skill whose template fails at run time."""
     return f"技能 {name} 无法执行: {message}"
+
+
+def skill_file_error_content(name: str, path: Any, message: str) -> str:
+    """The tool result (is_error) of a `file` argument that cannot be given."""
+    return f"技能 {name} 无法读取文件 {json.dumps(path, ensure_ascii=False)}: {message}"
 
 
 class ToolRegistry:
@@ -222,7 +250,12 @@ class ToolRegistry:
         descriptor = self.descriptor(name)
         if arguments is None:
             arguments = {}
+        wants_file = (name not in _MEMORY_BY_NAME and isinstance(arguments, dict) and FILE_ARGUMENT in arguments
+                      and FILE_ARGUMENT_SCHEMA is descriptor.input_schema.get("properties", {}).get(FILE_ARGUMENT))
         try:
+            if wants_file:  # the other arguments are not needed, but must have the right types
+                validate_arguments({**descriptor.input_schema, "required": []}, arguments)
+                return self._skill_file(name, arguments[FILE_ARGUMENT])
             if not (name == MEMORY_UPDATE and memory_update_arguments_ok(arguments)):
                 validate_arguments(descriptor.input_schema, arguments)
         except SkillArgumentError as exc:
@@ -237,6 +270,15 @@ class ToolRegistry:
         if name == MEMORY_CLEAR:
             return ToolResult(name, self._memory.clear(user_id, actor), False)
         return self._call_skill(name, user_id, arguments)
+
+    def _skill_file(self, name: str, path: str) -> ToolResult:
+        try:
+            content = self._skills.skill_file(name, path)
+        except UnknownSkillError as exc:
+            raise UnknownToolError(name) from exc
+        except SkillFileError as exc:
+            return ToolResult(name, skill_file_error_content(name, path, str(exc)), True)
+        return ToolResult(name, content, False)
 
     def _call_skill(self, name: str, user_id: str, arguments: dict[str, Any]) -> ToolResult:
         memory_block = self._context_fn(user_id, SKILL_CONTEXT_EVENTS) or ""

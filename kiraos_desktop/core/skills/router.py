@@ -12,6 +12,7 @@ from .discovery import LoadedSkill, TextFile, claims_name, file_signature, load_
 from .model import CommandMatch, Skill
 from .problems import COMMAND_RE, Problem, SkillRenderError, UnknownSkillError, error
 from .render import render_tool_result
+from .skill_files import read_skill_file
 
 COMMAND_REWRITE = "[用户使用了技能命令 {command}] {args}"
 _COMMAND_WORD = re.compile(r"(\S+)(?:\s+|$)")
@@ -141,6 +142,11 @@ class SkillRouter:
             first = loaded.problems[0] if loaded.problems else None
             raise SkillRenderError("instruction", first.message if first else "instruction.md cannot be read")
         return loaded.text
+
+    def skill_file(self, name: str, path: str) -> str:
+        """The text of file `path` of skill `name`'s folder. Raises UnknownSkillError or
+        SkillFileError (outside the folder, missing, binary, oversized)."""
+        return read_skill_file(self._entry(name).skill.folder, path)
 
     def render(self, name: str, arguments: dict, memory_block: str = "") -> str:
         """The exact tool result of calling skill `name` with `arguments`.
