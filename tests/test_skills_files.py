@@ -120,5 +120,5 @@ def test_a_link_swapped_in_after_the_check_is_not_followed(tmp_path, monkeypatch
         return target
 
     monkeypatch.setattr(skill_files, "resolve_skill_file", resolve_then_swap)
-    with pytest.raises(skill_files.SkillFileError):
+    with pytest.raises(skill_files.SkillFileReadError):
         skill_files.read_skill_file(folder, "a.md")

@@ -14,7 +14,7 @@ from kiraos_desktop.core.skills import (
     UnknownSkillError,
     validate_arguments,
 )
-from kiraos_desktop.core.skills.skill_files import SkillFileError
+from kiraos_desktop.core.skills.skill_files import SkillFileReadError
 
 #: How many events the memory block handed to a skill carries.
 SKILL_CONTEXT_EVENTS = 3
@@ -276,7 +276,7 @@ class ToolRegistry:
             content = self._skills.skill_file(name, path)
         except UnknownSkillError as exc:
             raise UnknownToolError(name) from exc
-        except SkillFileError as exc:
+        except SkillFileReadError as exc:
             return ToolResult(name, skill_file_error_content(name, path, str(exc)), True)
         return ToolResult(name, content, False)
 

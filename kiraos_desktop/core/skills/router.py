@@ -145,7 +145,7 @@ class SkillRouter:
 
     def skill_file(self, name: str, path: str) -> str:
         """The text of file `path` of skill `name`'s folder. Raises UnknownSkillError or
-        SkillFileError (outside the folder, missing, binary, oversized)."""
+        SkillFileReadError (outside the folder, missing, binary, oversized)."""
         return read_skill_file(self._entry(name).skill.folder, path)
 
     def render(self, name: str, arguments: dict, memory_block: str = "") -> str:

@@ -15,32 +15,32 @@ MAX_PATH_CHARS = 1024
 _DRIVE = re.compile(r"^[A-Za-z]:")
 
 
-class SkillFileError(ValueError):
+class SkillFileReadError(ValueError):
     """The file cannot be given: the message says why and what to ask for instead."""
 
 
 def _check_relative(path: str) -> list[str]:
-    """The parts of a safe relative path, or SkillFileError."""
+    """The parts of a safe relative path, or SkillFileReadError."""
     if "\x00" in path:
-        raise SkillFileError("the path contains a NUL character")
+        raise SkillFileReadError("the path contains a NUL character")
     if "\\" in path:
-        raise SkillFileError("use '/' between folders (backslashes are not accepted)")
+        raise SkillFileReadError("use '/' between folders (backslashes are not accepted)")
     if path.startswith("/") or _DRIVE.match(path) or path.startswith("~"):
-        raise SkillFileError("give a path relative to the skill's folder, such as references/guide.md")
+        raise SkillFileReadError("give a path relative to the skill's folder, such as references/guide.md")
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if any(p == ".." for p in parts):
-        raise SkillFileError("'..' is not allowed: only files inside the skill's folder can be read")
+        raise SkillFileReadError("'..' is not allowed: only files inside the skill's folder can be read")
     if not parts:
-        raise SkillFileError("name a file of the skill's folder, such as references/guide.md")
+        raise SkillFileReadError("name a file of the skill's folder, such as references/guide.md")
     return parts
 
 
 def resolve_skill_file(folder: Path, path: str) -> Path:
-    """The real path of `path` inside `folder`; SkillFileError for anything that is or leads outside."""
+    """The real path of `path` inside `folder`; SkillFileReadError for anything that is or leads outside."""
     if not isinstance(path, str) or not path.strip():
-        raise SkillFileError("name a file of the skill's folder, such as references/guide.md")
+        raise SkillFileReadError("name a file of the skill's folder, such as references/guide.md")
     if len(path) > MAX_PATH_CHARS:
-        raise SkillFileError(f"the path is longer than {MAX_PATH_CHARS} characters")
+        raise SkillFileReadError(f"the path is longer than {MAX_PATH_CHARS} characters")
     parts = _check_relative(path.strip())
     decoded = path.strip()
     for _ in range(3):  # %2e%2e%2f, and the same encoded twice or thrice
@@ -52,14 +52,14 @@ def resolve_skill_file(folder: Path, path: str) -> Path:
     root = Path(os.path.realpath(folder))
     target = Path(os.path.realpath(root.joinpath(*parts)))
     if target != root and root not in target.parents:
-        raise SkillFileError("the path leads outside the skill's folder (through a link); it cannot be read")
+        raise SkillFileReadError("the path leads outside the skill's folder (through a link); it cannot be read")
     return target
 
 
 def read_skill_file(folder: Path, path: str) -> str:
     """The text of file `path` of the skill `folder` (UTF-8, at most MAX_SKILL_FILE_BYTES).
 
-    Raises SkillFileError for a path outside the folder (`..`, absolute, drive letters, backslashes,
+    Raises SkillFileReadError for a path outside the folder (`..`, absolute, drive letters, backslashes,
     percent-encoded traversal, links pointing out), a missing file, a folder, a binary or an
     oversized file."""
     target = resolve_skill_file(folder, path)
@@ -67,30 +67,30 @@ def read_skill_file(folder: Path, path: str) -> str:
     try:
         fd = os.open(target, flags)
     except FileNotFoundError:
-        raise SkillFileError(f"there is no file {path!r} in the skill's folder") from None
+        raise SkillFileReadError(f"there is no file {path!r} in the skill's folder") from None
     except IsADirectoryError:
-        raise SkillFileError(f"{path!r} is a folder; name a file inside it") from None
+        raise SkillFileReadError(f"{path!r} is a folder; name a file inside it") from None
     except OSError as exc:
-        raise SkillFileError(f"{path!r} cannot be read: {exc.strerror or exc}") from None
+        raise SkillFileReadError(f"{path!r} cannot be read: {exc.strerror or exc}") from None
     try:
         st = os.fstat(fd)
         if stat.S_ISDIR(st.st_mode):
-            raise SkillFileError(f"{path!r} is a folder; name a file inside it")
+            raise SkillFileReadError(f"{path!r} is a folder; name a file inside it")
         if not stat.S_ISREG(st.st_mode):
-            raise SkillFileError(f"{path!r} is not a regular file")
+            raise SkillFileReadError(f"{path!r} is not a regular file")
         if st.st_size > MAX_SKILL_FILE_BYTES:
-            raise SkillFileError(f"{path!r} is {st.st_size // 1024} KiB, more than the "
+            raise SkillFileReadError(f"{path!r} is {st.st_size // 1024} KiB, more than the "
                                  f"{MAX_SKILL_FILE_BYTES // 1024} KiB a skill file may have")
         with os.fdopen(fd, "rb", closefd=False) as handle:
             data = handle.read(MAX_SKILL_FILE_BYTES + 1)
     finally:
         os.close(fd)
     if len(data) > MAX_SKILL_FILE_BYTES:
-        raise SkillFileError(f"{path!r} is more than the {MAX_SKILL_FILE_BYTES // 1024} KiB a skill file may have")
+        raise SkillFileReadError(f"{path!r} is more than the {MAX_SKILL_FILE_BYTES // 1024} KiB a skill file may have")
     if b"\x00" in data:
-        raise SkillFileError(f"{path!r} is a binary file; only text files can be read")
+        raise SkillFileReadError(f"{path!r} is a binary file; only text files can be read")
     try:
         text = data.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise SkillFileError(f"{path!r} is not UTF-8 text (a binary file?); only text files can be read") from None
+        raise SkillFileReadError(f"{path!r} is not UTF-8 text (a binary file?); only text files can be read") from None
     return text.replace("\r\n", "\n")
