@@ -7,6 +7,7 @@ Anything else goes through the regular route, which gives the same reply and pro
 """
 from __future__ import annotations
 
+from collections import OrderedDict
 from urllib.parse import unquote_plus
 
 from kiraos_desktop.api.errors import dump_json
@@ -16,7 +17,9 @@ from kiraos_desktop.core.context import join_texts
 from kiraos_desktop.core.records import MAX_USER_ID_CHARS
 
 CONTEXT_PATH = "/v1/context"
-_MAX_REPLIES = 50_000
+#: The bound of the kept replies, in bytes: some 10,000 users' blocks of the default budget.
+REPLY_CACHE_BYTES = 32 * 1024 * 1024
+_ENTRY_OVERHEAD = 160  # the dict slot, the tuple, the stamp and the objects' headers, roughly
 _JSON_TYPE = (b"content-type", b"application/json")
 
 
@@ -51,15 +54,22 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None] | None
 
 
 class ContextFastPath:
-    """Keeps each encoded reply next to the cached blocks it was made from (compared by identity).
+    """Keeps the encoded reply of each single user's cached block, keyed on the block's stamp.
 
-    Entries hold only a few objects per user: the context cache of many users must not give the
-    garbage collector more to walk (a full collection would stall every request in flight).
+    Only replies made from cached blocks (the configured budget) are kept, at most `max_bytes` of
+    them, the oldest going first: a client varying max_chars or the users it asks for together
+    adds nothing. Entries hold no objects the garbage collector tracks (a full collection would
+    stall every request in flight).
     """
 
-    def __init__(self, context_builder):
+    def __init__(self, context_builder, max_bytes: int = REPLY_CACHE_BYTES):
         self._context = context_builder
-        self._replies: dict[tuple, tuple[tuple, bytes]] = {}
+        self._replies: OrderedDict[str, tuple[int, bytes]] = OrderedDict()  # user id -> (stamp, body)
+        self._bytes = 0
+        self._max_bytes = max_bytes
+
+    def cache_bytes(self) -> int:
+        return self._bytes
 
     async def __call__(self, scope, receive, send):
         """Send the reply and return its status, or return `receive` to let the router answer."""
@@ -71,27 +81,41 @@ class ContextFastPath:
         user_ids, max_chars = parsed
         peek = self._context.peek_cached
         blocks = []
-        reusable = True
+        cached = True
         for uid in user_ids:
             block = peek(uid, max_chars=max_chars)
-            if block is None:
-                built = self._context.user_block(uid, max_chars=max_chars)  # reads and caches it
-                block = peek(uid, max_chars=max_chars)
-                if block is None:  # changed meanwhile, or expiring: answer, but keep no reply
-                    block, reusable = built, False
+            if block is None:  # not cached, or another budget: made here (and cached when it can be)
+                block, cached = self._context.user_block(uid, max_chars=max_chars), False
             blocks.append(block)
-        cache_key = (user_ids, max_chars)
-        known = self._replies.get(cache_key)
-        if known is not None and all(a is b for a, b in zip(known[0], blocks)):
-            body = known[1]
+        if cached and len(blocks) == 1:
+            known = self._replies.get(user_ids[0])
+            if known is not None and known[0] == blocks[0].stamp:
+                body = known[1]
+            else:
+                body = _encode(user_ids, blocks)
+                self._remember(user_ids[0], blocks[0].stamp, body)
         else:
-            body = dump_json({"context": join_texts(b.text for b in blocks), "users": list(user_ids),
-                              "truncated": any(b.truncated for b in blocks)})
-            if reusable:
-                if len(self._replies) >= _MAX_REPLIES:
-                    self._replies.clear()
-                self._replies[cache_key] = (tuple(blocks), body)
+            body = _encode(user_ids, blocks)
         await send({"type": "http.response.start", "status": 200,
                     "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
         await send({"type": "http.response.body", "body": body})
         return 200
+
+    def _remember(self, user_id: str, stamp: int, body: bytes) -> None:
+        old = self._replies.pop(user_id, None)
+        if old is not None:
+            self._bytes -= _entry_bytes(user_id, old[1])
+        self._replies[user_id] = (stamp, body)
+        self._bytes += _entry_bytes(user_id, body)
+        while self._bytes > self._max_bytes:
+            uid, (_, evicted) = self._replies.popitem(last=False)
+            self._bytes -= _entry_bytes(uid, evicted)
+
+
+def _entry_bytes(user_id: str, body: bytes) -> int:
+    return _ENTRY_OVERHEAD + len(user_id) + len(body)
+
+
+def _encode(user_ids: tuple[str, ...], blocks: list) -> bytes:
+    return dump_json({"context": join_texts(b.text for b in blocks), "users": list(user_ids),
+                      "truncated": any(b.truncated for b in blocks)})

@@ -19,6 +19,7 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 #: Paths that answer without a token.
 PUBLIC_PATHS = frozenset({"/v1/health"})
 JSON_TYPES = ("application/json",)
+_VERDICT_VALUE_BYTES = 128
 
 
 def is_loopback(host: str) -> bool:
@@ -209,9 +210,10 @@ class GuardedApp:
         if verdict is None:
             text = value.decode("latin-1")
             verdict = (split_host(text) if header == b"host" else origin_host(text)) in self._hosts
-            if len(self._verdicts) >= 256:
-                self._verdicts.clear()
-            self._verdicts[(header, value)] = verdict
+            if len(value) <= _VERDICT_VALUE_BYTES:  # at most 256 short values: a few tens of KiB
+                if len(self._verdicts) >= 256:
+                    self._verdicts.clear()
+                self._verdicts[(header, value)] = verdict
         return verdict
 
     def _check_token(self, authorization: bytes | None) -> None:

@@ -1,7 +1,10 @@
 """Builds the memory block injected into the system prompt, with item-wise truncation and a cache."""
 from __future__ import annotations
 
+import itertools
+import sys
 import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Callable, NamedTuple
@@ -76,7 +79,7 @@ def _items(profiles: list[ProfileEntry], events: list[EventEntry]) -> list[Conte
     return items
 
 
-def _render(user_id: str, items: list[ContextItem]) -> str:
+def _render(user_id: str, items) -> str:
     # Namespaces, not dicts: Jinja2 tries getattr before [] for `e.key`, and a failed getattr per
     # field made rendering twice as slow (a cache miss is paid on every write to a user).
     sections: list[SimpleNamespace] = []
@@ -90,12 +93,33 @@ def _render(user_id: str, items: list[ContextItem]) -> str:
 def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[EventEntry],
                       max_chars: int) -> UserContext:
     """Keep items in priority order; the first item that does not fit ends the block (never cut)."""
-    items = _items(profiles, events)
-    full = _render(user_id, items)
-    if not max_chars or len(full) <= max_chars:
-        return UserContext(user_id, full, max_chars, tuple(items), ())
+    return fit_items(user_id, tuple(_items(profiles, events)), max_chars)
+
+
+def fit_items(user_id: str, items: tuple[ContextItem, ...], max_chars: int,
+              known: UserContext | None = None) -> UserContext:
+    """The block of `items` within `max_chars` (0: all of them). `known`, the block of the same items
+    under another budget, narrows the search: a larger budget keeps at least what it kept, and
+    when it dropped an item, a budget smaller than its own keeps no more."""
+    count = len(items)
+    if not max_chars:
+        text = known.text if known is not None and not known.dropped else _render(user_id, items)
+        return UserContext(user_id, text, 0, items, ())
+    low, high, best = 0, count - 1, ""  # the answer keeps from `low` to `high + 1` items; `best` keeps `low`
+    if known is not None:
+        kept = len(known.kept)
+        if len(known.text) > max_chars:
+            high = kept - 1
+        else:
+            low, best = kept, known.text
+            if kept == count or (known.budget and max_chars < known.budget):
+                return UserContext(user_id, best, max_chars, items[:kept], items[kept:])
+    elif count:
+        full = _render(user_id, items)  # the common case: everything fits
+        if len(full) <= max_chars:
+            return UserContext(user_id, full, max_chars, items, ())
+        high = count - 2
     # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
-    low, high, best = 0, len(items) - 1, ""
     while low <= high:
         mid = (low + high) // 2
         text = _render(user_id, items[:mid + 1])
@@ -103,7 +127,7 @@ def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[E
             low, best = mid + 1, text
         else:
             high = mid - 1
-    return UserContext(user_id, best, max_chars, tuple(items[:low]), tuple(items[low:]))
+    return UserContext(user_id, best, max_chars, items[:low], items[low:])
 
 
 def join_texts(texts) -> str:
@@ -115,16 +139,27 @@ def _joined(user_ids: list[str], blocks: list[UserContext]) -> ContextResult:
     return ContextResult(join_texts(b.text for b in blocks), list(user_ids), blocks)
 
 
+#: The context cache's bound, in (estimated) bytes: some 20,000 users of a dozen profiles and ten events.
+CACHE_BYTES = 256 * 1024 * 1024
+#: Users whose change counter is kept; past it the counters start over (see ContextBuilder).
+_MAX_COUNTED_USERS = 20_000
+_ITEM_OVERHEAD = 3 * 64  # the item tuple, its payload tuple and the pair tuples, roughly
+_stamps = itertools.count(1)
+
+
 class CachedBlock(NamedTuple):
     """A cached block in compact form: its items are plain tuples (kind, label, payload pairs), which the
-    garbage collector stops tracking, so a cache of many users adds no long collector pauses. The same
-    object is returned for as long as the cache holds it (callers may key derived data on it)."""
+    garbage collector stops tracking, so a cache of many users adds no long collector pauses. `stamp`
+    is unique to the block: data derived from it (an encoded reply) is keyed on the stamp, which does
+    not keep the block alive. `size` estimates the bytes it holds."""
 
     text: str
     budget: int
     kept: int
     items: tuple
     valid_until: str | None
+    stamp: int
+    size: int
 
     @property
     def truncated(self) -> bool:
@@ -134,7 +169,10 @@ class CachedBlock(NamedTuple):
     def of(cls, block: UserContext, valid_until: str | None) -> "CachedBlock":
         # Payloads go in as tuples of pairs: a tuple holding a dict is never untracked.
         items = tuple((i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped)
-        return cls(block.text, block.budget, len(block.kept), items, valid_until)
+        size = 256 + sys.getsizeof(block.text) + sum(
+            _ITEM_OVERHEAD + 64 * len(payload) + sys.getsizeof(label) + sum(sys.getsizeof(v) for _, v in payload)
+            for _, label, payload in items)
+        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps), size)
 
     def block(self, user_id: str) -> UserContext:
         items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in self.items)
@@ -142,16 +180,26 @@ class CachedBlock(NamedTuple):
 
 
 class ContextBuilder:
-    """Memory blocks for one or more users, cached per user until a change event drops them."""
+    """Memory blocks for one or more users, cached per user until a change event drops them.
 
-    def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object]):
+    Only the block under the configured budget (max_context_chars) is cached: one per user and
+    number of events (a setting, or a constant of the caller, never a client's choice). A block
+    under another budget is made from the cached items on each request, without the database.
+    The cache holds at most `cache_bytes` (estimated); past it the users cached first go first.
+    """
+
+    def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object], cache_bytes: int = CACHE_BYTES):
         self._store = store
         self._settings = settings_getter
         self._lock = threading.Lock()
-        # user id -> {(max_events, budget): CachedBlock}: a change drops one user in O(1).
-        self._cache: dict[str, dict[tuple[int, int], CachedBlock]] = {}
+        # user id -> {max_events: CachedBlock}, oldest user first: a change drops one user in O(1).
+        self._cache: OrderedDict[str, dict[int, CachedBlock]] = OrderedDict()
+        self._bytes = 0
+        self._max_bytes = cache_bytes
         # A block read from the database is cached only if nothing changed for its user meanwhile:
-        # `_epoch` moves on changes of all users, `_changes[user]` on changes of that user.
+        # `_epoch` moves on changes of all users, `_changes[user]` on changes of that user. Past
+        # _MAX_COUNTED_USERS counters they start over and the epoch moves (reads then in flight
+        # are not cached: harmless), so the counters of users written once do not pile up.
         self._epoch = 0
         self._changes: dict[str, int] = {}
         store.changes.subscribe(self._on_store_changed)
@@ -161,30 +209,61 @@ class ContextBuilder:
             if event.user_id is None:
                 self._epoch += 1
                 self._cache.clear()
+                self._bytes = 0
                 self._changes.clear()
             else:
+                if len(self._changes) >= _MAX_COUNTED_USERS and event.user_id not in self._changes:
+                    self._epoch += 1
+                    self._changes.clear()
                 self._changes[event.user_id] = self._changes.get(event.user_id, 0) + 1
-                self._cache.pop(event.user_id, None)
+                self._drop(event.user_id)
+
+    def _drop(self, user_id: str) -> None:
+        blocks = self._cache.pop(user_id, None)
+        if blocks:
+            self._bytes -= sum(b.size for b in blocks.values())
+
+    def _store_block(self, user_id: str, events: int, cached: CachedBlock) -> None:
+        blocks = self._cache.get(user_id)
+        if blocks is None:
+            blocks = self._cache[user_id] = {}
+        old = blocks.get(events)
+        blocks[events] = cached
+        self._bytes += cached.size - (old.size if old is not None else 0)
+        while self._bytes > self._max_bytes and self._cache:
+            _, evicted = self._cache.popitem(last=False)
+            self._bytes -= sum(b.size for b in evicted.values())
+
+    def cache_bytes(self) -> int:
+        """The estimated bytes the cache holds now."""
+        with self._lock:
+            return self._bytes
 
     def invalidate(self) -> None:
         self._on_store_changed(ChangeEvent(None, "settings", "gui"))
 
-    def _variant(self, max_events: int | None, max_chars: int | None) -> tuple[int, int]:
+    def _variant(self, max_events: int | None, max_chars: int | None) -> tuple[int, int, int]:
         settings = self._settings()
         events = settings.max_events_per_user if max_events is None else max_events
-        budget = settings.max_context_chars if max_chars is None else max_chars
-        return events, budget
+        default = settings.max_context_chars
+        return events, default, default if max_chars is None else max_chars
+
+    def _hit(self, user_id: str, events: int, budget: int) -> CachedBlock | None:
+        with self._lock:
+            blocks = self._cache.get(user_id)
+            hit = blocks.get(events) if blocks else None
+        if hit is not None and hit.budget == budget and (hit.valid_until is None or now_iso() < hit.valid_until):
+            return hit
+        return None
 
     def peek_cached(self, user_id: str, max_events: int | None = None,
                     max_chars: int | None = None) -> CachedBlock | None:
-        """The cached block (compact) when it is still exact, else None; never touches the database."""
-        variant = self._variant(max_events, max_chars)
-        with self._lock:
-            blocks = self._cache.get(user_id)
-            hit = blocks.get(variant) if blocks else None
-        if hit is not None and (hit.valid_until is None or now_iso() < hit.valid_until):
-            return hit
-        return None
+        """The cached block (compact) when it is still exact, else None; never touches the database.
+        Only the configured budget is cached: for another `max_chars` this is None."""
+        events, default, budget = self._variant(max_events, max_chars)
+        if budget != default:
+            return None
+        return self._hit(user_id, events, budget)
 
     def peek(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext | None:
         """The cached block when it is still exact, else None; never touches the database."""
@@ -192,15 +271,21 @@ class ContextBuilder:
         return hit.block(user_id) if hit is not None else None
 
     def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext:
-        variant = self._variant(max_events, max_chars)
-        events, budget = variant
+        events, default, budget = self._variant(max_events, max_chars)
+        hit = self._hit(user_id, events, default)
+        if hit is not None:
+            block = hit.block(user_id)
+        else:
+            block = self._read(user_id, events, default)
+        if budget == default:
+            return block
+        return fit_items(user_id, block.kept + block.dropped, budget, known=block)
+
+    def _read(self, user_id: str, events: int, budget: int) -> UserContext:
+        """The block under the configured budget from the database, cached unless its user changed meanwhile."""
         now = now_iso()
         with self._lock:
-            blocks = self._cache.get(user_id)
-            hit = blocks.get(variant) if blocks else None
             seen = (self._epoch, self._changes.get(user_id, 0))
-        if hit is not None and (hit.valid_until is None or now < hit.valid_until):
-            return hit.block(user_id)
         profiles, event_rows = self._store.context_rows(user_id, events, now)
         block = render_user_block(user_id, profiles, event_rows, budget)
         # The block is exact until the earliest expiry among the entries it read.
@@ -208,7 +293,7 @@ class ContextBuilder:
         cached = CachedBlock.of(block, min(expiries).isoformat() if expiries else None)
         with self._lock:
             if seen == (self._epoch, self._changes.get(user_id, 0)):
-                self._cache.setdefault(user_id, {})[variant] = cached
+                self._store_block(user_id, events, cached)
         return block
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None) -> ContextResult:

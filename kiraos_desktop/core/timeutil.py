@@ -30,10 +30,16 @@ def parse_ttl(text: str) -> timedelta:
     """`30m`, `12h`, `7d`, `2w`, `1d12h`; anything else raises TTLError naming the accepted forms."""
     if not isinstance(text, str):
         raise TTLError(f"ttl must be text like {TTL_FORMS}")
+    # Bots send the same few short TTLs with every write; a long text is parsed each time, so
+    # the cache holds 256 texts of at most 32 characters whatever the clients send.
+    return _parse_ttl_cached(text) if len(text) <= 32 else _parse_ttl_text(text)
+
+
+@functools.lru_cache(maxsize=256)
+def _parse_ttl_cached(text: str) -> timedelta:
     return _parse_ttl_text(text)
 
 
-@functools.lru_cache(maxsize=256)  # bots send the same few TTLs with every write
 def _parse_ttl_text(text: str) -> timedelta:
     compact = text.strip()
     if not compact or not _TTL_FULL.match(compact):

@@ -113,9 +113,18 @@ def error_field(err: js_exceptions.ValidationError) -> str:
 
 # ----------------------------------------------------------------------------- rendering
 
+#: Instructions up to this many characters keep their compiled template (128 of them at most), so the
+#: cache stays within a few MiB whatever the skills hold; longer ones are compiled on each call.
+_CACHED_SOURCE_CHARS = 16 * 1024
+
+
 @lru_cache(maxsize=128)
-def _compile(source: str) -> jinja2.Template:
+def _compile_cached(source: str) -> jinja2.Template:
     return _ENV.from_string(source)
+
+
+def _compile(source: str) -> jinja2.Template:
+    return _compile_cached(source) if len(source) <= _CACHED_SOURCE_CHARS else _ENV.from_string(source)
 
 
 def render_instruction(instruction: str, manifest: dict | None, arguments: dict) -> str:
