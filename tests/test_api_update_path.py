@@ -279,3 +279,66 @@ def test_update_queue_splits_a_crowd_into_bounded_groups(api_engine, monkeypatch
         workers.close()
     assert sizes == [4, 4, 2] and len(results) == 10
     assert store.stats().total_users == 10
+
+
+def _writing_threads(api_engine, monkeypatch) -> list[str]:
+    """Names of the threads memory_update calls run on, in order."""
+    names: list[str] = []
+    real_call = api_engine.tools.call
+
+    def call(*args, **kwargs):
+        names.append(threading.current_thread().name)
+        return real_call(*args, **kwargs)
+
+    monkeypatch.setattr(api_engine.tools, "call", call)
+    return names
+
+
+def test_the_loops_share_is_bounded_by_operations_not_bytes(api_engine, monkeypatch):
+    from kiraos_desktop.api.update_queue import LOOP_OPERATIONS
+
+    names = _writing_threads(api_engine, monkeypatch)
+    workers = Workers()
+    queue = UpdateQueue(api_engine.store, api_engine.tools, workers, "tool")
+    events = [{"op": "event", "value": f"e{n}"} for n in range(LOOP_OPERATIONS + 1)]
+
+    async def main():
+        await queue.call("cheap", {"operations": events[:LOOP_OPERATIONS]})
+        await queue.call("costly", {"operations": events})
+
+    try:
+        asyncio.run(main())
+    finally:
+        workers.close()
+    assert names[0] == threading.current_thread().name  # on the loop
+    assert names[1].startswith("kiraos-api-writer")
+    assert api_engine.store.stats().total_users == 2
+
+
+def test_groups_close_before_their_operations_pass_the_loops_share(api_engine, monkeypatch):
+    from kiraos_desktop.api import update_queue
+
+    monkeypatch.setattr(update_queue, "LOOP_OPERATIONS", 200)
+    sizes = _group_sizes(api_engine, monkeypatch)
+    workers = Workers()
+    queue = UpdateQueue(api_engine.store, api_engine.tools, workers, "tool")
+    operations = [{"op": "event", "value": f"e{n}"} for n in range(90)]
+
+    async def main():
+        return await asyncio.gather(*(queue.call(f"u{n}", {"operations": operations}) for n in range(5)))
+
+    try:
+        asyncio.run(main())
+    finally:
+        workers.close()
+    assert sizes == [2, 2, 1]
+
+
+def test_a_small_body_of_many_operations_is_written_off_the_loop(api, api_engine, monkeypatch):
+    names = _writing_threads(api_engine, monkeypatch)
+    body = json.dumps(call_body("big", [{"op": "event", "value": f"e{n}"} for n in range(2100)]),
+                      separators=(",", ":")).encode()
+    assert len(body) < 64 * 1024  # the fast path's body size: once written on the loop
+    reply = api.post("/v1/tools/memory_update", content=body, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 200 and not reply.json()["is_error"]
+    assert len(names) == 1 and names[0].startswith("kiraos-api-writer")

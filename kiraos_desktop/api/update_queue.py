@@ -8,6 +8,7 @@ own savepoint: a call that fails undoes only its own writes. Replies go out afte
 The group is written on the event loop when the store's writer is free, else on the API's writer
 thread: another thread or process holding the write lock never stalls the loop. One group at a time
 goes to the thread; the calls that arrive meanwhile wait for it and are then written on the loop.
+The loop's share is bounded by cost (operations), not by body size: see LOOP_OPERATIONS.
 """
 from __future__ import annotations
 
@@ -19,6 +20,10 @@ from kiraos_desktop.core.tool_registry import MEMORY_UPDATE
 _Call = tuple[str, dict, "asyncio.Future"]
 #: Calls per group at most: a group holds the event loop for its duration (about 0.3 ms a call).
 MAX_GROUP = 32
+#: The loop's share of work per group, in operations (some 50 us each): a group closes before its
+#: operations would pass it, and a call with more goes to the writer thread on its own, so no call
+#: holds the loop (and every context read behind it) for more than about 10 ms, whatever its size.
+LOOP_OPERATIONS = 200
 #: Turns of the event loop a group waits at most for more calls, while they keep arriving.
 MAX_WAIT_TURNS = 3
 
@@ -38,6 +43,8 @@ class UpdateQueue:
 
     async def call(self, user_id: str, arguments: dict):
         """The ToolResult of memory_update for `user_id`, once it is committed; raises what the call raised."""
+        if call_cost(arguments) > LOOP_OPERATIONS:
+            return await self._call_on_thread(user_id, arguments)
         loop = asyncio.get_running_loop()
         future = loop.create_future()
         self._pending.append((user_id, arguments, future))
@@ -63,7 +70,8 @@ class UpdateQueue:
             self._seen, self._turns = count, self._turns + 1
             asyncio.get_running_loop().call_soon(self._flush)
             return
-        calls, self._pending = self._pending[:MAX_GROUP], self._pending[MAX_GROUP:]
+        size = _group_size(self._pending)
+        calls, self._pending = self._pending[:size], self._pending[size:]
         # More than a group's worth waiting: the rest goes next turn, after other work of the loop.
         self._flush_scheduled = bool(self._pending)
         self._seen, self._turns = len(self._pending), 0
@@ -79,6 +87,13 @@ class UpdateQueue:
             _fail(calls, exc)
             return
         _deliver(calls, outcomes)
+
+    async def _call_on_thread(self, user_id: str, arguments: dict):
+        """A call too costly for the loop, written alone on the writer thread (after what is queued there)."""
+        [(ok, value)] = await self._workers.write(self._write, [(user_id, arguments, None)], True)
+        if ok:
+            return value
+        raise value
 
     def _thread_group_done(self, _task: asyncio.Task) -> None:
         self._on_thread = None
@@ -109,6 +124,22 @@ class UpdateQueue:
                 else:
                     outcomes.append((True, result))
         return outcomes
+
+
+def call_cost(arguments: dict) -> int:
+    """What a memory_update call costs the writer, in operations."""
+    return max(1, len(arguments["operations"]))
+
+
+def _group_size(pending: list[_Call]) -> int:
+    """How many of the first pending calls make the next group: at most MAX_GROUP calls and
+    LOOP_OPERATIONS operations (one call at least)."""
+    cost = 0
+    for count, (_, arguments, _) in enumerate(pending[:MAX_GROUP]):
+        cost += call_cost(arguments)
+        if cost > LOOP_OPERATIONS and count:
+            return count
+    return min(len(pending), MAX_GROUP)
 
 
 def _deliver(calls: list[_Call], outcomes: list[tuple[bool, object]]) -> None:
