@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         self._server = server
         self._ui_settings = ui_settings if ui_settings is not None else QSettings()
         self._prompts = prompts or default_prompts
+        self._guide = None
         self.setWindowTitle(self._title())
         self.setWindowIcon(app_icon())
         self.undo_stack = QUndoStack(self)
@@ -105,6 +106,7 @@ class MainWindow(QMainWindow):
         self.writer.failed.connect(self._on_writer_failed)
         self.users_page.status_message.connect(self._on_page_status_message)
         self.overview_page.user_activated.connect(self._on_overview_user_activated)
+        self.overview_page.guide_requested.connect(self.show_guide)
         self._unsubscribe_settings = engine.on_settings_changed(self._on_engine_settings_changed)
         self._on_server_state_changed(self.server_state.state, self.server_state.detail)
         self.resize(1180, 760)
@@ -165,6 +167,9 @@ class MainWindow(QMainWindow):
         self.settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         self.help_menu = self.menuBar().addMenu("")
+        self.guide_action = self.help_menu.addAction("")
+        self.guide_action.setShortcut(QKeySequence(QKeySequence.StandardKey.HelpContents))
+        self.help_menu.addSeparator()
         self.about_action = self.help_menu.addAction("")
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
         self._retranslate_menus()
@@ -176,6 +181,7 @@ class MainWindow(QMainWindow):
         self.purge_action.triggered.connect(self._on_purge_action_triggered)
         self.quit_action.triggered.connect(self.close)
         self.settings_action.triggered.connect(self._on_settings_action_triggered)
+        self.guide_action.triggered.connect(self.show_guide)
         self.about_action.triggered.connect(self._on_about_action_triggered)
 
     def _retranslate_menus(self) -> None:
@@ -190,6 +196,7 @@ class MainWindow(QMainWindow):
         self.edit_menu.setTitle(self.tr("&Edit"))
         self.settings_action.setText(self.tr("Settings…"))
         self.help_menu.setTitle(self.tr("&Help"))
+        self.guide_action.setText(self.tr("Guide"))
         self.about_action.setText(self.tr("About KiraOS Desktop"))
         # QUndoStack's actions read their prefix once; the command texts come from the stack.
         self.undo_action.setText(self.tr("Undo"))
@@ -297,6 +304,16 @@ class MainWindow(QMainWindow):
         from kiraos_desktop.ui.settings_dialog import SettingsDialog
 
         SettingsDialog(self._engine, self).exec()
+
+    def show_guide(self) -> None:
+        """Help > Guide (F1): one non-modal guide window, raised when already open."""
+        from kiraos_desktop.ui.help_dialog import HelpDialog
+
+        if self._guide is None:
+            self._guide = HelpDialog(self)
+        self._guide.show()
+        self._guide.raise_()
+        self._guide.activateWindow()
 
     def _on_about_action_triggered(self) -> None:
         from kiraos_desktop.ui.about_dialog import AboutDialog

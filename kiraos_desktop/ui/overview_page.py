@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from html import escape
 
-from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -99,16 +99,25 @@ class StatCard(QFrame):
 
 class OverviewPage(QWidget):
     user_activated = Signal(str)  # a feed row was double-clicked: open that user
+    guide_requested = Signal()  # the first-run hint's link: open Help > Guide
 
     def __init__(self, store: MemoryStore, skills: SkillRouter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
         self._skills = skills
         self._stale = True
-        self.users_card = StatCard(self.tr("Users"))
-        self.profiles_card = StatCard(self.tr("Profile entries"))
-        self.events_card = StatCard(self.tr("Events"))
-        self.skills_card = StatCard(self.tr("Skills"))
+        self.first_run = QLabel()
+        self.first_run.setObjectName("firstRunHint")
+        self.first_run.setWordWrap(True)
+        self.first_run.setTextFormat(Qt.TextFormat.RichText)
+        self.first_run.setFrameShape(QFrame.Shape.StyledPanel)
+        self.first_run.setMargin(10)
+        self.first_run.linkActivated.connect(self._on_first_run_link_activated)
+        self.first_run.hide()
+        self.users_card = StatCard("")
+        self.profiles_card = StatCard("")
+        self.events_card = StatCard("")
+        self.skills_card = StatCard("")
         cards = QGridLayout()
         for column, card in enumerate((self.users_card, self.profiles_card, self.events_card, self.skills_card)):
             cards.addWidget(card, 0, column)
@@ -120,10 +129,12 @@ class OverviewPage(QWidget):
         self.db_label.setObjectName("overviewDatabase")
         self.db_label.setWordWrap(True)
         self.db_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        status_box = QGroupBox(self.tr("Status"))
-        status = QFormLayout(status_box)
-        status.addRow(self.tr("API:"), self.api_label)
-        status.addRow(self.tr("Database:"), self.db_label)
+        self.status_box = QGroupBox()
+        status = QFormLayout(self.status_box)
+        self.api_caption = QLabel()
+        self.db_caption = QLabel()
+        status.addRow(self.api_caption, self.api_label)
+        status.addRow(self.db_caption, self.db_label)
         self.feed_model = ChangeFeedModel(store, self)
         self.feed_view = QTableView()
         self.feed_view.setObjectName("feedView")
@@ -134,22 +145,49 @@ class OverviewPage(QWidget):
             header.resizeSection(column, width)
         header.setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
         self.empty_state = EmptyState(self.feed_view)
-        feed_title = QLabel(self.tr("Recent changes"))
-        feed_title.setObjectName("sectionTitle")
-        bold = QFont(feed_title.font())
+        self.feed_title = QLabel()
+        self.feed_title.setObjectName("sectionTitle")
+        bold = QFont(self.feed_title.font())
         bold.setBold(True)
-        feed_title.setFont(bold)
+        self.feed_title.setFont(bold)
         layout = QVBoxLayout(self)
+        layout.addWidget(self.first_run)
         layout.addLayout(cards)
-        layout.addWidget(status_box)
+        layout.addWidget(self.status_box)
         layout.addSpacing(4)
-        layout.addWidget(feed_title)
+        layout.addWidget(self.feed_title)
         layout.addWidget(self.feed_view, 1)
         self.feed_view.doubleClicked.connect(self._on_feed_view_double_clicked)
+        self._retranslate()
         self.set_api_state(self.tr("starting…"))
+
+    def _retranslate(self) -> None:
+        self.users_card.caption_label.setText(self.tr("Users"))
+        self.profiles_card.caption_label.setText(self.tr("Profile entries"))
+        self.events_card.caption_label.setText(self.tr("Events"))
+        self.skills_card.caption_label.setText(self.tr("Skills"))
+        self.status_box.setTitle(self.tr("Status"))
+        self.api_caption.setText(self.tr("API:"))
+        self.db_caption.setText(self.tr("Database:"))
+        self.feed_title.setText(self.tr("Recent changes"))
+        self.first_run.setText(self.tr(
+            "<b>No user has any memory yet.</b> Connect a bot to the API (its address and token are on "
+            "the API page): what it stores appears here and on the Users page. "
+            "<a href=\"guide\">Read the guide</a> (F1) for what profile entries, categories, confidence "
+            "and TTL mean, how skills use {name} and {{ name }}, and how a bot connects."))
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        if event.type() == QEvent.Type.LanguageChange:
+            self._retranslate()
+            self._stale = True
+            self.refresh(None)  # texts made from counts
+        super().changeEvent(event)
 
     def set_api_state(self, text: str, color: str = "") -> None:
         self.api_label.setText(f"<span style='color:{color}'>●</span> {escape(text)}" if color else escape(text))
+
+    def _on_first_run_link_activated(self, _link: str) -> None:
+        self.guide_requested.emit()
 
     def refresh(self, _changed_users: frozenset | None = None) -> None:
         """Counts and feed; deferred until the page is visible (one query set per coalesced burst)."""
@@ -159,6 +197,7 @@ class OverviewPage(QWidget):
         self._stale = False
         stats = self._store.stats()
         self.users_card.set_value(stats.total_users)
+        self.first_run.setVisible(stats.total_users == 0)
         self.profiles_card.set_value(stats.total_profiles)
         self.events_card.set_value(stats.total_events)
         skills = self._skills.skills()

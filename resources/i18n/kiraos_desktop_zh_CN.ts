@@ -705,6 +705,13 @@ Nothing was changed.</source>
     </message>
 </context>
 <context>
+    <name>HelpDialog</name>
+    <message>
+        <source>KiraOS Desktop guide</source>
+        <translation>KiraOS Desktop 使用指南</translation>
+    </message>
+</context>
+<context>
     <name>History</name>
     <message>
         <source>expires {date}</source>
@@ -991,6 +998,10 @@ Nothing was changed.</source>
         <translation>帮助(&amp;H)</translation>
     </message>
     <message>
+        <source>Guide</source>
+        <translation>使用指南</translation>
+    </message>
+    <message>
         <source>About KiraOS Desktop</source>
         <translation>关于 KiraOS Desktop</translation>
     </message>
@@ -1166,6 +1177,10 @@ Nothing was changed.</source>
     <message>
         <source>starting…</source>
         <translation>正在启动…</translation>
+    </message>
+    <message>
+        <source>&lt;b&gt;No user has any memory yet.&lt;/b&gt; Connect a bot to the API (its address and token are on the API page): what it stores appears here and on the Users page. &lt;a href=&quot;guide&quot;&gt;Read the guide&lt;/a&gt; (F1) for what profile entries, categories, confidence and TTL mean, how skills use {name} and {{ name }}, and how a bot connects.</source>
+        <translation>&lt;b&gt;还没有任何用户的记忆。&lt;/b&gt;将机器人连接到 API（地址和令牌见“API”页面）：它存储的内容会显示在这里和“用户”页面。&lt;a href=&quot;guide&quot;&gt;阅读使用指南&lt;/a&gt;（F1），了解画像条目、类别、置信度和有效期的含义，技能中 {name} 与 {{ name }} 的用法，以及机器人如何连接。</translation>
     </message>
     <message>
         <source>{n} enabled</source>
@@ -2073,9 +2088,11 @@ The bot will no longer receive any memory for this user. You can undo this with 
     </message>
     <message>
         <source>No users yet.
-Memory appears here as soon as the bot stores something (memory_update, or the API).</source>
+Memory appears here as soon as the bot stores something (memory_update, or the API).
+Help &gt; Guide (F1) explains how a bot connects.</source>
         <translation>还没有用户。
-机器人一旦存储内容（memory_update 或 API），记忆就会显示在这里。</translation>
+机器人一旦存储内容（memory_update 或 API），记忆就会显示在这里。
+“帮助 &gt; 使用指南”（F1）介绍了机器人如何连接。</translation>
     </message>
 </context>
 <context>

@@ -241,5 +241,5 @@ class UsersPage(QWidget):
                 hint += "\n" + self.tr("Tick “Also search in keys, values and events” to look inside memories.")
         else:
             hint = self.tr("No users yet.\nMemory appears here as soon as the bot stores something "
-                           "(memory_update, or the API).")
+                           "(memory_update, or the API).\nHelp > Guide (F1) explains how a bot connects.")
         self.empty_state.update_state(model.rowCount(), hint)
