@@ -19,6 +19,10 @@ class FakePrompter:
         self.reload_answer = False
         self.names: list[str | None] = []
         self.errors: list[tuple[str, str]] = []
+        self.clash_answers: list[str] = []
+        self.overwrite_answer = False
+        self.files: list[str] = []
+        self.folders: list[str] = []
 
     def unsaved_changes(self, skill):
         self.asked.append(("unsaved", skill))
@@ -38,6 +42,22 @@ class FakePrompter:
 
     def error(self, title, text):
         self.errors.append((title, text))
+
+    def name_clash(self, skill):
+        self.asked.append(("clash", skill))
+        return self.clash_answers.pop(0) if self.clash_answers else "cancel"
+
+    def confirm_overwrite(self, title, path):
+        self.asked.append(("overwrite", path))
+        return self.overwrite_answer
+
+    def open_file(self, title, start, filters):
+        self.asked.append(("open", title))
+        return self.files.pop(0) if self.files else ""
+
+    def choose_folder(self, title, start):
+        self.asked.append(("folder", title))
+        return self.folders.pop(0) if self.folders else ""
 
     def info(self, title, text):
         self.asked.append(("info", title, text))

@@ -135,6 +135,13 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     </message>
 </context>
 <context>
+    <name>AgentBadgeDelegate</name>
+    <message>
+        <source>Agent Skills</source>
+        <translation>Agent Skills</translation>
+    </message>
+</context>
+<context>
     <name>ApiPage</name>
     <message>
         <source>Loopback API</source>
@@ -1522,6 +1529,34 @@ Nothing was changed.</source>
         <source>Keep my changes</source>
         <translation>保留我的更改</translation>
     </message>
+    <message>
+        <source>Import skill</source>
+        <translation>导入技能</translation>
+    </message>
+    <message>
+        <source>A skill named {0} already exists.</source>
+        <translation>已有名为 {0} 的技能。</translation>
+    </message>
+    <message>
+        <source>Replace it with the imported skill (its folder is overwritten), or import under another name?</source>
+        <translation>用导入的技能替换它（覆盖其文件夹），还是换个名称导入？</translation>
+    </message>
+    <message>
+        <source>Replace</source>
+        <translation>替换</translation>
+    </message>
+    <message>
+        <source>Rename…</source>
+        <translation>重命名…</translation>
+    </message>
+    <message>
+        <source>{0} already exists.</source>
+        <translation>{0} 已存在。</translation>
+    </message>
+    <message>
+        <source>Replace that folder with the exported skill?</source>
+        <translation>用导出的技能替换该文件夹？</translation>
+    </message>
 </context>
 <context>
     <name>QMessageBox</name>
@@ -1785,6 +1820,10 @@ Changing host, port or token restarts the API server.</source>
         <translation>丢弃未保存的更改</translation>
     </message>
     <message>
+        <source>SKILL.md (Agent Skills: front matter and instructions):</source>
+        <translation>SKILL.md（Agent Skills：前置元数据和指令）：</translation>
+    </message>
+    <message>
         <source>Instruction (instruction.md):</source>
         <translation>指令（instruction.md）：</translation>
     </message>
@@ -1832,6 +1871,10 @@ Changing host, port or token restarts the API server.</source>
         <translation>文件夹：{0}</translation>
     </message>
     <message>
+        <source>Agent Skills format (SKILL.md): other agents can load this folder as it is.</source>
+        <translation>Agent Skills 格式（SKILL.md）：其他智能体可以直接加载此文件夹。</translation>
+    </message>
+    <message>
         <source>Hosts cannot call this skill until its errors are fixed.</source>
         <translation>修正错误之前，宿主程序无法调用此技能。</translation>
     </message>
@@ -1849,6 +1892,10 @@ Changing host, port or token restarts the API server.</source>
     <message>
         <source>Search skills</source>
         <translation>搜索技能</translation>
+    </message>
+    <message>
+        <source>Drop an Agent Skills folder or .zip/.skill archive here to import it</source>
+        <translation>将 Agent Skills 文件夹或 .zip/.skill 压缩包拖放到此处即可导入</translation>
     </message>
     <message>
         <source>New</source>
@@ -1873,6 +1920,65 @@ Changing host, port or token restarts the API server.</source>
     <message>
         <source>Move the skill folder to the backups area</source>
         <translation>将技能文件夹移到备份区</translation>
+    </message>
+    <message>
+        <source>Import…</source>
+        <translation>导入…</translation>
+    </message>
+    <message>
+        <source>Import an Agent Skill: a folder with SKILL.md or a .zip/.skill archive (you can also drop it on the list)</source>
+        <translation>导入 Agent Skill：含 SKILL.md 的文件夹或 .zip/.skill 压缩包（也可以拖放到列表上）</translation>
+    </message>
+    <message>
+        <source>Export…</source>
+        <translation>导出…</translation>
+    </message>
+    <message>
+        <source>Write the skill as an Agent Skills folder (SKILL.md) that other agents can load</source>
+        <translation>将技能导出为其他智能体可加载的 Agent Skills 文件夹（SKILL.md）</translation>
+    </message>
+</context>
+<context>
+    <name>SkillTransfer</name>
+    <message>
+        <source>Import skill</source>
+        <translation>导入技能</translation>
+    </message>
+    <message>
+        <source>Agent Skills (SKILL.md skill.md *.zip *.skill);;All files (*)</source>
+        <translation>Agent Skills (SKILL.md skill.md *.zip *.skill);;所有文件 (*)</translation>
+    </message>
+    <message>
+        <source>Importing {0}…</source>
+        <translation>正在导入 {0}…</translation>
+    </message>
+    <message>
+        <source>The skill could not be imported:
+{0}</source>
+        <translation>无法导入技能：
+{0}</translation>
+    </message>
+    <message>
+        <source>Import the skill under another name:</source>
+        <translation>以另一个名称导入技能：</translation>
+    </message>
+    <message>
+        <source>Export skill</source>
+        <translation>导出技能</translation>
+    </message>
+    <message>
+        <source>The skill could not be exported:
+{0}</source>
+        <translation>无法导出技能：
+{0}</translation>
+    </message>
+    <message>
+        <source>Exporting {0}…</source>
+        <translation>正在导出 {0}…</translation>
+    </message>
+    <message>
+        <source>Exported to {0}. Agent Skills hosts can load this folder as it is.</source>
+        <translation>已导出到 {0}。Agent Skills 宿主程序可以直接加载此文件夹。</translation>
     </message>
 </context>
 <context>

@@ -110,6 +110,11 @@ def load_instruction(path: Path, manifest: dict | None) -> tuple[TextFile, list[
     return loaded, instruction_problems(loaded.text, manifest)
 
 
+def is_agent_folder(folder: Path) -> bool:
+    """An Agent Skills folder: SKILL.md and no manifest.json (a manifest.json makes it a KiraOS skill)."""
+    return not os.path.lexists(Path(folder) / MANIFEST_FILE) and os.path.isfile(Path(folder) / SKILL_FILE)
+
+
 def load_agent_folder(folder: Path) -> LoadedSkill:
     """Read an Agent Skills folder (SKILL.md, no manifest.json) as a skill."""
     source = read_text_file(folder / SKILL_FILE, "manifest")
@@ -138,7 +143,7 @@ def load_skill_folder(folder: Path) -> LoadedSkill | None:
         return None
     if not stat.S_ISDIR(st.st_mode):
         return None
-    if not os.path.lexists(folder / MANIFEST_FILE) and os.path.isfile(folder / SKILL_FILE):
+    if is_agent_folder(folder):
         return load_agent_folder(folder)
 
     manifest_file = read_text_file(folder / MANIFEST_FILE, "manifest")

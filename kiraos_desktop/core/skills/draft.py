@@ -9,6 +9,7 @@ from typing import Any, Iterable
 
 from kiraos_desktop.core.tool_registry import skill_descriptor, skill_error_content, tool_definition
 
+from .agent_format import validate_agent_text
 from .discovery import skill_from_manifest
 from .manifest import validate_manifest_text
 from .model import CommandMatch, Skill
@@ -66,6 +67,17 @@ def draft_problems(manifest_text: str, instruction: str, folder: Path, others: I
         problems.extend(_clashes(data, others))
     problems.extend(instruction_problems(instruction, data if data is not None else fallback_manifest))
     return data, problems
+
+
+def draft_agent(text: str, folder: Path, others: Iterable[Skill]) -> tuple[dict | None, str, list[Problem]]:
+    """The same for an edited SKILL.md: (manifest or None when unreadable, instruction, problems),
+    with the spec rules (the same lint as `skills lint`) and clashes with other skills."""
+    folder = Path(folder)
+    agent = validate_agent_text(text, folder.name)
+    problems = list(agent.problems)
+    if agent.manifest is not None:
+        problems.extend(_clashes(agent.manifest, [s for s in others if Path(s.folder) != folder]))
+    return agent.manifest, agent.instruction, problems + agent.instruction_problems
 
 
 def _clashes(data: dict, others: list[Skill]) -> list[Problem]:

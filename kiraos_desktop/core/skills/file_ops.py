@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .manifest_fields import dump_manifest
-from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
+from .problems import AGENT_SKILL_FILE, COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
 
 DELETED_SKILLS = "deleted-skills"
 
@@ -93,6 +93,19 @@ def save_skill_files(folder: Path, manifest_text: str, instruction_text: str) ->
             os.replace(temp, target)
     except OSError as exc:
         for temp, _target in staged:
+            _unlink_quietly(temp)
+        raise SkillFileError(f"cannot save the skill in {folder}: {exc.strerror or exc}") from exc
+
+
+def save_skill_md(folder: Path, text: str) -> None:
+    """Write the SKILL.md of an Agent Skills folder (temp file, synced, then os.replace)."""
+    folder = Path(folder)
+    temp = None
+    try:
+        temp = _stage(folder, AGENT_SKILL_FILE, text)
+        os.replace(temp, folder / AGENT_SKILL_FILE)
+    except OSError as exc:
+        if temp is not None:
             _unlink_quietly(temp)
         raise SkillFileError(f"cannot save the skill in {folder}: {exc.strerror or exc}") from exc
 

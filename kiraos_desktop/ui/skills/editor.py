@@ -15,7 +15,9 @@ from PySide6.QtWidgets import (
 )
 
 from kiraos_desktop.core.skills import Problem
+from kiraos_desktop.core.skills.agent_format import validate_agent_text
 from kiraos_desktop.core.skills.manifest import declared_names
+from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE
 from kiraos_desktop.core.skills.render import template_kind
 
 from .code_editor import CodeEditor
@@ -27,6 +29,9 @@ from .theme import colors_for
 
 class SkillEditor(QWidget):
     """Holds the open skill's text and the version last loaded or saved (for dirty tracking).
+
+    A KiraOS skill shows its manifest (form + JSON) and instruction.md; an Agent Skills skill
+    shows its whole SKILL.md (front matter and body) in the instruction editor.
 
     `edited` on any text change; `manifestChanged` when the readable manifest changes;
     `saveRequested` / `revertRequested` from the buttons."""
@@ -41,6 +46,8 @@ class SkillEditor(QWidget):
         self._folder: Path | None = None
         self._saved = ("", "")
         self._loading = False
+        self._agent = False
+        self._agent_cache: tuple[str, dict] = ("", {})
 
         self.title = QLabel(self)
         font = self.title.font()
@@ -67,7 +74,8 @@ class SkillEditor(QWidget):
         instruction_box = QWidget(self)
         box = QVBoxLayout(instruction_box)
         box.setContentsMargins(0, 0, 0, 0)
-        box.addWidget(QLabel(self.tr("Instruction (instruction.md):"), instruction_box))
+        self.instruction_label = QLabel(instruction_box)
+        box.addWidget(self.instruction_label)
         box.addWidget(self.instruction_edit, 1)
         box.addWidget(self.instruction_find)
         self.splitter = QSplitter(Qt.Orientation.Vertical, self)
@@ -83,6 +91,7 @@ class SkillEditor(QWidget):
         layout.addLayout(header)
         layout.addWidget(self.splitter, 1)
 
+        self._set_instruction_label()
         self.manifest_editor.textChanged.connect(self._on_text_changed)
         self.manifest_editor.manifestChanged.connect(self._on_manifest_editor_manifest_changed)
         self.instruction_edit.textChanged.connect(self._on_text_changed)
@@ -96,11 +105,20 @@ class SkillEditor(QWidget):
     def folder(self) -> Path | None:
         return self._folder
 
-    def load(self, folder: Path | None, manifest_text: str, instruction_text: str) -> None:
-        """Show a skill's files (None: no skill open) and remember them as the saved version."""
+    @property
+    def is_agent(self) -> bool:
+        """True when the open skill is an Agent Skills folder (its SKILL.md is edited)."""
+        return self._agent
+
+    def load(self, folder: Path | None, manifest_text: str, instruction_text: str, agent: bool = False) -> None:
+        """Show a skill's files (None: no skill open) and remember them as the saved version.
+        With `agent`, `instruction_text` is the whole SKILL.md and `manifest_text` is ""."""
         self._loading = True
         try:
             self._folder = Path(folder) if folder is not None else None
+            self._agent = agent and folder is not None
+            self.manifest_editor.setVisible(not self._agent)
+            self._set_instruction_label()
             self._saved = (manifest_text, instruction_text)
             self.manifest_editor.set_text(manifest_text)
             self.instruction_edit.setPlainText(instruction_text)
@@ -123,7 +141,22 @@ class SkillEditor(QWidget):
         return self.instruction_edit.toPlainText()
 
     def manifest(self) -> dict:
+        if self._agent:
+            return self._agent_manifest()
         return self.manifest_editor.manifest()
+
+    def _agent_manifest(self) -> dict:
+        text = self.instruction_text()
+        if self._agent_cache[0] != text:
+            manifest = validate_agent_text(text, self._folder.name if self._folder else None).manifest
+            self._agent_cache = (text, manifest or {})
+        return self._agent_cache[1]
+
+    def _set_instruction_label(self) -> None:
+        if self._agent:
+            self.instruction_label.setText(self.tr("SKILL.md (Agent Skills: front matter and instructions):"))
+        else:
+            self.instruction_label.setText(self.tr("Instruction (instruction.md):"))
 
     def is_dirty(self) -> bool:
         return self._folder is not None and (self.manifest_text(), self.instruction_text()) != self._saved
@@ -146,7 +179,9 @@ class SkillEditor(QWidget):
 
     def goto_problem(self, problem: Problem) -> None:
         """Jump to where a problem is: an instruction line, a form field or a JSON line."""
-        if problem.field.startswith("instruction"):
+        if self._agent or problem.file == AGENT_SKILL_FILE:
+            self.instruction_edit.goto_line(problem.line or 1)
+        elif problem.field.startswith("instruction"):
             self.instruction_edit.goto_line(problem.line or 1)
         elif problem.field == "manifest":
             self.manifest_editor.show_json_line(problem.line)
@@ -174,5 +209,10 @@ class SkillEditor(QWidget):
     def _on_text_changed(self) -> None:
         if self._loading:
             return
+        if self._agent:
+            before = self._agent_cache[1]
+            if self._agent_manifest() != before:
+                self._sync_highlighter()
+                self.manifestChanged.emit()
         self.set_folder_title()
         self.edited.emit()

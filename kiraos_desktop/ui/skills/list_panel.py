@@ -1,7 +1,11 @@
-"""Left side of the Skills page: search, the skill table and New/Duplicate/Rename/Delete buttons."""
+"""Left side of the Skills page: search, the skill table (a folder or archive dropped on it is imported)
+and the New/Duplicate/Rename/Delete/Import/Export buttons."""
 from __future__ import annotations
 
+from pathlib import Path
+
 from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
+from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QGridLayout,
@@ -13,8 +17,53 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kiraos_desktop.core.skills.archive import is_archive
+
+from .badge_delegate import AgentBadgeDelegate
 from .skill_list import COMMAND, ENABLED, FOLDER_ROLE, NAME, PROBLEMS, SkillFilterProxy, SkillListModel
 from .theme import colors_for
+
+
+def dropped_source(mime) -> str:
+    """The one local folder or .zip/.skill archive a drag carries, else ""."""
+    if mime is None or not mime.hasUrls():
+        return ""
+    urls = [url for url in mime.urls() if url.isLocalFile()]
+    if len(urls) != 1:
+        return ""
+    path = Path(urls[0].toLocalFile())
+    return str(path) if path.is_dir() or (path.is_file() and is_archive(path)) else ""
+
+
+class SkillTableView(QTableView):
+    """The skill table; a folder or .zip/.skill archive dropped on it emits `sourceDropped(path)`."""
+
+    sourceDropped = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None):
+        super().__init__(parent)
+        self.setAcceptDrops(True)
+        self.setDragDropMode(QAbstractItemView.DragDropMode.DropOnly)
+
+    def dragEnterEvent(self, event: QDragEnterEvent) -> None:  # noqa: N802 (Qt override)
+        if dropped_source(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dragMoveEvent(self, event: QDragMoveEvent) -> None:  # noqa: N802 (Qt override)
+        if dropped_source(event.mimeData()):
+            event.acceptProposedAction()
+        else:
+            event.ignore()
+
+    def dropEvent(self, event: QDropEvent) -> None:  # noqa: N802 (Qt override)
+        source = dropped_source(event.mimeData())
+        if not source:
+            event.ignore()
+            return
+        event.acceptProposedAction()
+        self.sourceDropped.emit(source)
 
 
 class SkillListPanel(QWidget):
@@ -26,6 +75,8 @@ class SkillListPanel(QWidget):
     duplicateRequested = Signal()
     renameRequested = Signal()
     deleteRequested = Signal()
+    importRequested = Signal(str)  # a dropped folder or archive; "" for the Import... button
+    exportRequested = Signal()
 
     def __init__(self, parent: QWidget | None = None):
         super().__init__(parent)
@@ -38,8 +89,11 @@ class SkillListPanel(QWidget):
         self.search_edit = QLineEdit(self)
         self.search_edit.setPlaceholderText(self.tr("Search skills"))
         self.search_edit.setClearButtonEnabled(True)
-        self.view = QTableView(self)
+        self.view = SkillTableView(self)
         self.view.setModel(self.proxy)
+        self.badges = AgentBadgeDelegate(colors_for(self.palette()), self.view)
+        self.view.setItemDelegateForColumn(NAME, self.badges)
+        self.view.setToolTip(self.tr("Drop an Agent Skills folder or .zip/.skill archive here to import it"))
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
@@ -59,11 +113,19 @@ class SkillListPanel(QWidget):
         self.rename_button = QPushButton(self.tr("Rename"), self)
         self.delete_button = QPushButton(self.tr("Delete"), self)
         self.delete_button.setToolTip(self.tr("Move the skill folder to the backups area"))
+        self.import_button = QPushButton(self.tr("Import…"), self)
+        self.import_button.setToolTip(self.tr("Import an Agent Skill: a folder with SKILL.md or a .zip/.skill "
+                                              "archive (you can also drop it on the list)"))
+        self.export_button = QPushButton(self.tr("Export…"), self)
+        self.export_button.setToolTip(self.tr("Write the skill as an Agent Skills folder (SKILL.md) that other "
+                                              "agents can load"))
         buttons = QGridLayout()
         buttons.addWidget(self.new_button, 0, 0)
         buttons.addWidget(self.duplicate_button, 0, 1)
         buttons.addWidget(self.rename_button, 1, 0)
         buttons.addWidget(self.delete_button, 1, 1)
+        buttons.addWidget(self.import_button, 2, 0)
+        buttons.addWidget(self.export_button, 2, 1)
 
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -77,11 +139,15 @@ class SkillListPanel(QWidget):
         self.duplicate_button.clicked.connect(self.duplicateRequested)
         self.rename_button.clicked.connect(self.renameRequested)
         self.delete_button.clicked.connect(self.deleteRequested)
+        self.import_button.clicked.connect(self._on_import_button_clicked)
+        self.export_button.clicked.connect(self.exportRequested)
+        self.view.sourceDropped.connect(self.importRequested)
         self.setMinimumWidth(250)  # room for names like nickname_generator next to their command
         self._update_buttons()
 
     def set_colors(self, colors) -> None:
         self.model.set_colors(colors)
+        self.badges.set_colors(colors)
         self.view.viewport().update()
 
     # ------------------------------------------------------------------ content
@@ -132,10 +198,13 @@ class SkillListPanel(QWidget):
 
     def _update_buttons(self) -> None:
         has = bool(self.current_folder())
-        for button in (self.duplicate_button, self.rename_button, self.delete_button):
+        for button in (self.duplicate_button, self.rename_button, self.delete_button, self.export_button):
             button.setEnabled(has)
 
     # ------------------------------------------------------------------ slots
+
+    def _on_import_button_clicked(self) -> None:
+        self.importRequested.emit("")
 
     def _on_search_edit_text_changed(self, text: str) -> None:
         current = self.current_folder()

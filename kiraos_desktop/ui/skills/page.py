@@ -1,4 +1,4 @@
-"""The Skills page: author skills (manifest + instruction) with a live preview of the tool result."""
+"""The Skills page: author skills (manifest + instruction, or SKILL.md) with a live preview of the tool result."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -11,10 +11,10 @@ from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.core.skills import Problem
 from kiraos_desktop.core.skills import draft as drafts
 from kiraos_desktop.core.skills.arguments import sample_arguments
-from kiraos_desktop.core.skills.discovery import read_text_file
-from kiraos_desktop.core.skills.file_ops import SkillFileError, save_skill_files
+from kiraos_desktop.core.skills.discovery import is_agent_folder, read_text_file
+from kiraos_desktop.core.skills.file_ops import SkillFileError, save_skill_files, save_skill_md
 from kiraos_desktop.core.skills.manifest import manifest_parameters
-from kiraos_desktop.core.skills.problems import INSTRUCTION_FILE, MANIFEST_FILE
+from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE, INSTRUCTION_FILE, MANIFEST_FILE
 from kiraos_desktop.core.tool_registry import SKILL_CONTEXT_EVENTS
 
 from .editor import SkillEditor
@@ -23,6 +23,7 @@ from .page_actions import SkillFileActions
 from .preview_runner import PreviewJob, PreviewOutcome, PreviewRunner
 from .prompts import DISCARD, SAVE, Prompter
 from .theme import colors_for
+from .transfer_actions import SkillTransferActions
 from .watcher import SkillFilesWatcher
 from .workbench import COMMAND_TAB, Workbench
 
@@ -30,7 +31,7 @@ from .workbench import COMMAND_TAB, Workbench
 PREVIEW_DELAY_MS = 150
 
 
-class SkillsPage(QWidget, SkillFileActions):
+class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
     _settingsChanged = Signal()  # from settings listeners on any thread; queued to the GUI thread
 
     """Skill workbench page.
@@ -103,6 +104,9 @@ class SkillsPage(QWidget, SkillFileActions):
         self.list_panel.duplicateRequested.connect(self.duplicate_skill)
         self.list_panel.renameRequested.connect(self.rename_skill)
         self.list_panel.deleteRequested.connect(self.delete_skill)
+        # Queued: a drop must finish before the import (with its progress dialog) runs.
+        self.list_panel.importRequested.connect(self.import_skill, Qt.ConnectionType.QueuedConnection)
+        self.list_panel.exportRequested.connect(self.export_skill)
         self.editor.edited.connect(self._on_editor_edited)
         self.editor.manifestChanged.connect(self._on_editor_manifest_changed)
         self.editor.saveRequested.connect(self.save)
@@ -186,9 +190,12 @@ class SkillsPage(QWidget, SkillFileActions):
             self.list_panel.select_folder(current.name, silent=True)
             return False
         folder = Path(self._router.skills_dir) / folder_name
-        manifest = read_text_file(folder / MANIFEST_FILE, "manifest").text or ""
-        instruction = read_text_file(folder / INSTRUCTION_FILE, "instruction").text or ""
-        self.editor.load(folder, manifest, instruction)
+        if is_agent_folder(folder):
+            self.editor.load(folder, "", read_text_file(folder / AGENT_SKILL_FILE, "manifest").text or "", agent=True)
+        else:
+            manifest = read_text_file(folder / MANIFEST_FILE, "manifest").text or ""
+            instruction = read_text_file(folder / INSTRUCTION_FILE, "instruction").text or ""
+            self.editor.load(folder, manifest, instruction)
         self.watcher.watch_skill(folder)
         self.list_panel.select_folder(folder_name, silent=True)
         self.refresh_preview()
@@ -223,7 +230,10 @@ class SkillsPage(QWidget, SkillFileActions):
             return False
         try:
             folder.mkdir(parents=True, exist_ok=True)  # removed behind our back: the edits still go somewhere
-            save_skill_files(folder, self.editor.manifest_text(), self.editor.instruction_text())
+            if self.editor.is_agent:
+                save_skill_md(folder, self.editor.instruction_text())
+            else:
+                save_skill_files(folder, self.editor.manifest_text(), self.editor.instruction_text())
         except (SkillFileError, OSError) as exc:
             self.prompter.error(self.tr("Save skill"), self.tr("The skill could not be saved: {0}").format(exc))
             return False
@@ -268,7 +278,7 @@ class SkillsPage(QWidget, SkillFileActions):
         bench = self.workbench
         return PreviewJob(self._generation, folder, self.editor.manifest_text(), self.editor.instruction_text(),
                           dict(self.editor.manifest()), tuple(self._router.skills()), bench.preview.mode(),
-                          bench.args_form.arguments(), bench.user_picker.current_user())
+                          bench.args_form.arguments(), bench.user_picker.current_user(), self.editor.is_agent)
 
     def _show_nothing(self) -> None:
         bench = self.workbench

@@ -31,6 +31,7 @@ class PreviewJob:
     mode: str  # "result" or a tool format ("openai", "anthropic", "mcp")
     arguments: dict
     user: str
+    agent: bool = False  # `instruction` is the whole SKILL.md of an Agent Skills folder
 
 
 @dataclass(frozen=True)
@@ -52,15 +53,19 @@ class PreviewOutcome:
 
 def analyse(job: PreviewJob, memory_block: Callable[[str], str]) -> PreviewOutcome:
     """Problems of the unsaved text, then the tool result (or the tool definition). Pure Python."""
-    data, problems = drafts.draft_problems(job.manifest_text, job.instruction, job.folder, job.others,
-                                           job.fallback_manifest)
+    if job.agent:
+        data, instruction, problems = drafts.draft_agent(job.instruction, job.folder, job.others)
+    else:
+        instruction = job.instruction
+        data, problems = drafts.draft_problems(job.manifest_text, job.instruction, job.folder, job.others,
+                                               job.fallback_manifest)
     manifest = data if data is not None else job.fallback_manifest
     skill = drafts.draft_skill(manifest, job.folder)
     if job.mode != RESULT:
         return PreviewOutcome(job.generation, problems, manifest, skill.name, job.mode,
                               definition=drafts.tool_definition_text(manifest, job.folder, job.mode))
     memory = memory_block(job.user) if job.user else ""
-    result = drafts.render_preview(skill.name, job.instruction, manifest, job.arguments, memory)
+    result = drafts.render_preview(skill.name, instruction, manifest, job.arguments, memory)
     spans = drafts.preview_spans(result.text, manifest.get("exclude")) if not (result.refused or result.is_error) \
         else []
     return PreviewOutcome(job.generation, problems, manifest, skill.name, job.mode, result, spans)

@@ -2,9 +2,10 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QObject
-from PySide6.QtWidgets import QInputDialog, QLineEdit, QMessageBox, QWidget
+from PySide6.QtWidgets import QFileDialog, QInputDialog, QLineEdit, QMessageBox, QWidget
 
 SAVE, DISCARD, CANCEL = "save", "discard", "cancel"
+REPLACE, RENAME = "replace", "rename"
 
 
 class Prompter(QObject):
@@ -50,6 +51,41 @@ class Prompter(QObject):
         box.setDefaultButton(keep_button)
         box.exec()
         return box.clickedButton() is reload_button
+
+    def name_clash(self, skill: str) -> str:
+        """An imported skill's name is taken: REPLACE, RENAME or CANCEL."""
+        box = QMessageBox(QMessageBox.Icon.Question, self.tr("Import skill"),
+                          self.tr("A skill named {0} already exists.").format(skill),
+                          QMessageBox.StandardButton.Cancel, self._widget)
+        box.setInformativeText(self.tr("Replace it with the imported skill (its folder is overwritten), or "
+                                       "import under another name?"))
+        replace_button = box.addButton(self.tr("Replace"), QMessageBox.ButtonRole.DestructiveRole)
+        rename_button = box.addButton(self.tr("Rename…"), QMessageBox.ButtonRole.AcceptRole)
+        box.setDefaultButton(rename_button)
+        box.exec()
+        clicked = box.clickedButton()
+        if clicked is replace_button:
+            return REPLACE
+        if clicked is rename_button:
+            return RENAME
+        return CANCEL
+
+    def confirm_overwrite(self, title: str, path: str) -> bool:
+        box = QMessageBox(QMessageBox.Icon.Question, title, self.tr("{0} already exists.").format(path),
+                          QMessageBox.StandardButton.Cancel, self._widget)
+        box.setInformativeText(self.tr("Replace that folder with the exported skill?"))
+        replace_button = box.addButton(self.tr("Replace"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is replace_button
+
+    def open_file(self, title: str, start: str, filters: str) -> str:
+        """The chosen file, or "" when cancelled."""
+        return QFileDialog.getOpenFileName(self._widget, title, start, filters)[0]
+
+    def choose_folder(self, title: str, start: str) -> str:
+        """The chosen folder, or "" when cancelled."""
+        return QFileDialog.getExistingDirectory(self._widget, title, start)
 
     def ask_name(self, title: str, label: str, text: str) -> str | None:
         name, ok = QInputDialog.getText(self._widget, title, label, QLineEdit.EchoMode.Normal, text)

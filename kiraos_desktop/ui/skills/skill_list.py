@@ -15,6 +15,8 @@ from kiraos_desktop.core.skills import Skill
 NAME, COMMAND, ENABLED, PROBLEMS = range(4)
 FOLDER_ROLE = Qt.ItemDataRole.UserRole + 1
 SEARCH_ROLE = Qt.ItemDataRole.UserRole + 2
+# "kiraos" or "agent" (an Agent Skills SKILL.md folder): the name column shows a badge for the latter.
+FORMAT_ROLE = Qt.ItemDataRole.UserRole + 3
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -97,6 +99,8 @@ class SkillListModel(QAbstractTableModel):
             return self._colors.error_fg if skill.errors else self._colors.warning_fg
         if role == FOLDER_ROLE:
             return skill.folder.name
+        if role == FORMAT_ROLE:
+            return skill.format
         if role == SEARCH_ROLE:
             return " ".join((skill.name, skill.command or "", skill.description, skill.folder.name)).casefold()
         return None
@@ -118,6 +122,8 @@ class SkillListModel(QAbstractTableModel):
 
     def _tooltip(self, skill: Skill) -> str:
         lines = [self.tr("Folder: {0}").format(skill.folder.name)]
+        if skill.is_agent_skill:
+            lines.append(self.tr("Agent Skills format (SKILL.md): other agents can load this folder as it is."))
         if not skill.valid:
             lines.append(self.tr("Hosts cannot call this skill until its errors are fixed."))
         elif not skill.enabled:

@@ -7,7 +7,9 @@ from pathlib import Path
 from PySide6.QtCore import QFileSystemWatcher, QObject, QTimer, Signal
 
 from kiraos_desktop.core.skills.discovery import file_signature
-from kiraos_desktop.core.skills.problems import INSTRUCTION_FILE, MANIFEST_FILE
+from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE, INSTRUCTION_FILE, MANIFEST_FILE
+
+_SKILL_FILES = (MANIFEST_FILE, INSTRUCTION_FILE, AGENT_SKILL_FILE)
 
 #: Polling period when the platform cannot watch a path (and as a safety net).
 POLL_MS = 1000
@@ -90,7 +92,7 @@ class SkillFilesWatcher(QObject):
     def _files(self) -> tuple:
         if self._folder is None:
             return ()
-        return (file_signature(self._folder / MANIFEST_FILE), file_signature(self._folder / INSTRUCTION_FILE))
+        return tuple(file_signature(self._folder / name) for name in _SKILL_FILES)
 
     def _listing(self) -> tuple:
         try:
@@ -102,7 +104,7 @@ class SkillFilesWatcher(QObject):
     def _wanted(self) -> list[str]:
         paths = [self._skills_dir]
         if self._folder is not None:
-            paths += [self._folder, self._folder / MANIFEST_FILE, self._folder / INSTRUCTION_FILE]
+            paths += [self._folder] + [self._folder / name for name in _SKILL_FILES]
         return [str(p) for p in paths if p.exists()]
 
     def _rearm(self) -> None:
