@@ -1,4 +1,4 @@
-"""Command-line interface: the GUI by default, `serve`, and one-shot commands (argparse)."""
+"""Command-line interface: the GUI by default, `serve`, `mcp` (stdio), and one-shot commands (argparse)."""
 from __future__ import annotations
 
 import argparse
@@ -53,6 +53,8 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 
     sub.add_parser("serve", parents=[common, api], help="serve the API only, no window")
+    sub.add_parser("mcp", parents=[common],
+                   help="serve MCP over stdin/stdout (for hosts that launch a command, e.g. Claude Desktop)")
 
     p = sub.add_parser("context", parents=[common], help="print the memory block for users")
     p.add_argument("--user", action="append", required=True, metavar="U", help="user id (repeatable)")
@@ -171,6 +173,12 @@ def _run_command(args) -> int:
             # Only the long-running modes (this and the window) keep a log file; one-shot commands do not.
             configure_logging(engine.paths.logs_dir)
             return serve_forever(engine, args)
+        if args.command == "mcp":
+            from kiraos_desktop.api.mcp_stdio import serve_stdio
+            from kiraos_desktop.core.app_log import configure_logging
+
+            configure_logging(engine.paths.logs_dir)  # stdout carries the protocol: logs never go there
+            return serve_stdio(engine)
         if args.command is None:
             from kiraos_desktop.ui.app import run_gui
 

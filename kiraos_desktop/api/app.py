@@ -1,4 +1,4 @@
-"""Builds the ASGI app: the security layer around a Starlette router with every route."""
+"""Builds the ASGI app: the security layer around a Starlette router with every route, /mcp included."""
 from __future__ import annotations
 
 from starlette.responses import Response
@@ -8,11 +8,13 @@ from kiraos_desktop.api.counters import RequestCounters
 from kiraos_desktop.api.errors import ApiError, dump_json
 from kiraos_desktop.api.fastpath import CONTEXT_PATH, ContextFastPath
 from kiraos_desktop.api.fastpath_update import UPDATE_PATH, MemoryUpdateFastPath
+from kiraos_desktop.api.mcp_http import MCP_PATH, McpEndpoint
 from kiraos_desktop.api.openapi import build_openapi
 from kiraos_desktop.api.routes_plugin import plugin_routes
-from kiraos_desktop.api.routes_tools import TOOL_ACTOR, tool_routes
+from kiraos_desktop.api.routes_tools import tool_routes
 from kiraos_desktop.api.routes_v1 import v1_routes
 from kiraos_desktop.api.security import GuardedApp
+from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
 from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers
 
@@ -30,11 +32,18 @@ def create_app(engine, token: str | None, extra_hosts=(), counters: RequestCount
         return Response(spec_body, media_type="application/json")
 
     workers = Workers()
-    routes = v1_routes(engine, workers) + tool_routes(engine, workers) + plugin_routes(engine, workers)
+    update_queue = UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR)
+    caller = ToolCaller(engine.tools, workers, update_queue)
+    mcp = McpEndpoint(engine, caller, workers)  # its session manager runs once: a new one per app
+    routes = v1_routes(engine, workers) + tool_routes(engine, workers, caller) + plugin_routes(engine, workers)
     routes.append(Route("/v1/openapi.json", openapi, methods=["GET"]))
     router = Router(routes=routes, redirect_slashes=False, default=_no_route)
-    fast_paths = {CONTEXT_PATH: ContextFastPath(engine.context),
-                  UPDATE_PATH: MemoryUpdateFastPath(UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR))}
-    app = GuardedApp(router, token, extra_hosts=extra_hosts, counters=counters, fast_paths=fast_paths)
+    # /mcp is the SDK's own ASGI app (GET event stream, POST messages, DELETE ends the session),
+    # behind the same checks as the routes; it has no place in the router or the OpenAPI document.
+    fast_paths = {CONTEXT_PATH: ContextFastPath(engine.context), UPDATE_PATH: MemoryUpdateFastPath(update_queue),
+                  MCP_PATH: mcp}
+    app = GuardedApp(router, token, extra_hosts=extra_hosts, counters=counters, fast_paths=fast_paths,
+                     lifespan=mcp.lifespan)
     app.workers = workers  # the server closes them when it stops
+    app.mcp = mcp
     return app

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from kiraos_desktop.api.bodies import decode_json
 from kiraos_desktop.api.errors import ApiError, dump_json
-from kiraos_desktop.api.routes_tools import tool_call_error, tool_reply
+from kiraos_desktop.api.routes_tools import tool_reply
+from kiraos_desktop.api.tool_calls import tool_call_error
 from kiraos_desktop.core.records import MAX_USER_ID_CHARS, StoreError
 from kiraos_desktop.core.tool_registry import (
     MEMORY_UPDATE,

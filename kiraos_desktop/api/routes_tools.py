@@ -4,26 +4,11 @@ from __future__ import annotations
 from starlette.routing import Route
 
 from kiraos_desktop.api.bodies import query_params, read_json
-from kiraos_desktop.api.errors import ApiError, from_store_error, invalid, json_reply, not_found
-from kiraos_desktop.api.schemas import TOOL_CALL_BODY
-from kiraos_desktop.core.records import StoreError
-from kiraos_desktop.core.tool_registry import MEMORY_CLEAR, MEMORY_UPDATE, ToolArgumentError, UnknownToolError
+from kiraos_desktop.api.errors import invalid, json_reply, not_found
+from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller, tool_call_error  # noqa: F401 (re-exported)
 
 TOOL_FORMATS = ("openai", "anthropic", "mcp")
 TOOLS_PARAMS = frozenset({"format"})
-#: Tool calls coming in over the API are audited with this actor.
-TOOL_ACTOR = "tool"
-WRITING_TOOLS = frozenset({MEMORY_UPDATE, MEMORY_CLEAR})
-
-
-def tool_call_error(name: str, exc: Exception) -> ApiError:
-    """The reply to a tool call that failed: 404 unknown tool, 422 naming the bad field."""
-    if isinstance(exc, UnknownToolError):
-        return not_found(f"unknown tool {name!r}; GET /v1/tools lists the tools", "unknown_tool")
-    if isinstance(exc, ToolArgumentError):
-        field = exc.field if exc.field.startswith("arguments") else f"arguments.{exc.field}"
-        return invalid(field, f"{field}: {exc.message}")
-    return from_store_error(exc)
 
 
 def tool_reply(result) -> dict:
@@ -44,7 +29,7 @@ def skill_json(skill) -> dict:
     }
 
 
-def tool_routes(engine, workers) -> list[Route]:
+def tool_routes(engine, workers, caller: ToolCaller) -> list[Route]:
     tools = engine.tools
     skills = engine.skills
 
@@ -58,21 +43,7 @@ def tool_routes(engine, workers) -> list[Route]:
     async def call_tool(request):
         name = request.path_params["name"]
         data = await read_json(request)
-        try:
-            tools.descriptor(name)
-        except UnknownToolError:
-            raise not_found(f"unknown tool {name!r}; GET /v1/tools lists the tools", "unknown_tool") from None
-        body = TOOL_CALL_BODY.check(data)
-
-        def run():
-            return tools.call(name, body["user_id"], body.get("arguments", {}), actor=TOOL_ACTOR)
-
-        try:
-            # Writes may wait on SQLite locks, reads on disk: neither runs on the event loop.
-            result = await (workers.write(run) if name in WRITING_TOOLS else workers.read(run))
-        except (UnknownToolError, ToolArgumentError, StoreError) as exc:
-            raise tool_call_error(name, exc) from None
-        return json_reply(tool_reply(result))
+        return json_reply(tool_reply(await caller.call(name, data)))
 
     async def list_skills(request):
         return json_reply({"skills": [skill_json(s) for s in skills.skills()]})

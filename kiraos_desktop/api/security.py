@@ -1,6 +1,7 @@
 """The security baseline as one pure ASGI layer: Host and Origin allowlists, bearer token, body limits."""
 from __future__ import annotations
 
+import contextlib
 import hmac
 import ipaddress
 import logging
@@ -100,8 +101,9 @@ class GuardedApp:
     """
 
     def __init__(self, router, token: str | None, extra_hosts=(), counters: RequestCounters | None = None,
-                 fast_paths: dict | None = None):
+                 fast_paths: dict | None = None, lifespan=None):
         self.router = router
+        self._lifespan_context = lifespan  # () -> async context manager held for the app's life
         self.counters = counters or RequestCounters()
         self._hosts = allowed_host_names(extra_hosts)
         self._token = token.encode("utf-8") if token is not None else None
@@ -227,12 +229,20 @@ class GuardedApp:
         if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(), self._token):
             raise ApiError(401, "unauthorized", "the bearer token is not valid", headers=challenge)
 
-    @staticmethod
-    async def _lifespan(receive, send) -> None:
-        while True:
-            message = await receive()
-            if message["type"] == "lifespan.startup":
-                await send({"type": "lifespan.startup.complete"})
-            elif message["type"] == "lifespan.shutdown":
-                await send({"type": "lifespan.shutdown.complete"})
-                return
+    async def _lifespan(self, receive, send) -> None:
+        async with contextlib.AsyncExitStack() as stack:
+            while True:
+                message = await receive()
+                if message["type"] == "lifespan.startup":
+                    try:
+                        if self._lifespan_context is not None:
+                            await stack.enter_async_context(self._lifespan_context())
+                    except Exception as exc:
+                        log.exception("the API could not start")
+                        await send({"type": "lifespan.startup.failed", "message": str(exc)})
+                        return
+                    await send({"type": "lifespan.startup.complete"})
+                elif message["type"] == "lifespan.shutdown":
+                    await stack.aclose()
+                    await send({"type": "lifespan.shutdown.complete"})
+                    return

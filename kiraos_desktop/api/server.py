@@ -149,7 +149,7 @@ class ApiServer:
                 raise
             port = sock.getsockname()[1]
             app = create_app(self._engine, self._token, extra_hosts=(self.host,), counters=self._counters)
-            config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", ws="none",
+            config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", ws="none",
                                     proxy_headers=False, server_header=False, timeout_graceful_shutdown=3)
             server = uvicorn.Server(config)
             failure: list[BaseException] = []
@@ -194,6 +194,7 @@ class ApiServer:
             if server is None or thread is None:
                 return
             self._stopping = True
+            self._app.mcp.close_sessions_from_thread()  # open MCP event streams would delay the stop
             server.should_exit = True
             thread.join(timeout)
             if thread.is_alive():

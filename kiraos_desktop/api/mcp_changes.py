@@ -1,0 +1,114 @@
+"""Tells MCP clients when the tool or prompt list changed (a skill enabled, disabled, edited or reloaded).
+
+The lists are compared once a second with the last ones sent: every way a skill changes (the
+workbench, Settings, POST /v1/skills/reload, another process writing the folder) is caught the same
+way. Handshake-era sessions get `notifications/*/list_changed` on their standalone stream;
+2026-era clients get them on their `subscriptions/listen` stream (through the bus).
+"""
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import os
+import weakref
+
+import anyio
+from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
+
+log = logging.getLogger(__name__)
+
+CHECK_INTERVAL_S = 1.0
+
+
+def skills_fingerprint(skills_dir) -> tuple:
+    """Names, sizes and modification times of the skills folder's entries and of their files."""
+    found = []
+    try:
+        entries = sorted(os.scandir(skills_dir), key=lambda e: e.name)
+    except OSError:
+        return ()
+    for entry in entries:
+        try:
+            stat = entry.stat()
+            found.append((entry.name, stat.st_mtime_ns, stat.st_size))
+            if entry.is_dir():
+                for child in sorted(os.scandir(entry.path), key=lambda e: e.name):
+                    child_stat = child.stat()
+                    found.append((entry.name, child.name, child_stat.st_mtime_ns, child_stat.st_size))
+        except OSError:  # vanished while we looked: the next look sees the new state
+            found.append((entry.name, None))
+    return tuple(found)
+
+
+class ListChangeNotifier:
+    """Remembers the open sessions and notifies them when a list changes.
+
+    `follow_disk`: reload the skills when their folder changed on disk (the stdio server, whose
+    skills another process edits; the window reloads its own skills when it saves them).
+    """
+
+    def __init__(self, engine, bus, follow_disk: bool = False, interval: float = CHECK_INTERVAL_S):
+        self._tools = engine.tools
+        self._skills = engine.skills
+        self._bus = bus
+        self._follow_disk = follow_disk
+        self._interval = interval
+        self._connections: weakref.WeakSet = weakref.WeakSet()
+        self._last = self.signatures()
+        self._disk = skills_fingerprint(self._skills.skills_dir) if follow_disk else ()
+
+    def signatures(self) -> tuple[str, str]:
+        """What tools/list and prompts/list show, as comparable texts."""
+        tools = [(d.name, d.description, d.input_schema) for d in self._tools.descriptors()]
+        prompts = [(s.name, s.description, s.tool_description, s.parameters) for s in self._skills.enabled_skills()]
+        return (json.dumps(tools, sort_keys=True, default=str), json.dumps(prompts, sort_keys=True, default=str))
+
+    async def track(self, ctx, call_next):
+        """Server middleware: a session that finished its handshake is one to notify."""
+        if ctx.method == "notifications/initialized":
+            connection = getattr(ctx.session, "_connection", None)  # the SDK keeps it there (2.x)
+            if connection is not None:
+                self._connections.add(connection)
+        return await call_next(ctx)
+
+    @contextlib.asynccontextmanager
+    async def watching(self):
+        async with anyio.create_task_group() as group:
+            group.start_soon(self._watch)
+            try:
+                yield self
+            finally:
+                group.cancel_scope.cancel()
+
+    async def _watch(self) -> None:
+        while True:
+            await anyio.sleep(self._interval)
+            try:
+                await self.check()
+            except Exception:  # a failed check must not end the notifications for good
+                log.exception("checking the MCP tool and prompt lists failed")
+
+    async def check(self) -> None:
+        """Reload from disk if asked and needed; notify the sessions of the lists that changed."""
+        if self._follow_disk:
+            disk = await anyio.to_thread.run_sync(skills_fingerprint, self._skills.skills_dir)
+            if disk != self._disk:
+                self._disk = disk
+                await anyio.to_thread.run_sync(self._skills.reload)
+        current = self.signatures()
+        tools_changed, prompts_changed = current[0] != self._last[0], current[1] != self._last[1]
+        self._last = current
+        if tools_changed:
+            await self._notify("send_tool_list_changed", ToolsListChanged())
+        if prompts_changed:
+            await self._notify("send_prompt_list_changed", PromptsListChanged())
+
+    async def _notify(self, method: str, event) -> None:
+        await self._bus.publish(event)
+        for connection in list(self._connections):
+            try:
+                await getattr(connection, method)()
+            except Exception as exc:  # the session ended meanwhile
+                log.debug("could not notify an MCP session: %s", exc)
+                self._connections.discard(connection)

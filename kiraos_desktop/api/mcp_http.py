@@ -1,0 +1,69 @@
+"""/mcp: the MCP server over Streamable HTTP, one session manager per start of the API server."""
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+
+from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+
+from kiraos_desktop.api.mcp_changes import ListChangeNotifier
+from kiraos_desktop.api.mcp_server import build_mcp_server
+from kiraos_desktop.api.security import MAX_BODY_BYTES
+
+log = logging.getLogger(__name__)
+
+MCP_PATH = "/mcp"
+#: A session nobody used for this long is closed (the client then starts a new one).
+SESSION_IDLE_TIMEOUT_S = 30 * 60
+
+
+class McpEndpoint:
+    """The ASGI app behind /mcp (Host, Origin and token are checked before it, like /v1).
+
+    The SDK's session manager runs once per instance: the app that owns this endpoint is built anew
+    on each start of the server and enters `lifespan()` in its own lifespan.
+    """
+
+    def __init__(self, engine, caller, workers):
+        self.server, self.handlers, bus = build_mcp_server(engine, caller, workers)
+        self.changes = ListChangeNotifier(engine, bus)
+        self.server.middleware.append(self.changes.track)
+        self.manager = StreamableHTTPSessionManager(
+            app=self.server, security_settings=None, max_request_body_size=MAX_BODY_BYTES,
+            session_idle_timeout=SESSION_IDLE_TIMEOUT_S)
+        self._loop: asyncio.AbstractEventLoop | None = None
+
+    label = MCP_PATH  # the route counters' name for this traffic
+
+    async def __call__(self, scope, receive, send) -> int:
+        """Answer the request (as one of the API's fast paths: the status says it was answered)."""
+        await self.manager.handle_request(scope, receive, send)
+        return 200
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self):
+        self._loop = asyncio.get_running_loop()
+        try:
+            async with self.manager.run(), self.changes.watching():
+                yield
+        finally:
+            self._loop = None
+
+    async def close_sessions(self) -> None:
+        """End every open session: a client's open event stream would otherwise hold up the stop."""
+        for transport in list(getattr(self.manager, "_server_instances", {}).values()):
+            try:
+                await transport.terminate()
+            except Exception:
+                log.exception("could not end an MCP session")
+
+    def close_sessions_from_thread(self, timeout: float = 2) -> None:
+        """close_sessions() run on the server's loop, from another thread (the one stopping it)."""
+        loop = self._loop
+        if loop is None or loop.is_closed():
+            return
+        try:
+            asyncio.run_coroutine_threadsafe(self.close_sessions(), loop).result(timeout)
+        except Exception as exc:  # the loop is gone or busy: the server's own shutdown takes over
+            log.warning("MCP sessions not closed before stopping: %r", exc)
