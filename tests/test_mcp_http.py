@@ -194,3 +194,29 @@ def test_restart_serves_mcp_again(api_server):
     first = run(go)
     api_server.restart()
     assert run(go) == first
+
+
+def test_disabling_a_skill_notifies_and_changes_the_lists(api_engine, api_server):
+    async def go():
+        seen: list[str] = []
+        changed = anyio.Event()
+
+        async def on_message(message):
+            if not isinstance(message, Exception):
+                seen.append(message.method)
+                if "notifications/prompts/list_changed" in seen and "notifications/tools/list_changed" in seen:
+                    changed.set()
+
+        async with http_client(api_server.url, message_handler=on_message) as client:
+            before = [t.name for t in (await client.list_tools()).tools]
+            await anyio.sleep(0.2)  # the client opens its event stream
+            await anyio.to_thread.run_sync(lambda: api_engine.update_settings(
+                api_engine.settings.replace(disabled_skills=["tarot_reading"])))
+            with anyio.fail_after(10):
+                await changed.wait()
+            tools = [t.name for t in (await client.list_tools()).tools]
+            prompts = [p.name for p in (await client.list_prompts()).prompts]
+            return before, tools, prompts
+
+    before, tools, prompts = run(go)
+    assert "tarot_reading" in before and "tarot_reading" not in tools and "tarot_reading" not in prompts
