@@ -53,10 +53,38 @@ def test_stdio_stdout_carries_only_the_protocol(data_dir):
         {"jsonrpc": "2.0", "method": "notifications/initialized"},
         {"jsonrpc": "2.0", "id": 2, "method": "tools/list"},
     ]
-    stdin = "".join(json.dumps(m) + "\n" for m in messages)
-    done = subprocess.run([params.command, *params.args], input=stdin.encode(), env=params.env,
-                          capture_output=True, timeout=60)
-    lines = [json.loads(line) for line in done.stdout.decode().splitlines()]
-    assert [m.get("id") for m in lines] == [1, 2]
-    assert all(m["jsonrpc"] == "2.0" for m in lines)
-    assert done.returncode == 0, done.stderr
+    process = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        process.stdin.write("".join(json.dumps(m) + "\n" for m in messages).encode())
+        process.stdin.flush()
+        lines = [json.loads(process.stdout.readline()) for _ in range(2)]  # the replies to 1 and 2
+        process.stdin.close()  # the host goes away: the server ends
+        rest = process.stdout.read()
+        assert process.wait(timeout=60) == 0, process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert [m.get("id") for m in lines] == [1, 2] and "tools" in lines[1]["result"]
+    assert rest == b""  # nothing but protocol, and nothing after it
+
+
+def test_the_claude_desktop_snippet_starts_a_working_server(api_engine):
+    import json
+
+    from mcp import StdioServerParameters
+
+    from kiraos_desktop.core.host_configs import claude_desktop, data_arguments, stdio_command
+
+    snippet = claude_desktop(stdio_command() + data_arguments(api_engine.paths, api_engine.settings.skills_dir))
+    entry = json.loads(snippet)["mcpServers"]["kiraos-desktop"]
+    env = stdio_params(api_engine.paths.data_dir).env  # this checkout on the path, as an install would be
+    params = StdioServerParameters(command=entry["command"], args=entry["args"], env=env)
+    api_engine.tools.call("memory_update", "u9", {"operations": [{"op": "set", "key": "k", "value": "v"}]})
+
+    async def go():
+        async with Client(params, mode="legacy") as client:
+            return await client.call_tool("memory_query", {"user_id": "u9"})
+
+    assert "k = v" in text_of(anyio.run(go))

@@ -1,4 +1,5 @@
 """API page: state from any thread, token copy/regenerate, counters, example requests, start/stop."""
+import json
 import threading
 
 import pytest
@@ -310,3 +311,25 @@ def test_real_server_port_in_use_is_shown(qtbot, engine):
         assert page.findChild(QPushButton, "startServer").isEnabled()
     finally:
         blocker.close()
+
+
+def test_connect_a_host_shows_each_snippet_with_the_token_hidden_until_shown(page, engine):
+    from kiraos_desktop.ui.connect_hosts import ConnectHostsBox
+
+    box = page.findChild(ConnectHostsBox, "connectHosts")
+    token = engine.api_token
+    texts = {host: page.findChild(QPlainTextEdit, f"snippet_{host}") for host in
+             ("claude_desktop", "cursor", "vscode", "claude_code", "curl")}
+    assert all(t is not None for t in texts.values())
+    assert all(token not in t.toPlainText() for t in texts.values())
+    assert '"servers"' in texts["vscode"].toPlainText() and '"type": "http"' in texts["vscode"].toPlainText()
+    assert "http://127.0.0.1:8765/mcp" in texts["cursor"].toPlainText()
+    desktop = json.loads(texts["claude_desktop"].toPlainText())["mcpServers"]["kiraos-desktop"]
+    assert desktop["args"][-2:] == ["--data-dir", str(engine.paths.data_dir)] and "mcp" in desktop["args"]
+    page.findChild(QPushButton, "copy_cursor").click()
+    assert f"Bearer {token}" in QGuiApplication.clipboard().text()
+    page.findChild(QPushButton, "copy_claude_code").click()
+    assert QGuiApplication.clipboard().text().startswith("claude mcp add --transport http kiraos-desktop ")
+    page.findChild(QPushButton, "showToken").setChecked(True)
+    assert token in texts["vscode"].toPlainText() and token in texts["curl"].toPlainText()
+    assert box.snippet("claude_code") == texts["claude_code"].toPlainText()

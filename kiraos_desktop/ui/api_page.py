@@ -1,4 +1,4 @@
-"""API page: server state, URL, token (masked, copy, regenerate), request counters, example requests."""
+"""API page: server state, URL, token (masked, copy, regenerate), request counters, example requests, host setup."""
 from __future__ import annotations
 
 import json
@@ -24,6 +24,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kiraos_desktop.core.host_configs import data_arguments, stdio_command
+from kiraos_desktop.ui.connect_hosts import ConnectHostsBox
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.route_counters import RouteCountersModel
@@ -192,6 +194,9 @@ class ApiPage(QWidget):
         example.addLayout(row)
         layout.addWidget(example_box, 1)
 
+        self._hosts = ConnectHostsBox()
+        layout.addWidget(self._hosts, 1)
+
     # ---- public --------------------------------------------------------------------------
 
     def state(self) -> tuple[str, str]:
@@ -272,6 +277,15 @@ class ApiPage(QWidget):
         else:
             self._url.setText(self.tr("{0} (not serving)").format(url))
         self._example.setPlainText(self.example_text())
+        self._update_hosts()
+
+    def _update_hosts(self) -> None:
+        try:
+            command = stdio_command() + data_arguments(self._engine.paths, self._engine.settings.skills_dir)
+        except Exception as exc:  # an engine without paths (a test double): the stdio snippet runs bare
+            log.debug("no data dir for the stdio snippet: %s", exc)
+            command = stdio_command()
+        self._hosts.set_connection(self._current_url(), self.current_token(), command, self._example_user)
 
     @Slot(str, str)
     def _on_server_state(self, state: str, detail: str) -> None:
@@ -299,6 +313,7 @@ class ApiPage(QWidget):
         self._token.setText(token or "")
         self._token.setPlaceholderText("" if token else self.tr("No token required (started with --no-auth)"))
         self._example.setPlainText(self.example_text())
+        self._update_hosts()
 
     def _pick_example_user(self) -> None:
         try:
@@ -359,6 +374,7 @@ class ApiPage(QWidget):
         self._token.setEchoMode(QLineEdit.EchoMode.Normal if shown else QLineEdit.EchoMode.Password)
         self._show.setText(self.tr("Hide") if shown else self.tr("Show"))
         self._example.setPlainText(self.example_text())
+        self._hosts.set_shown(shown)
 
     @Slot()
     def _on_copy_clicked(self) -> None:

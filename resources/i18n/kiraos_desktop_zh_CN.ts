@@ -310,6 +310,37 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     </message>
 </context>
 <context>
+    <name>ConnectHostsBox</name>
+    <message>
+        <source>Connect a host</source>
+        <translation>连接宿主</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>Add to {path} (Settings › Developer › Edit Config), then restart Claude Desktop. It starts this app&apos;s MCP server itself; the window need not run.</source>
+        <translation>添加到 {path}（设置 › 开发者 › 编辑配置），然后重启 Claude Desktop。它会自行启动本程序的 MCP 服务器，无需打开本窗口。</translation>
+    </message>
+    <message>
+        <source>Add to .cursor/mcp.json in your project (or ~/.cursor/mcp.json for all projects). The API server must be running.</source>
+        <translation>添加到项目中的 .cursor/mcp.json（或 ~/.cursor/mcp.json，对所有项目生效）。API 服务器须在运行。</translation>
+    </message>
+    <message>
+        <source>Add to .vscode/mcp.json in your workspace (VS Code uses the key &quot;servers&quot;). The API server must be running.</source>
+        <translation>添加到工作区中的 .vscode/mcp.json（VS Code 使用 &quot;servers&quot; 键）。API 服务器须在运行。</translation>
+    </message>
+    <message>
+        <source>Run in a terminal. The API server must be running.</source>
+        <translation>在终端中运行。API 服务器须在运行。</translation>
+    </message>
+    <message>
+        <source>Any program can use the HTTP API directly: this reads a user&apos;s memory block.</source>
+        <translation>任何程序都可以直接使用 HTTP API：这条命令读取一位用户的记忆块。</translation>
+    </message>
+</context>
+<context>
     <name>ContextTab</name>
     <message>
         <source>What the bot receives before each reply (GET /v1/context):</source>
