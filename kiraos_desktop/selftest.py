@@ -99,6 +99,7 @@ class SelfTest:
             ("context", self.check_context),
             ("skills", self.check_skills),
             ("templates", self.check_templates),
+            ("mcp", self.check_mcp),
             ("window", self.check_window),
         ]
 
@@ -161,6 +162,55 @@ class SelfTest:
         _check(text.splitlines()[:1] == [EXPECTED_CONTEXT], f"context {text!r}, expected {EXPECTED_CONTEXT!r} first")
         _check("完成自检" in text and body.get("users") == [USER_ID], f"unexpected reply {body!r}")
         return "block read back"
+
+    def check_mcp(self) -> str:
+        """The MCP server with the SDK's own client: over HTTP at /mcp, and over stdio as a host
+        launches it (the console executable of a frozen build, else this interpreter)."""
+        import anyio
+
+        return anyio.run(self._mcp_round_trips)
+
+    async def _mcp_round_trips(self) -> str:
+        from mcp import Client, StdioServerParameters
+        from mcp.client.stdio import stdio_client
+        from mcp.client.streamable_http import streamable_http_client
+        from mcp.shared._httpx_utils import create_mcp_http_client
+
+        from kiraos_desktop.core.host_configs import data_arguments, stdio_command
+
+        expected_tools = 3 + len(self.engine.skills.enabled_skills())
+        headers = {"Authorization": f"Bearer {self.token}"}
+        async with create_mcp_http_client(headers=headers) as http:
+            async with Client(streamable_http_client(f"{self.base_url}/mcp", http_client=http),
+                              mode="legacy") as client:
+                tools = (await client.list_tools()).tools
+                _check(len(tools) == expected_tools, f"/mcp lists {len(tools)} tools, expected {expected_tools}")
+                result = await client.call_tool("memory_update", {"user_id": USER_ID, "operations": [
+                    {"op": "set", "key": "昵称", "value": "小明", "confidence": 0.9}]})
+                _check(not result.is_error, f"memory_update over /mcp gave {result.content!r}")
+                result = await client.call_tool("memory_query", {"user_id": USER_ID})
+                text = result.content[0].text if result.content else ""
+                _check(not result.is_error and "昵称 = 小明" in text, f"memory_query over /mcp gave {text!r}")
+                read = await client.read_resource(f"kiraos://users/{USER_ID}/context")
+                block = read.contents[0].text
+                _check(block.splitlines()[:1] == [EXPECTED_CONTEXT], f"context resource gave {block!r}")
+        command = stdio_command() + data_arguments(self.engine.paths, self.engine.settings.skills_dir)
+        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+        with open(self.root / "mcp-stdio.log", "w", encoding="utf-8") as errlog:
+            async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
+                tools = (await client.list_tools()).tools
+                _check(len(tools) == expected_tools, f"stdio lists {len(tools)} tools, expected {expected_tools}")
+                result = await client.call_tool("memory_update", {"user_id": USER_ID, "operations": [
+                    {"op": "event", "value": "MCP 自检"}]})
+                _check(not result.is_error, f"memory_update over stdio gave {result.content!r}")
+        _, body = _request(f"{self.base_url}/v1/context?user_id={USER_ID}", self.token)
+        for _ in range(40):  # the API notices the other process's commit within a second
+            if "MCP 自检" in body.get("context", ""):
+                break
+            time.sleep(0.05)
+            _, body = _request(f"{self.base_url}/v1/context?user_id={USER_ID}", self.token)
+        _check("MCP 自检" in body.get("context", ""), "a write over stdio did not reach /v1/context")
+        return f"HTTP and stdio ({os.path.basename(command[0])}), {len(tools)} tools"
 
     def check_skills(self) -> str:
         """Every bundled skill loads without problems and its tool answers over the API."""
