@@ -184,7 +184,7 @@ class SelfTest:
             async with Client(streamable_http_client(f"{self.base_url}/mcp", http_client=http),
                               mode="legacy") as client:
                 tools = (await client.list_tools()).tools
-                _check(len(tools) == expected_tools, f"/mcp lists {len(tools)} tools, expected {expected_tools}")
+                _check(len(tools) == expected_tools, f"/mcp lists {len(tools)} tools, not {expected_tools}")
                 result = await client.call_tool("memory_update", {"user_id": USER_ID, "operations": [
                     {"op": "set", "key": "昵称", "value": "小明", "confidence": 0.9}]})
                 _check(not result.is_error, f"memory_update over /mcp gave {result.content!r}")
@@ -199,7 +199,7 @@ class SelfTest:
         with open(self.root / "mcp-stdio.log", "w", encoding="utf-8") as errlog:
             async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
                 tools = (await client.list_tools()).tools
-                _check(len(tools) == expected_tools, f"stdio lists {len(tools)} tools, expected {expected_tools}")
+                _check(len(tools) == expected_tools, f"stdio lists {len(tools)} tools, not {expected_tools}")
                 result = await client.call_tool("memory_update", {"user_id": USER_ID, "operations": [
                     {"op": "event", "value": "MCP 自检"}]})
                 _check(not result.is_error, f"memory_update over stdio gave {result.content!r}")

@@ -125,7 +125,8 @@ def test_context_resource(api, api_engine, api_server):
             read = await client.read_resource("kiraos://users/u%201/context")
             empty = await client.read_resource("kiraos://users/nobody/context")
             errors = []
-            for uri in ("kiraos://users/u1/profile", "kiraos://users/u1/context?bogus=1", "kiraos://users/%20/context"):
+            bad_uris = ("kiraos://users/u1/profile", "kiraos://users/u1/context?bogus=1", "kiraos://users/%20/context")
+            for uri in bad_uris:
                 with pytest.raises(MCPError) as caught:
                     await client.read_resource(uri)
                 errors.append(caught.value)

@@ -28,8 +28,8 @@ def test_stdio_server_and_api_server_share_the_data_dir(api, data_dir):
         async with Client(stdio_params(data_dir), mode="legacy") as client:
             names = [t.name for t in (await client.list_tools()).tools]
             read = await client.call_tool("memory_query", {"user_id": "u1"})
-            written = await client.call_tool("memory_update",
-                                             {"user_id": "u1", "operations": [{"op": "event", "value": "去了西湖"}]})
+            event = {"user_id": "u1", "operations": [{"op": "event", "value": "去了西湖"}]}
+            written = await client.call_tool("memory_update", event)
             bad = await client.call_tool("memory_update", {"user_id": "u1"})
             return names, read, written, bad
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from kiraos_desktop.api.bodies import decode_json
 from kiraos_desktop.api.errors import ApiError, dump_json
 from kiraos_desktop.api.routes_tools import tool_reply
-from kiraos_desktop.api.tool_calls import tool_call_error
-from kiraos_desktop.core.records import MAX_USER_ID_CHARS, StoreError
+from kiraos_desktop.api.tool_calls import is_plain_call, tool_call_error
+from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.tool_registry import (
     MEMORY_UPDATE,
     ToolArgumentError,
@@ -31,11 +31,9 @@ def plain_update_call(body: bytes) -> tuple[str, dict] | None:
         data = decode_json(body)
     except ApiError:
         return None
-    if type(data) is not dict or len(data) != 2:
+    if type(data) is not dict or len(data) != 2 or not is_plain_call(data):
         return None
-    user_id, arguments = data.get("user_id"), data.get("arguments")
-    if type(user_id) is not str or not user_id.strip() or len(user_id) > MAX_USER_ID_CHARS:
-        return None
+    user_id, arguments = data["user_id"], data["arguments"]
     if not memory_update_arguments_ok(arguments):
         return None
     return user_id, arguments

@@ -26,12 +26,15 @@ class McpEndpoint:
     """
 
     def __init__(self, engine, caller, workers):
-        self.server, self.handlers, bus = build_mcp_server(engine, caller, workers)
+        # Replies as plain JSON, not one-event streams: about seven times the calls per second.
+        # Notifications still reach handshake-era sessions on their GET event stream; 2026-era
+        # `subscriptions/listen` (an event-stream reply) is not served here, only over stdio.
+        self.server, self.handlers, bus = build_mcp_server(engine, caller, workers, listen=False)
         self.changes = ListChangeNotifier(engine, bus)
         self.server.middleware.append(self.changes.track)
         self.manager = StreamableHTTPSessionManager(
-            app=self.server, security_settings=None, max_request_body_size=MAX_BODY_BYTES,
-            session_idle_timeout=SESSION_IDLE_TIMEOUT_S)
+            app=self.server, json_response=True, security_settings=None,
+            max_request_body_size=MAX_BODY_BYTES, session_idle_timeout=SESSION_IDLE_TIMEOUT_S)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     label = MCP_PATH  # the route counters' name for this traffic

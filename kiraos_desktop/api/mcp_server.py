@@ -221,8 +221,12 @@ class KiraServer(Server):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
-def build_mcp_server(engine, caller: ToolCaller, workers) -> tuple[Server, McpHandlers, InMemorySubscriptionBus]:
-    """A low-level MCP server for `engine`, the handlers it calls, and the bus of change events."""
+def build_mcp_server(engine, caller: ToolCaller, workers,
+                     listen: bool = True) -> tuple[Server, McpHandlers, InMemorySubscriptionBus]:
+    """A low-level MCP server for `engine`, the handlers it calls, and the bus of change events.
+
+    `listen`: serve 2026-era `subscriptions/listen` (its reply is an event stream, so not where
+    replies are plain JSON)."""
     handlers = McpHandlers(engine, caller, workers)
     bus = InMemorySubscriptionBus()
     server = KiraServer(
@@ -230,7 +234,7 @@ def build_mcp_server(engine, caller: ToolCaller, workers) -> tuple[Server, McpHa
         on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
         on_list_prompts=handlers.list_prompts, on_get_prompt=handlers.get_prompt,
         on_list_resources=handlers.list_resources, on_list_resource_templates=handlers.list_resource_templates,
-        on_read_resource=handlers.read_resource, on_subscriptions_listen=ListenHandler(bus),
+        on_read_resource=handlers.read_resource, on_subscriptions_listen=ListenHandler(bus) if listen else None,
     )
     server.middleware = []  # no OpenTelemetry spans: nothing here exports them
     return server, handlers, bus
