@@ -6,7 +6,13 @@ from pathlib import Path
 
 from kiraos_desktop.cli import EXIT_OK, EXIT_USAGE
 from kiraos_desktop.core.skills import SkillRouter
-from kiraos_desktop.core.skills.agent_io import NameClashError, SkillTransferError, export_skill, import_skill
+from kiraos_desktop.core.skills.agent_io import (
+    NameClashError,
+    SkillTransferError,
+    UnusableNameError,
+    export_skill,
+    import_skill,
+)
 
 TRANSFER_COMMANDS = ("import", "export")
 
@@ -42,6 +48,9 @@ def _import(args, engine) -> int:
     except NameClashError as exc:
         print(f"error: a skill named {exc.name!r} already exists (folder {exc.folder.name!r}); use --replace "
               "to replace it or --name NEW to import it under another name", file=sys.stderr)
+        return EXIT_USAGE
+    except UnusableNameError as exc:
+        print(f"error: cannot import {args.source}: {exc} (--name NEW)", file=sys.stderr)
         return EXIT_USAGE
     except SkillTransferError as exc:
         print(f"error: cannot import {args.source}: {exc}", file=sys.stderr)

@@ -157,7 +157,9 @@ def test_skills_reload_shows_problems(api, api_engine):
     assert entry["valid"] is False
     fields = {p["field"] for p in entry["problems"] if p["severity"] == "error"}
     assert {"name", "command", "instruction"} <= fields
-    assert all(set(p) == {"severity", "field", "message", "line"} for p in entry["problems"])
+    assert all(set(p) == {"severity", "field", "message", "file", "line"} for p in entry["problems"])
+    assert {p["file"] for p in entry["problems"]} == {"manifest.json", "instruction.md"}
+    assert entry["format"] == "kiraos"
     assert api.get("/v1/skills/broken").json()["valid"] is False
     assert len(api.get("/v1/tools").json()["tools"]) == 9  # a broken skill is never a tool
 
@@ -179,6 +181,24 @@ def test_openapi_describes_every_route(api, api_engine):
                 assert {"400", "413", "415"} <= set(op["responses"])
             params = {p["name"] for p in op.get("parameters", []) if p["in"] == "path"}
             assert params == set(part[1:-1] for part in path.split("/") if part.startswith("{"))
+
+
+def test_skill_md_skills_are_served_like_manifest_skills(api, api_engine):
+    folder = api_engine.paths.skills_dir / "pdf-tools"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Work with PDFs.\nextra: 1\n---\n# PDF\n",
+                                     encoding="utf-8")
+    entry = next(s for s in api.post("/v1/skills/reload").json()["skills"] if s["folder"] == "pdf-tools")
+    assert entry["format"] == "agent" and entry["valid"] is False
+    assert entry["problems"][0]["file"] == "SKILL.md" and entry["problems"][0]["line"] == 4
+    (folder / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Work with PDFs.\n---\n# PDF\n",
+                                     encoding="utf-8")
+    api.post("/v1/skills/reload")
+    tools = api.get("/v1/tools", params={"format": "mcp"}).json()["tools"]
+    tool = next(t for t in tools if t["name"] == "pdf-tools")
+    assert tool["description"] == "Work with PDFs." and set(tool["inputSchema"]["properties"]) == {"request", "file"}
+    body = api.post("/v1/tools/pdf-tools", json={"user_id": "u1", "arguments": {"request": "merge"}}).json()
+    assert body["is_error"] is False and body["content"].startswith('<skill name="pdf-tools">\n# PDF\n')
 
 
 def test_skill_file_argument_over_http(api, api_engine):

@@ -286,3 +286,13 @@ def test_agent_skill_in_the_skills_dir_exports_as_it_is(tmp_path):
     exported = export_skill(source, tmp_path / "out")
     assert snapshot(exported) == snapshot(source)
     assert validate(exported) == []
+
+
+def test_cli_import_of_a_name_that_cannot_be_a_tool_name(tmp_path, skills_dir, capsys):
+    source = write_agent_skill(tmp_path / "src", "数据", "---\nname: 数据\ndescription: d\n---\nbody\n")
+    engine = SimpleNamespace(skills=SkillRouter(skills_dir))
+    parser = standalone_parser()
+    assert run_skills(parser.parse_args(["skills", "import", str(source)]), engine) == 2
+    assert "'数据' cannot be a tool name" in capsys.readouterr().err
+    assert run_skills(parser.parse_args(["skills", "import", str(source), "--name", "data"]), engine) == 0
+    assert engine.skills.get("data").valid

@@ -216,3 +216,28 @@ def test_editing_a_skill_md_skill_with_live_preview_and_lint(qtbot, engine):
         assert validate(folder) == []
     finally:
         page.dispose()
+
+
+def test_a_name_that_cannot_be_a_tool_name_is_asked_for(qtbot, page, engine, tmp_path):
+    source = write_agent_skill(tmp_path / "src", "数据", "---\nname: 数据\ndescription: 数据分析\n---\n分析。\n")
+    page.prompter.names = ["data_tools"]
+    assert page.import_skill(str(source)) == "data_tools"
+    assert ("name", "Import skill", "imported_skill") in page.prompter.asked
+    assert engine.skills.get("data_tools").description == "数据分析"
+    before = snapshot(engine.skills.skills_dir)
+    assert page.import_skill(str(source)) is None  # asked again, cancelled: nothing written
+    assert snapshot(engine.skills.skills_dir) == before
+
+
+def test_duplicate_and_rename_are_off_for_agent_skills(qtbot, engine):
+    write_agent_skill(engine.skills.skills_dir, "pdf-processing", PDF_SKILL_MD)
+    page = make_page(qtbot, engine)
+    try:
+        panel = page.list_panel
+        page.open_skill("pdf-processing", ask=False)
+        assert not panel.duplicate_button.isEnabled() and not panel.rename_button.isEnabled()
+        assert panel.delete_button.isEnabled() and panel.export_button.isEnabled()
+        page.open_skill("tarot_reading", ask=False)
+        assert panel.duplicate_button.isEnabled() and panel.rename_button.isEnabled()
+    finally:
+        page.dispose()

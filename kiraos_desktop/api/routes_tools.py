@@ -17,7 +17,7 @@ def tool_reply(result) -> dict:
 
 def problem_json(problem) -> dict:
     return {"severity": problem.severity, "field": problem.field, "message": problem.message,
-            "line": problem.line}
+            "file": problem.file, "line": problem.line}
 
 
 def skill_json(skill) -> dict:
@@ -25,7 +25,7 @@ def skill_json(skill) -> dict:
         "name": skill.name, "folder": skill.folder.name, "description": skill.description,
         "trigger": skill.trigger, "exclude": skill.exclude, "command": skill.command,
         "parameters": skill.parameters, "template": skill.template, "enabled": skill.enabled,
-        "valid": skill.valid, "problems": [problem_json(p) for p in skill.problems],
+        "valid": skill.valid, "format": skill.format, "problems": [problem_json(p) for p in skill.problems],
     }
 
 

@@ -65,14 +65,16 @@ TOOL_RESULT = obj({"tool": TEXT, "content": TEXT, "is_error": BOOL}, ["tool", "c
 COMMAND_REPLY = obj({"matched": BOOL, "skill": TEXT, "command": TEXT, "args_text": TEXT, "rewritten": TEXT},
                     ["matched"])
 PROBLEM = obj({"severity": {"type": "string", "enum": ["error", "warning"]}, "field": TEXT, "message": TEXT,
-               "line": {"type": ["integer", "null"]}}, ["severity", "field", "message", "line"])
+               "file": TEXT, "line": {"type": ["integer", "null"]}}, ["severity", "field", "message", "file", "line"])
 SKILL = obj({
     "name": TEXT, "folder": TEXT, "description": TEXT, "trigger": TEXT, "exclude": TEXT,
     "command": {"type": ["string", "null"]}, "parameters": {"type": "object"},
     "template": {"type": "string", "enum": ["plain", "jinja2"]}, "enabled": BOOL, "valid": BOOL,
+    "format": {"type": "string", "enum": ["kiraos", "agent"],
+               "description": "kiraos: manifest.json + instruction.md; agent: an Agent Skills SKILL.md folder"},
     "problems": {"type": "array", "items": PROBLEM},
 }, ["name", "folder", "description", "trigger", "exclude", "command", "parameters", "template", "enabled",
-    "valid", "problems"])
+    "valid", "format", "problems"])
 SKILLS = obj({"skills": {"type": "array", "items": SKILL}}, ["skills"])
 
 STATS = obj({"total_users": COUNT, "total_profiles": COUNT, "total_events": COUNT},

@@ -1855,6 +1855,10 @@ Changing host, port or token restarts the API server.</source>
         <translation>SKILL.md（Agent Skills：前置元数据和指令）：</translation>
     </message>
     <message>
+        <source>Write SKILL.md and reload the skill (Ctrl+S)</source>
+        <translation>写入 SKILL.md 并重新加载技能（Ctrl+S）</translation>
+    </message>
+    <message>
         <source>Instruction (instruction.md):</source>
         <translation>指令（instruction.md）：</translation>
     </message>
@@ -1968,6 +1972,10 @@ Changing host, port or token restarts the API server.</source>
         <source>Write the skill as an Agent Skills folder (SKILL.md) that other agents can load</source>
         <translation>将技能导出为其他智能体可加载的 Agent Skills 文件夹（SKILL.md）</translation>
     </message>
+    <message>
+        <source>Not available for an Agent Skills folder (SKILL.md)</source>
+        <translation>不适用于 Agent Skills 文件夹（SKILL.md）</translation>
+    </message>
 </context>
 <context>
     <name>SkillTransfer</name>
@@ -1988,6 +1996,10 @@ Changing host, port or token restarts the API server.</source>
 {0}</source>
         <translation>无法导入技能：
 {0}</translation>
+    </message>
+    <message>
+        <source>{0} cannot be a tool name here. Import the skill under this name (letters, digits, _ or -):</source>
+        <translation>{0} 不能用作工具名称。以此名称导入技能（字母、数字、_ 或 -）：</translation>
     </message>
     <message>
         <source>Import the skill under another name:</source>

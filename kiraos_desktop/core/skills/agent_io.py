@@ -42,6 +42,16 @@ class NameClashError(SkillTransferError):
         self.folder = folder
 
 
+class UnusableNameError(SkillTransferError):
+    """The skill's name cannot be a tool name here: import it under another name."""
+
+    def __init__(self, name: str):
+        shown = name if name else "(none)"
+        super().__init__(f"the skill name {shown!r} cannot be a tool name (use 1 to 64 ASCII letters, digits, _ "
+                         "or -, not memory_update/query/clear); import it under another name")
+        self.name = name
+
+
 @dataclass(frozen=True)
 class ImportResult:
     name: str
@@ -115,9 +125,7 @@ def _meaning(root: Path, rename: str | None) -> tuple[dict, str, str, bool]:
         manifest["name"] = rename
     name = manifest.get("name")
     if not isinstance(name, str) or not NAME_RE.match(name) or name in RESERVED_NAMES:
-        shown = name if isinstance(name, str) and name else "(none)"
-        raise SkillTransferError(f"the skill name {shown!r} cannot be a tool name (use 1 to 64 ASCII letters, "
-                                 "digits, _ or -, not memory_update/query/clear); import it under another name")
+        raise UnusableNameError(name if isinstance(name, str) else "")
     if rename is not None or not restored:
         manifest_text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
     errors = [p for p in instruction_problems(agent.instruction, manifest) if p.is_error]

@@ -56,7 +56,6 @@ class SkillEditor(QWidget):
         self.title.setFont(font)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.save_button = QPushButton(self.tr("Save"), self)
-        self.save_button.setToolTip(self.tr("Write both files and reload the skill (Ctrl+S)"))
         self.revert_button = QPushButton(self.tr("Revert"), self)
         self.revert_button.setToolTip(self.tr("Drop the unsaved changes"))
 
@@ -155,8 +154,10 @@ class SkillEditor(QWidget):
     def _set_instruction_label(self) -> None:
         if self._agent:
             self.instruction_label.setText(self.tr("SKILL.md (Agent Skills: front matter and instructions):"))
+            self.save_button.setToolTip(self.tr("Write SKILL.md and reload the skill (Ctrl+S)"))
         else:
             self.instruction_label.setText(self.tr("Instruction (instruction.md):"))
+            self.save_button.setToolTip(self.tr("Write both files and reload the skill (Ctrl+S)"))
 
     def is_dirty(self) -> bool:
         return self._folder is not None and (self.manifest_text(), self.instruction_text()) != self._saved

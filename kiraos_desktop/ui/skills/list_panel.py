@@ -18,9 +18,10 @@ from PySide6.QtWidgets import (
 )
 
 from kiraos_desktop.core.skills.archive import is_archive
+from kiraos_desktop.core.skills.problems import AGENT_FORMAT
 
 from .badge_delegate import AgentBadgeDelegate
-from .skill_list import COMMAND, ENABLED, FOLDER_ROLE, NAME, PROBLEMS, SkillFilterProxy, SkillListModel
+from .skill_list import COMMAND, ENABLED, FOLDER_ROLE, FORMAT_ROLE, NAME, PROBLEMS, SkillFilterProxy, SkillListModel
 from .theme import colors_for
 
 
@@ -198,8 +199,12 @@ class SkillListPanel(QWidget):
 
     def _update_buttons(self) -> None:
         has = bool(self.current_folder())
-        for button in (self.duplicate_button, self.rename_button, self.delete_button, self.export_button):
+        for button in (self.delete_button, self.export_button):
             button.setEnabled(has)
+        agent = has and self.view.currentIndex().siblingAtColumn(NAME).data(FORMAT_ROLE) == AGENT_FORMAT
+        for button in (self.duplicate_button, self.rename_button):
+            button.setEnabled(has and not agent)
+            button.setToolTip(self.tr("Not available for an Agent Skills folder (SKILL.md)") if agent else "")
 
     # ------------------------------------------------------------------ slots
 

@@ -9,6 +9,7 @@ from kiraos_desktop.core.skills.agent_format import SKILL_FILE_NAMES
 from kiraos_desktop.core.skills.agent_io import (
     NameClashError,
     SkillTransferError,
+    UnusableNameError,
     export_name,
     export_skill,
     import_skill,
@@ -47,6 +48,13 @@ class SkillTransferActions:
                 self.prompter.error(title, SkillTransfer.tr("The skill could not be imported:\n{0}").format(outcome.message))
                 return None
             result = outcome.result
+            if isinstance(result, UnusableNameError):
+                name = self._ask_free_name(title, SkillTransfer.tr("{0} cannot be a tool name here. Import the skill "
+                                                                   "under this name (letters, digits, _ or -):")
+                                           .format(result.name or "?"), self._free_suggestion("imported_skill"))
+                if name is None:
+                    return None
+                continue
             if not isinstance(result, NameClashError):
                 break
             answer = self.prompter.name_clash(result.name)
@@ -69,7 +77,7 @@ class SkillTransferActions:
         def work(_progress, _cancelled):
             try:
                 return import_skill(source, skills_dir, name=name, replace=replace)
-            except NameClashError as exc:  # a question for the user, not a failure
+            except (NameClashError, UnusableNameError) as exc:  # a question for the user, not a failure
                 return exc
         return work
 
