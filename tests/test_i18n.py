@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QCoreApplication, Qt
-from PySide6.QtWidgets import QComboBox
+from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QTabWidget
 
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.ui.i18n import language_manager, resolve_language, system_language
@@ -175,10 +175,19 @@ def test_switching_the_language_retitles_the_open_window(qtbot, window, engine):
     assert window.sidebar.item(PAGE_USERS).text() == "用户"
     assert model.headerData(0, Qt.Orientation.Horizontal) == "用户"
     assert window.windowTitle() == "KiraOS Desktop"
+    # Texts the pages set once when they were built: labels, check boxes, tabs, placeholders, buttons.
+    assert window.users_page.content_box.text() == "同时搜索键、值和事件"
+    tabs = window.users_page.findChild(QTabWidget)
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["画像", "事件", "上下文", "变更记录"]
+    assert window.users_page.findChild(QLineEdit, "userSearch").placeholderText().startswith("搜索用户 ID")
+    assert "新建" in [button.text() for button in window.skills_page.findChildren(QAbstractButton)]
+    assert window.overview_page.feed_title.text() == "最近变更"
     with qtbot.waitSignal(model.headerDataChanged, timeout=5000):
         engine.update_settings(engine.settings.replace(language="en"))
     qtbot.waitUntil(lambda: window.menuBar().actions()[0].text() == "&File", timeout=5000)
     assert window.sidebar.item(PAGE_USERS).text() == "Users"
+    assert window.users_page.content_box.text() == "Also search in keys, values and events"
+    assert [tabs.tabText(i) for i in range(tabs.count())] == ["Profile", "Events", "Context", "History"]
     assert QCoreApplication.translate("History", "%n entries", "", 1) == "1 entry"  # English plural forms
 
 
@@ -195,3 +204,24 @@ def test_the_settings_dialog_offers_the_language_and_applies_it(qtbot, window, e
     assert engine.settings.language == "zh_CN"
     assert json.loads(engine.paths.settings_file.read_text(encoding="utf-8"))["language"] == "zh_CN"
     qtbot.waitUntil(lambda: window.help_menu.title() == "帮助(&H)", timeout=5000)
+
+
+def test_only_texts_of_a_widgets_own_context_are_swapped(qtbot):
+    """A label showing data that happens to equal a UI string elsewhere keeps its text."""
+    from PySide6.QtWidgets import QLabel, QWidget
+
+    from kiraos_desktop.ui.retranslate import TextSwap, messages, swap_static_texts
+
+    class UsersModel(QWidget):  # a kiraos class name: its context holds "User"
+        __module__ = "kiraos_desktop.ui.fake"
+
+    owner = UsersModel()
+    qtbot.addWidget(owner)
+    own = QLabel("User", owner)
+    plain = QWidget()
+    qtbot.addWidget(plain)
+    data = QLabel("User", plain)  # e.g. a user id shown in a widget with no catalogue context
+    swap_static_texts(owner, TextSwap(messages("en"), messages("zh_CN")))
+    swap_static_texts(plain, TextSwap(messages("en"), messages("zh_CN")))
+    assert own.text() == "用户"
+    assert data.text() == "User"

@@ -1,7 +1,7 @@
 """The window's language: our catalogue and Qt's own, chosen by the setting or the system locale, switched live.
 
-Installing or removing a QTranslator makes Qt send QEvent.LanguageChange to every widget; widgets that set
-texts once re-set them in their retranslate method (see kiraos_desktop/ui/retranslate.py).
+Installing or removing a QTranslator makes Qt send QEvent.LanguageChange to every widget; widgets whose
+texts depend on state re-set them then, and texts set once are swapped (kiraos_desktop/ui/retranslate.py).
 """
 from __future__ import annotations
 
@@ -11,9 +11,11 @@ import subprocess
 from pathlib import Path
 
 from PySide6.QtCore import QCoreApplication, QLibraryInfo, QLocale, QObject, QTranslator
+from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop.catalogues import FOLDER, SOURCE_LANGUAGE, CatalogueError, catalogue_stem, compile_catalogue
 from kiraos_desktop.core.resources import resources_dir
+from kiraos_desktop.ui.retranslate import TextSwap, messages, swap_static_texts
 
 log = logging.getLogger(__name__)
 SYSTEM = "system"
@@ -102,6 +104,7 @@ class LanguageManager(QObject):
         language = resolve_language(setting)
         if self._applied and language == self.language:
             return language
+        old = self.language
         self.clear()
         for path in (qt_catalogue_file(language), catalogue_file(language)):
             if path is None:
@@ -114,6 +117,10 @@ class LanguageManager(QObject):
                 log.warning("cannot load the translation %s", path)
         self.language = language
         self._applied = True
+        if old != language:
+            swap = TextSwap(messages(old), messages(language))
+            for widget in QApplication.topLevelWidgets():
+                swap_static_texts(widget, swap)
         return language
 
     def clear(self) -> None:

@@ -216,6 +216,7 @@ class MainWindow(QMainWindow):
         self._show_db_status()
         self._on_server_state_changed(self.server_state.state, self.server_state.detail)
         refresh_item_views(self)
+        self._on_coalescer_triggered(None)  # counts and summaries are texts made from data
 
     def _build_status_bar(self) -> None:
         self.api_status = QLabel()

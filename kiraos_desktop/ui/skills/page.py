@@ -147,6 +147,9 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         super().changeEvent(event)
         if event.type() == QEvent.Type.PaletteChange and getattr(self, "_ready", False):
             self.apply_palette()
+        elif event.type() == QEvent.Type.LanguageChange and getattr(self, "_ready", False):
+            self.apply_palette()  # the preview's legend is made of translated words
+            self.refresh_preview()  # notes and validation messages
 
     def apply_palette(self) -> None:
         """Recolour highlighting, gutters and badges for the current palette (light/dark switch)."""
