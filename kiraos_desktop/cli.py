@@ -42,6 +42,15 @@ def _api_parent() -> argparse.ArgumentParser:
     return parent
 
 
+def _window_size(text: str) -> tuple[int, int]:
+    """`1024x700` -> (1024, 700); argparse turns the ValueError into a usage error (exit 2)."""
+    width, sep, height = text.lower().partition("x")
+    if not sep or not width.isdigit() or not height.isdigit() or not (320 <= int(width) <= 4000) \
+            or not (240 <= int(height) <= 4000):
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1024x700, got {text!r}")
+    return int(width), int(height)
+
+
 def build_parser() -> argparse.ArgumentParser:
     common, api = _common_parent(), _api_parent()
     parser = argparse.ArgumentParser(
@@ -49,6 +58,10 @@ def build_parser() -> argparse.ArgumentParser:
         description="KiraOS Desktop: memory manager and skill workbench for chatbots.")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     parser.add_argument("--screenshot", metavar="DIR", help="render every page to PNG files in DIR and exit")
+    parser.add_argument("--screenshot-size", metavar="WxH", type=_window_size, default=(1280, 800),
+                        help="window size of --screenshot (default 1280x800)")
+    parser.add_argument("--language", choices=("system", "en", "zh_CN"), default=None,
+                        help="language of the window for this run (default: the setting, else the system's)")
     parser.add_argument("--self-test", action="store_true", help="smoke test in a temporary data dir, then exit")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
 

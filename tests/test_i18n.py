@@ -225,3 +225,36 @@ def test_only_texts_of_a_widgets_own_context_are_swapped(qtbot):
     swap_static_texts(plain, TextSwap(messages("en"), messages("zh_CN")))
     assert own.text() == "用户"
     assert data.text() == "User"
+
+
+def test_language_and_screenshot_size_options():
+    from kiraos_desktop.cli import build_parser
+
+    args = build_parser().parse_args(["--language", "zh_CN", "--screenshot", "out", "--screenshot-size", "1024x700"])
+    assert (args.language, args.screenshot_size) == ("zh_CN", (1024, 700))
+    assert build_parser().parse_args([]).screenshot_size == (1280, 800)
+    for bad in (["--language", "fr"], ["--screenshot-size", "1024"], ["--screenshot-size", "10x10"]):
+        with pytest.raises(SystemExit) as exit_info:
+            build_parser().parse_args(bad)
+        assert exit_info.value.code == 2
+
+
+def test_screenshots_in_chinese_at_another_size(qtbot, qapp, engine, tmp_path):
+    import struct
+    from types import SimpleNamespace
+
+    from kiraos_desktop.ui.app import AppController
+    from kiraos_desktop.ui.i18n import apply_language
+    from kiraos_desktop.ui.screenshot import take_screenshots
+
+    apply_language("zh_CN")
+    controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path))
+    out = tmp_path / "shots"
+    try:
+        assert controller.window.menuBar().actions()[0].text() == "文件(&F)"
+        assert take_screenshots(qapp, controller, str(out), (1024, 700)) == 0
+    finally:
+        controller.shutdown()
+        language_manager().clear()
+    with open(out / "02-users-profile.png", "rb") as handle:
+        assert struct.unpack(">II", handle.read(24)[16:24]) == (1024, 700)

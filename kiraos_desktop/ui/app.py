@@ -184,13 +184,14 @@ def run_gui(engine, args) -> int:
             app = ensure_application()
             apply_theme(app)
             apply_language(getattr(args, "language", None) or engine.settings.language)
-            from kiraos_desktop.ui.screenshot import take_screenshots
+            from kiraos_desktop.ui.screenshot import SIZE as SCREENSHOT_SIZE, take_screenshots
 
             # Fixed size, nothing remembered: the user's window geometry is neither read nor changed.
             ui_settings = QSettings(str(Path(scratch) / "ui.ini"), QSettings.Format.IniFormat)
             controller = AppController(engine, args, ui_settings=ui_settings)
             try:
-                return take_screenshots(app, controller, screenshot_dir)
+                return take_screenshots(app, controller, screenshot_dir,
+                                        getattr(args, "screenshot_size", None) or SCREENSHOT_SIZE)
             finally:
                 controller.shutdown()
     # The window's errors (API, background tasks, uncaught exceptions) go to the data dir's logs folder:
@@ -198,7 +199,7 @@ def run_gui(engine, args) -> int:
     configure_logging(engine.paths.logs_dir)
     app = ensure_application()
     apply_theme(app)
-    apply_language(engine.settings.language)
+    apply_language(getattr(args, "language", None) or engine.settings.language)
     watcher = ThemeWatcher(app)
     controller = AppController(engine, args)
     watcher.changed.connect(controller._on_theme_changed)

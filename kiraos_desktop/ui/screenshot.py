@@ -1,4 +1,4 @@
-"""`--screenshot DIR`: render every page of the window offscreen to PNG files at 1280x800, then exit."""
+"""`--screenshot DIR`: render every page of the window offscreen to PNG files (1280x800 unless told), then exit."""
 from __future__ import annotations
 
 import sys
@@ -47,16 +47,16 @@ def _drop_offscreen_note(previous):
     return handler
 
 
-def take_screenshots(app: QApplication, controller, directory: str) -> int:
+def take_screenshots(app: QApplication, controller, directory: str, size: tuple[int, int] = SIZE) -> int:
     previous = qInstallMessageHandler(None)
     qInstallMessageHandler(_drop_offscreen_note(previous))
     try:
-        return _take_screenshots(app, controller, directory)
+        return _take_screenshots(app, controller, directory, size)
     finally:
         qInstallMessageHandler(previous)
 
 
-def _take_screenshots(app: QApplication, controller, directory: str) -> int:
+def _take_screenshots(app: QApplication, controller, directory: str, size: tuple[int, int]) -> int:
     from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS
     from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT, TAB_EVENTS, TAB_HISTORY, TAB_PROFILE
 
@@ -67,7 +67,7 @@ def _take_screenshots(app: QApplication, controller, directory: str) -> int:
         print(f"kiraos-desktop: error: cannot create {folder}: {exc}", file=sys.stderr)
         return 2
     window = controller.window
-    window.resize(*SIZE)
+    window.resize(*size)
     window.show()
     settle(app, 300)
     _wait_for_server(app, window)
