@@ -21,6 +21,8 @@ LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 PUBLIC_PATHS = frozenset({"/v1/health"})
 JSON_TYPES = ("application/json",)
 _VERDICT_VALUE_BYTES = 128
+#: The scope key that carries the host of an absolute-form request target (set by the HTTP protocol).
+AUTHORITY_KEY = "kiraos.target_authority"
 
 
 def is_loopback(host: str) -> bool:
@@ -51,7 +53,8 @@ def allowed_host_names(extra_hosts=()) -> frozenset[str]:
 
 
 def split_host(value: str) -> str | None:
-    """The host part of a Host header (`name[:port]`, `[v6][:port]`), lower case; None when malformed."""
+    """The host part of a Host header (`name[:port]`, `[v6][:port]`), lower case; None when malformed
+    (a port that is not a number from 1 to 65535 included)."""
     value = value.strip().lower()
     if value.startswith("["):
         end = value.find("]")
@@ -61,8 +64,11 @@ def split_host(value: str) -> str | None:
     else:
         name, sep, port = value.partition(":")
         rest = sep + port
-    if rest and not (rest.startswith(":") and rest[1:].isdigit()):
-        return None
+    if rest:
+        port = rest[1:]
+        if not (rest.startswith(":") and port.isascii() and port.isdigit() and len(port) <= 5
+                and 1 <= int(port) <= 65535):
+            return None
     return name or None
 
 
@@ -95,7 +101,9 @@ def check_path_text(scope) -> None:
 class GuardedApp:
     """Checks every HTTP request before the router sees it, counts replies and turns errors into JSON.
 
-    Order: Host (403), Origin (403), token (401), declared body size (413), body media type (415).
+    Order: Host (400 when repeated, 403 when foreign, the host of an absolute-form target too),
+    Origin (403 when any is foreign), token (401), declared body size (413), body encoding and
+    media type (415).
     ApiError, Starlette's HTTPException and unexpected exceptions raised by handlers become the
     route family's error shape (a 500 is logged, never shown as a traceback).
     """
@@ -170,28 +178,38 @@ class GuardedApp:
             self.counters.record(label, status)
 
     def _check(self, scope) -> None:
-        host = origin = authorization = content_type = content_length = None
+        host = authorization = content_type = content_length = encoding = None
+        origins: list[bytes] = []
+        hosts = 0
         chunked = False
         for name, value in scope["headers"]:
             if name == b"host":
                 host = value
+                hosts += 1
             elif name == b"authorization":
                 authorization = value
             elif name == b"origin":
-                origin = value
+                origins.append(value)
             elif name == b"content-type":
                 content_type = value
             elif name == b"content-length":
                 content_length = value
             elif name == b"transfer-encoding":
                 chunked = True
-        if host is None or not self._allowed(b"host", host):
+            elif name == b"content-encoding":
+                encoding = value
+        if hosts > 1:
+            raise ApiError(400, "bad_request", "the request has more than one Host header; send exactly one")
+        target = scope.get(AUTHORITY_KEY)  # an absolute-form request target: its host counts too
+        if (host is None or not self._allowed(b"host", host)
+                or (target is not None and not self._allowed(b"host", target))):
             raise ApiError(403, "forbidden_host",
                            "the Host header must name this machine's loopback address "
                            "(127.0.0.1, localhost or [::1]) or the configured host")
-        if origin is not None and not self._allowed(b"origin", origin):
-            raise ApiError(403, "forbidden_origin",
-                           "requests from web pages of other origins are not allowed")
+        for origin in origins:  # any foreign one among several is enough
+            if not self._allowed(b"origin", origin):
+                raise ApiError(403, "forbidden_origin",
+                               "requests from web pages of other origins are not allowed")
         if self._token is not None and scope["path"] not in PUBLIC_PATHS:
             self._check_token(authorization)
         has_body = chunked
@@ -203,6 +221,10 @@ class GuardedApp:
                 raise ApiError(413, "body_too_large",
                                f"the request body is {size} bytes; at most {MAX_BODY_BYTES} bytes are accepted")
             has_body = has_body or size > 0
+        if has_body and encoding is not None and encoding.strip().lower() != b"identity":
+            raise ApiError(415, "unsupported_media_type",
+                           "Content-Encoding is not supported: send the JSON body uncompressed, without a "
+                           "Content-Encoding header")
         if has_body and not is_json_content_type(content_type and content_type.decode("latin-1")):
             raise ApiError(415, "unsupported_media_type",
                            "request bodies must be JSON: send Content-Type: application/json")

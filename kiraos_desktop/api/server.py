@@ -13,6 +13,7 @@ from typing import Callable
 
 from kiraos_desktop.api.app import create_app
 from kiraos_desktop.api.counters import RequestCounters
+from kiraos_desktop.api.protocol import GuardedHttpProtocol
 from kiraos_desktop.api.security import is_loopback
 
 log = logging.getLogger(__name__)
@@ -150,7 +151,8 @@ class ApiServer:
             port = sock.getsockname()[1]
             app = create_app(self._engine, self._token, extra_hosts=(self.host,), counters=self._counters)
             config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", ws="none",
-                                    proxy_headers=False, server_header=False, timeout_graceful_shutdown=3)
+                                    proxy_headers=False, server_header=False, timeout_graceful_shutdown=3,
+                                    http=GuardedHttpProtocol or "auto")
             server = uvicorn.Server(config)
             failure: list[BaseException] = []
             thread = threading.Thread(target=self._run, args=(server, sock, failure), name="kiraos-api",

@@ -1,0 +1,140 @@
+"""The HTTP/1.1 connection: uvicorn's httptools protocol with a request deadline, a connection cap and JSON errors.
+
+A local process without the token can still open connections. Each connection must deliver a whole
+request (head and body) within REQUEST_SECONDS of being opened or of its last reply, else it is
+closed; past MAX_CONNECTIONS open connections a request is answered 503, and connections past
+HARD_MAX_CONNECTIONS are closed at once, so file descriptors stay bounded and other clients keep
+being answered. Requests the parser refuses get the API's JSON error instead of uvicorn's text.
+An absolute-form request target (`GET http://host/path`) is passed on to the app's Host check
+(`AUTHORITY_KEY` in the scope): the target's host is the one that counts (RFC 9112 3.2.2).
+"""
+from __future__ import annotations
+
+import logging
+
+from kiraos_desktop.api.errors import dump_json
+from kiraos_desktop.api.security import AUTHORITY_KEY
+
+try:  # uvicorn[standard] brings httptools; without it uvicorn's own choice (h11) is used as it is
+    from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
+except ImportError:  # pragma: no cover - depends on the installation
+    HttpToolsProtocol = None
+
+log = logging.getLogger(__name__)
+
+#: Seconds a connection has to deliver a whole request, from its opening or its last reply.
+REQUEST_SECONDS = 5.0
+#: Open connections served at most; a request on a connection past this is answered 503.
+MAX_CONNECTIONS = 256
+#: Connections past this are closed as soon as they are accepted (bounded file descriptors).
+HARD_MAX_CONNECTIONS = 512
+
+
+def _error_body(status: int, code: str, message: str) -> bytes:
+    return dump_json({"error": {"code": code, "message": message}})
+
+
+def _raw_reply(status: int, body: bytes) -> bytes:
+    return b"".join([STATUS_LINE[status], b"content-type: application/json\r\n",
+                     b"content-length: ", str(len(body)).encode("ascii"), b"\r\n",
+                     b"connection: close\r\n\r\n", body])
+
+
+async def _busy(scope, receive, send) -> None:
+    body = _error_body(503, "too_many_connections",
+                       f"the server has {MAX_CONNECTIONS} connections open already; close idle ones and retry")
+    await send({"type": "http.response.start", "status": 503,
+                "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
+                            (b"content-length", str(len(body)).encode("ascii"))]})
+    await send({"type": "http.response.body", "body": body})
+
+
+def _authority(target: bytes) -> bytes | None:
+    """The host[:port] of an absolute-form target (`http://host:port/path`), else None."""
+    if target.startswith(b"/") or target == b"*":
+        return None
+    _, sep, rest = target.partition(b"://")
+    if not sep:
+        return b""  # neither origin- nor absolute-form: matches no allowed host
+    end = len(rest)
+    for stop in (b"/", b"?", b"#"):
+        found = rest.find(stop)
+        if 0 <= found < end:
+            end = found
+    authority = rest[:end]
+    return authority.rpartition(b"@")[2] if b"@" in authority else authority
+
+
+def _sweep_every() -> float:
+    return max(0.05, min(1.0, REQUEST_SECONDS / 4))
+
+
+def _owes_request(connection) -> bool:
+    """No whole request is being answered: the connection is idle, or a head or body is arriving."""
+    cycle = connection.cycle
+    return cycle is None or cycle.response_complete or cycle.more_body
+
+
+def _sweep(loop, state) -> None:
+    """Close the connections that have owed the same request for more than REQUEST_SECONDS.
+
+    A connection owes a request from its opening or its last reply until a whole request (head and
+    body) has arrived; uvicorn starts a new cycle for each request head, so a connection seen owing
+    with the same cycle (or none) in sweeps REQUEST_SECONDS apart made no progress meanwhile. One
+    sweep per server, every _sweep_every() seconds while connections are open: nothing per request.
+    """
+    now = loop.time()
+    connections = state.connections
+    for connection in list(connections):
+        if not isinstance(connection, GuardedHttpProtocol) or connection.transport.is_closing():
+            continue
+        if not _owes_request(connection):
+            connection.owing = None
+            continue
+        owing = connection.owing
+        if owing is None or owing[0] is not connection.cycle:
+            connection.owing = (connection.cycle, now)
+        elif now - owing[1] > REQUEST_SECONDS:
+            connection.transport.close()
+    state.kiraos_sweeping = bool(connections)
+    if connections:
+        loop.call_later(_sweep_every(), _sweep, loop, state)
+
+
+if HttpToolsProtocol is not None:
+
+    class GuardedHttpProtocol(HttpToolsProtocol):
+        """Bounds what one connection may hold; everything else is uvicorn's.
+
+        `owing` is (cycle, loop time) of the first sweep that saw the connection owe a request.
+        """
+
+        owing: tuple | None = None
+
+        def connection_made(self, transport) -> None:
+            super().connection_made(transport)
+            self._app = self.app
+            if len(self.connections) > HARD_MAX_CONNECTIONS:
+                log.warning("closing a new connection: %d are open", len(self.connections))
+                transport.abort()
+                return
+            state = self.server_state
+            if not getattr(state, "kiraos_sweeping", False):  # one sweep per server, while connections are open
+                state.kiraos_sweeping = True
+                self.loop.call_later(_sweep_every(), _sweep, self.loop, state)
+
+        def on_headers_complete(self) -> None:
+            if not self.url.startswith(b"/"):
+                authority = _authority(self.url)
+                if authority is not None:
+                    self.scope[AUTHORITY_KEY] = authority
+            self.app = _busy if len(self.connections) > MAX_CONNECTIONS else self._app
+            super().on_headers_complete()
+
+        def send_400_response(self, msg: str) -> None:
+            body = _error_body(400, "bad_request", f"the request is not valid HTTP/1.1 ({msg.rstrip('.')})")
+            self.transport.write(_raw_reply(400, body))
+            self.transport.close()
+
+else:  # pragma: no cover
+    GuardedHttpProtocol = None

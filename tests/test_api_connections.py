@@ -1,0 +1,190 @@
+"""What one connection may hold, on raw sockets: a deadline for the request, a connection cap, JSON errors."""
+from __future__ import annotations
+
+import json
+import socket
+import time
+
+import pytest
+
+from api_helpers import TOKEN, api_engine, api_server  # noqa: F401
+from kiraos_desktop.api import protocol
+
+pytestmark = pytest.mark.skipif(protocol.GuardedHttpProtocol is None, reason="needs httptools")
+
+
+def connect(server, timeout: float = 10) -> socket.socket:
+    return socket.create_connection(("127.0.0.1", server.bound_port), timeout=timeout)
+
+
+def exchange(server, raw: bytes) -> tuple[int, dict, bytes]:
+    """Send `raw` on a new connection; the status, headers and body of the reply."""
+    with connect(server) as sock:
+        sock.sendall(raw)
+        return read_reply(sock)
+
+
+def read_reply(sock: socket.socket) -> tuple[int, dict, bytes]:
+    data = b""
+    while b"\r\n\r\n" not in data:
+        chunk = sock.recv(65536)
+        assert chunk, f"closed without a reply: {data!r}"
+        data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    length = int(headers.get("content-length", "0"))
+    while len(body) < length:
+        chunk = sock.recv(65536)
+        assert chunk
+        body += chunk
+    return int(lines[0].split()[1]), headers, body
+
+
+def request(path: str = "/v1/skills", extra: str = "", host: str = "127.0.0.1") -> bytes:
+    return (f"GET {path} HTTP/1.1\r\nHost: {host}\r\nAuthorization: Bearer {TOKEN}\r\n{extra}"
+            f"Connection: close\r\n\r\n").encode()
+
+
+def closed_by_server(sock: socket.socket) -> bool:
+    """Wait (up to the socket's timeout) until the server closes the connection."""
+    try:
+        return sock.recv(4096) == b""
+    except ConnectionResetError:
+        return True
+    except socket.timeout:
+        return False
+
+
+@pytest.fixture
+def short_deadline(monkeypatch):
+    monkeypatch.setattr(protocol, "REQUEST_SECONDS", 0.5)
+
+
+def test_silent_and_half_sent_connections_are_closed(short_deadline, api_server):
+    silent = connect(api_server, timeout=5)
+    half_head = connect(api_server, timeout=5)
+    half_head.sendall(b"GET /v1/skills HTTP/1.1\r\nHost: 127.0.0.1\r\n")  # never the empty line
+    half_body = connect(api_server, timeout=5)
+    half_body.sendall(f"POST /v1/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+                      f"Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{{\"user_id\"".encode())
+    idle = connect(api_server, timeout=5)  # a whole request, then nothing on the kept-alive connection
+    idle.sendall(request().replace(b"Connection: close\r\n", b""))
+    assert read_reply(idle)[0] == 200
+    started = time.monotonic()
+    for sock in (silent, half_head, half_body, idle):
+        with sock:
+            assert closed_by_server(sock)
+    assert time.monotonic() - started < 4
+
+
+def test_a_request_being_answered_is_not_cut_by_the_deadline(short_deadline, api_server, api_engine, monkeypatch):
+    real = api_engine.skills.reload
+
+    def slow_reload():
+        time.sleep(1.0)  # longer than the deadline: only the arrival of a request is timed
+        return real()
+
+    monkeypatch.setattr(api_engine.skills, "reload", slow_reload)
+    status, _, body = exchange(api_server, f"POST /v1/skills/reload HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                                           f"Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n".encode())
+    assert status == 200 and "skills" in json.loads(body)
+
+
+def test_requests_are_answered_while_silent_connections_are_open(api_server):
+    silent = [connect(api_server) for _ in range(50)]
+    try:
+        status, _, body = exchange(api_server, request())
+        assert status == 200 and "skills" in json.loads(body)
+    finally:
+        for sock in silent:
+            sock.close()
+
+
+def test_past_the_cap_a_request_gets_503_and_connections_past_the_hard_cap_are_closed(api_server, monkeypatch):
+    monkeypatch.setattr(protocol, "MAX_CONNECTIONS", 8)
+    monkeypatch.setattr(protocol, "HARD_MAX_CONNECTIONS", 12)
+    held = [connect(api_server) for _ in range(8)]
+    try:
+        status, headers, body = exchange(api_server, request())
+        assert status == 503
+        assert headers["content-type"] == "application/json"
+        assert json.loads(body)["error"]["code"] == "too_many_connections"
+        extra = [connect(api_server) for _ in range(8)]
+        held += extra
+        assert closed_by_server(extra[-1])  # the 17th is past the hard cap
+    finally:
+        for sock in held:
+            sock.close()
+    deadline = time.monotonic() + 10
+    while True:  # once the others are gone, requests are served again
+        status, _, _ = exchange(api_server, request())
+        if status == 200 or time.monotonic() > deadline:
+            break
+    assert status == 200
+
+
+@pytest.mark.parametrize("raw", [b"GARBAGE\r\n\r\n", b"GET /v1/health HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n",
+                                 b"GET /v1/health HTTP/9.9\r\n\r\n"])
+def test_a_malformed_request_gets_a_json_error(api_server, raw):
+    status, headers, body = exchange(api_server, raw)
+    assert status == 400
+    assert headers["content-type"] == "application/json"
+    error = json.loads(body)["error"]
+    assert error["code"] == "bad_request" and "HTTP" in error["message"]
+
+
+def test_repeated_host_headers_are_a_400(api_server):
+    for hosts in ("Host: evil.example\r\nHost: 127.0.0.1\r\n", "Host: 127.0.0.1\r\nHost: 127.0.0.1\r\n"):
+        raw = f"GET /v1/skills HTTP/1.1\r\n{hosts}Authorization: Bearer {TOKEN}\r\nConnection: close\r\n\r\n"
+        status, _, body = exchange(api_server, raw.encode())
+        assert status == 400, hosts
+        assert "Host" in json.loads(body)["error"]["message"]
+
+
+@pytest.mark.parametrize("origins", [("http://127.0.0.1", "http://evil.example"),
+                                     ("http://evil.example", "http://localhost")])
+def test_any_foreign_origin_among_several_is_a_403(api_server, origins):
+    extra = "".join(f"Origin: {origin}\r\n" for origin in origins)
+    status, _, body = exchange(api_server, request(extra=extra))
+    assert status == 403 and json.loads(body)["error"]["code"] == "forbidden_origin"
+
+
+def test_several_allowed_origins_pass(api_server):
+    status, _, _ = exchange(api_server, request(extra="Origin: http://127.0.0.1\r\nOrigin: http://localhost:3000\r\n"))
+    assert status == 200
+
+
+@pytest.mark.parametrize("host", ["localhost:99999999999", "localhost:65536", "localhost:0", "localhost:http",
+                                  "127.0.0.1:8x", "[::1]:-1", "localhost:\u00b2"])
+def test_a_host_port_that_is_no_port_is_refused(api_server, host):
+    status, _, body = exchange(api_server, request(host=host.encode("latin-1").decode("latin-1")))
+    assert status == 403 and json.loads(body)["error"]["code"] == "forbidden_host"
+
+
+@pytest.mark.parametrize("target", ["http://evil.example/v1/skills", "http://evil.example:80/v1/skills",
+                                    "http://127.0.0.1@evil.example/v1/skills", "https://evil.example/v1/skills?x=1"])
+def test_an_absolute_form_target_with_a_foreign_host_is_refused(api_server, target):
+    status, _, body = exchange(api_server, request(path=target))
+    assert status == 403 and json.loads(body)["error"]["code"] == "forbidden_host"
+
+
+def test_an_absolute_form_target_naming_this_server_is_served(api_server):
+    status, _, _ = exchange(api_server, request(path=f"http://127.0.0.1:{api_server.bound_port}/v1/skills"))
+    assert status == 200
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate", "br, gzip"])
+def test_a_compressed_body_is_a_415_about_content_encoding(api_server, encoding):
+    import gzip
+
+    body = gzip.compress(b'{"user_id": "u1", "text": "/x"}')
+    raw = (f"POST /v1/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+           f"Content-Type: application/json\r\nContent-Encoding: {encoding}\r\nContent-Length: {len(body)}\r\n"
+           f"Connection: close\r\n\r\n").encode() + body
+    status, _, reply = exchange(api_server, raw)
+    assert status == 415
+    assert "Content-Encoding" in json.loads(reply)["error"]["message"]
