@@ -72,6 +72,8 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("context", parents=[common], help="print the memory block for users")
     p.add_argument("--user", action="append", required=True, metavar="U", help="user id (repeatable)")
     p.add_argument("--max-chars", type=int, metavar="N", help="character budget per user (0: unlimited)")
+    p.add_argument("--query", metavar="TEXT",
+                   help="the current message: the events relevant to it come first")
     p.add_argument("--json", action="store_true", help="print the API's JSON reply instead of the text")
 
     p = sub.add_parser("call", parents=[common], help="run a tool as the bot would")
@@ -108,7 +110,11 @@ def open_engine(args: argparse.Namespace):
 def _context(args, engine) -> int:
     if args.max_chars is not None and args.max_chars < 0:
         raise UsageError("--max-chars must be 0 or more")
-    result = engine.context.build(args.user, max_chars=args.max_chars)
+    from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
+
+    if args.query is not None and len(args.query) > MAX_QUERY_INPUT_CHARS:
+        raise UsageError(f"--query must be at most {MAX_QUERY_INPUT_CHARS} characters")
+    result = engine.context.build(args.user, max_chars=args.max_chars, query=args.query)
     if args.json:
         print(json.dumps({"context": result.text, "users": result.users, "truncated": result.truncated},
                          ensure_ascii=False))

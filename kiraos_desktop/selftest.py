@@ -97,6 +97,7 @@ class SelfTest:
             ("health", self.check_health),
             ("memory_update", self.check_memory_update),
             ("context", self.check_context),
+            ("recall", self.check_recall),
             ("skills", self.check_skills),
             ("templates", self.check_templates),
             ("mcp", self.check_mcp),
@@ -211,6 +212,20 @@ class SelfTest:
             _, body = _request(f"{self.base_url}/v1/context?user_id={USER_ID}", self.token)
         _check("MCP 自检" in body.get("context", ""), "a write over stdio did not reach /v1/context")
         return f"HTTP and stdio ({os.path.basename(command[0])}), {len(tools)} tools"
+    def check_recall(self) -> str:
+        """An old event reaches the block for a message about it (segmentation and index included)."""
+        from urllib.parse import quote
+
+        user, old = "selftest_recall", "去年在青岛学会了冲浪"
+        self.engine.store.add_event(user, old, actor="gui", created_at="2024-01-01T10:00:00")
+        with self.engine.store.batch("gui") as batch:
+            for i in range(15):
+                batch.add_event(user, f"日常记录 {i}")
+        _, plain = _request(f"{self.base_url}/v1/context?user_id={user}", self.token)
+        _, recalled = _request(f"{self.base_url}/v1/context?user_id={user}&query={quote('冲浪好玩吗')}", self.token)
+        _check(old not in plain.get("context", ""), f"the old event is in the plain block {plain!r}")
+        _check(old in recalled.get("context", ""), f"the old event was not recalled: {recalled!r}")
+        return "old event recalled"
 
     def check_skills(self) -> str:
         """Every bundled skill loads without problems and its tool answers over the API."""

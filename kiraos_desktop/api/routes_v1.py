@@ -8,9 +8,10 @@ from kiraos_desktop.api.bodies import int_param, query_params, read_json
 from kiraos_desktop.api.errors import from_store_error, invalid, json_reply
 from kiraos_desktop.api.inject import inject
 from kiraos_desktop.api.schemas import COMMAND_BODY, INJECT_BODY, MAX_USERS_PER_REQUEST
+from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
 from kiraos_desktop.core.records import StoreError, check_user_id
 
-CONTEXT_PARAMS = frozenset({"user_id", "max_chars"})
+CONTEXT_PARAMS = frozenset({"user_id", "max_chars", "query"})
 REPEATABLE = frozenset({"user_id"})
 MAX_CHARS_LIMIT = 1_000_000
 
@@ -24,6 +25,17 @@ def check_user_ids(user_ids: list, field: str) -> list[str]:
         except StoreError as exc:
             raise from_store_error(exc) from None
     return user_ids
+
+
+def check_query(query) -> str | None:
+    """The current message a block is made for: None, or text of at most MAX_QUERY_INPUT_CHARS."""
+    if query is None:
+        return None
+    if not isinstance(query, str):
+        raise invalid("query", "must be text (the current message)")
+    if len(query) > MAX_QUERY_INPUT_CHARS:
+        raise invalid("query", f"must be at most {MAX_QUERY_INPUT_CHARS} characters, got {len(query)}")
+    return query
 
 
 def v1_routes(engine, workers) -> list[Route]:
@@ -43,18 +55,20 @@ def v1_routes(engine, workers) -> list[Route]:
             raise invalid("user_id", "give at least one user_id query parameter")
         check_user_ids(user_ids, "user_id")
         max_chars = int_param(params, "max_chars", 0, MAX_CHARS_LIMIT)
+        query = check_query(params.get("query"))
         # Cached blocks are answered on the event loop; building one reads SQLite, so it runs in a thread.
-        result = context.build_cached(user_ids, max_chars=max_chars)
+        result = None if query else context.build_cached(user_ids, max_chars=max_chars)
         if result is None:
-            result = await workers.read(context.build, user_ids, max_chars)
+            result = await workers.read(context.build, user_ids, max_chars, None, query)
         return json_reply({"context": result.text, "users": result.users, "truncated": result.truncated})
 
     async def post_inject(request):
         body = INJECT_BODY.check(await read_json(request))
         user_ids = check_user_ids(body["user_ids"], "user_ids")
-        memory = context.build_cached(user_ids) if user_ids else None
+        query = check_query(body.get("query"))
+        memory = context.build_cached(user_ids) if user_ids and not query else None
         if memory is None and user_ids:
-            memory = await workers.read(context.build, user_ids)
+            memory = await workers.read(context.build, user_ids, None, None, query)
         names = [skill.name for skill in engine.skills.enabled_skills()]
         system, injected = inject(body["system"], memory.text if memory else "", names)
         return json_reply({"system": system, "injected": injected})

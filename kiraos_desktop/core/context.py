@@ -10,11 +10,13 @@ from types import SimpleNamespace
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from kiraos_desktop.core.changes import ChangeEvent
+from kiraos_desktop.core.recall import Recall
 from kiraos_desktop.core.records import CATEGORIES, EventEntry, ProfileEntry
 from kiraos_desktop.core.templates import template
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
 
 if TYPE_CHECKING:
+    from kiraos_desktop.core.context_recall import RecallBlock
     from kiraos_desktop.core.store import MemoryStore
 
 _SANITIZE = str.maketrans({"<": "＜", ">": "＞", "\r": " ", "\n": " "})
@@ -64,7 +66,7 @@ class ContextResult:
         return any(u.truncated for u in self.per_user)
 
 
-def _items(profiles: list[ProfileEntry], events: list[EventEntry]) -> list[ContextItem]:
+def context_items(profiles: list[ProfileEntry], events: list[EventEntry]) -> list[ContextItem]:
     """All items in priority order: basic, preference, social, other (then unknown), then events."""
     rank = {name: i for i, name in enumerate(CATEGORIES)}
     ordered = sorted(profiles, key=lambda p: rank.get(p.category, len(rank)))  # stable: keeps in-category order
@@ -79,7 +81,8 @@ def _items(profiles: list[ProfileEntry], events: list[EventEntry]) -> list[Conte
     return items
 
 
-def _render(user_id: str, items) -> str:
+def render_items(user_id: str, items) -> str:
+    """The block text of `items` as given (in the order shown), without a budget."""
     # Namespaces, not dicts: Jinja2 tries getattr before [] for `e.key`, and a failed getattr per
     # field made rendering twice as slow (a cache miss is paid on every write to a user).
     sections: list[SimpleNamespace] = []
@@ -93,7 +96,7 @@ def _render(user_id: str, items) -> str:
 def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[EventEntry],
                       max_chars: int) -> UserContext:
     """Keep items in priority order; the first item that does not fit ends the block (never cut)."""
-    return fit_items(user_id, tuple(_items(profiles, events)), max_chars)
+    return fit_items(user_id, tuple(context_items(profiles, events)), max_chars)
 
 
 def fit_items(user_id: str, items: tuple[ContextItem, ...], max_chars: int,
@@ -103,7 +106,7 @@ def fit_items(user_id: str, items: tuple[ContextItem, ...], max_chars: int,
     when it dropped an item, a budget smaller than its own keeps no more."""
     count = len(items)
     if not max_chars:
-        text = known.text if known is not None and not known.dropped else _render(user_id, items)
+        text = known.text if known is not None and not known.dropped else render_items(user_id, items)
         return UserContext(user_id, text, 0, items, ())
     low, high, best = 0, count - 1, ""  # the answer keeps from `low` to `high + 1` items; `best` keeps `low`
     if known is not None:
@@ -115,14 +118,14 @@ def fit_items(user_id: str, items: tuple[ContextItem, ...], max_chars: int,
             if kept == count or (known.budget and max_chars < known.budget):
                 return UserContext(user_id, best, max_chars, items[:kept], items[kept:])
     elif count:
-        full = _render(user_id, items)  # the common case: everything fits
+        full = render_items(user_id, items)  # the common case: everything fits
         if len(full) <= max_chars:
             return UserContext(user_id, full, max_chars, items, ())
         high = count - 2
     # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
     while low <= high:
         mid = (low + high) // 2
-        text = _render(user_id, items[:mid + 1])
+        text = render_items(user_id, items[:mid + 1])
         if len(text) <= max_chars:
             low, best = mid + 1, text
         else:
@@ -191,6 +194,7 @@ class ContextBuilder:
     def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object], cache_bytes: int = CACHE_BYTES):
         self._store = store
         self._settings = settings_getter
+        self._recall = Recall(store)
         self._lock = threading.Lock()
         # user id -> {max_events: CachedBlock}, oldest user first: a change drops one user in O(1).
         self._cache: OrderedDict[str, dict[int, CachedBlock]] = OrderedDict()
@@ -270,7 +274,11 @@ class ContextBuilder:
         hit = self.peek_cached(user_id, max_events, max_chars)
         return hit.block(user_id) if hit is not None else None
 
-    def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext:
+    def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None,
+                   query: str | None = None) -> UserContext:
+        """The user's block; with a `query` (the current message) the events relevant to it come first."""
+        if query:
+            return self.recall_block(user_id, query, max_events, max_chars).block
         events, default, budget = self._variant(max_events, max_chars)
         hit = self._hit(user_id, events, default)
         if hit is not None:
@@ -296,9 +304,19 @@ class ContextBuilder:
                 self._store_block(user_id, events, cached)
         return block
 
-    def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None) -> ContextResult:
+    def recall_block(self, user_id: str, query: str, max_events: int | None = None,
+                     max_chars: int | None = None) -> "RecallBlock":
+        """The block for a message, with why each event is in it. Never cached: the query varies freely."""
+        from kiraos_desktop.core.context_recall import recall_block  # it builds on this module
+
+        events, _, budget = self._variant(max_events, max_chars)
+        return recall_block(self._store, self._recall, user_id, query, events, budget,
+                            lambda: self.user_block(user_id, max_events=max_events, max_chars=max_chars))
+
+    def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None,
+              query: str | None = None) -> ContextResult:
         """One block per user (each with its own budget), joined by newlines; empty users add nothing."""
-        blocks = [self.user_block(uid, max_events=max_events, max_chars=max_chars) for uid in user_ids]
+        blocks = [self.user_block(uid, max_events=max_events, max_chars=max_chars, query=query) for uid in user_ids]
         return _joined(user_ids, blocks)
 
     def build_cached(self, user_ids: list[str], max_chars: int | None = None,

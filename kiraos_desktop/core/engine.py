@@ -47,6 +47,7 @@ class Engine:
         self.skills = SkillRouter(paths.skills_dir, disabled=settings.disabled_skills)
         self.tools = ToolRegistry(self.memory_tools, self.skills, self.context.block_text)
         self._ticks = 0
+        self._build_recall = False
         self._watcher = ExternalChangeWatcher(self._on_watch_tick, interval=WATCH_TICK_S)
 
     @classmethod
@@ -106,8 +107,14 @@ class Engine:
             self.store.checkpoint()
         else:
             self.store.checkpoint_if_due()
+        self.store.recall_catch_up()  # other processes' events into the recall index
+        if self._build_recall and not self.store.recall_build_complete:
+            self.store.recall_build_step()
 
-    def start_watching(self) -> None:
+    def start_watching(self, build_recall: bool = True) -> None:
+        """Watch for other processes' writes; with `build_recall`, also index an existing database's
+        events in the background (the window runs that build as a task with progress instead)."""
+        self._build_recall = build_recall
         self._watcher.start()
 
     def close(self) -> None:

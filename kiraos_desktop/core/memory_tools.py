@@ -1,11 +1,14 @@
 """The three memory tools the LLM calls: memory_update, memory_query, memory_clear (plugin texts)."""
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import TYPE_CHECKING, Any, Callable
 
 from kiraos_desktop.core.context import sanitize
+from kiraos_desktop.core.recall import Recall, matching_profiles
 from kiraos_desktop.core.records import (
     CATEGORIES,
+    CATEGORY_RANK,
     MAX_EVENT_CHARS,
     MAX_KEY_CHARS,
     MAX_VALUE_CHARS,
@@ -21,12 +24,20 @@ if TYPE_CHECKING:
     from kiraos_desktop.core.store import MemoryStore
 
 SUMMARY_ITEMS = 5
+#: An `event` equal (recall_text.repeat_key) to one of the user's events this recent is not stored again.
+REPEAT_WINDOW = timedelta(hours=24)
+
+
+def _by_category(profiles: list) -> list:
+    """Entries grouped by category in priority order, keeping the given order within each."""
+    return sorted(profiles, key=lambda p: (CATEGORY_RANK.get(p.category, len(CATEGORY_RANK)), p.category))
 
 
 class MemoryTools:
     def __init__(self, store: "MemoryStore", settings_getter: Callable[[], Any]):
         self._store = store
         self._settings = settings_getter
+        self._recall = Recall(store)
 
     def update(self, user_id: str, operations: list, actor: str = "tool") -> str:
         """Apply every operation in one transaction; refused ones become `skip: reason` results."""
@@ -55,6 +66,8 @@ class MemoryTools:
             return self._set(batch, user_id, op, known)
         if kind == "event":
             value = op.get("value")
+            if isinstance(value, str) and value.strip() and batch.is_recent_event(user_id, value, REPEAT_WINDOW):
+                return f"event (repeat): {sanitize(value)}", 0
             try:
                 batch.add_event(user_id, value)
             except ValidationError:
@@ -99,10 +112,20 @@ class MemoryTools:
             text += f" (expires: {sanitize(ttl)})"
         return text, 1
 
-    def query(self, user_id: str) -> str:
+    def query(self, user_id: str, query: str | None = None) -> str:
+        """The plugin's dump; with a `query`, only the entries and events that match it, most relevant
+        first (the whole dump when nothing matches)."""
         check_user_id(user_id)
         profiles = self._store.get_profiles(user_id, include_expired=False)
-        events = self._store.get_events(user_id, limit=self._settings().max_events_per_user)
+        limit = self._settings().max_events_per_user
+        events = None
+        if query:
+            words, relevant = self._recall.relevant_events(user_id, query)
+            matching = matching_profiles(words, profiles)
+            if relevant or matching:
+                profiles, events = _by_category(matching), [r.event for r in relevant[:limit]]
+        if events is None:
+            events = self._store.get_events(user_id, limit=limit)
         categories: list[dict] = []
         for p in profiles:
             if not categories or categories[-1]["name"] != p.category:

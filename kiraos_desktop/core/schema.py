@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import peewee
 
+from kiraos_desktop.core.recall_index import ensure_recall_schema
 from kiraos_desktop.core.records import StoreError
 
 #: 2: the audit log is chained per user (memory_changes.prev_id, user_summary.last_change_id)
@@ -199,6 +200,7 @@ def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
         if stored < 2 or not had_summary:
             _chain_history(db)
             done.append("chained the audit history per user")
+        done.extend(ensure_recall_schema(db.connection()))
         db.execute_sql(
             "INSERT INTO kiraos_desktop_meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

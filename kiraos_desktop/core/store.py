@@ -10,6 +10,7 @@ from typing import Any, Iterator
 
 import peewee
 
+from kiraos_desktop.core import recall_index
 from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.records import (
     CATEGORY_RANK,
@@ -110,6 +111,7 @@ class MemoryStore:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
             self._data_version = self.writer.data_version
+            self._recall_state = recall_index.read_build_state(self.writer.connection())
 
     def close(self) -> None:
         with self._write_lock:
@@ -216,6 +218,9 @@ class MemoryStore:
         self._depth = 1
         try:
             yield
+            # Our own event writes (queued by the triggers) reach the recall index in the same
+            # commit, and with them whatever another process queued meanwhile.
+            recall_index.drain(self.writer.connection())
             execute("COMMIT")
             self.commits_since_checkpoint += 1
         except BaseException:
@@ -296,6 +301,49 @@ class MemoryStore:
         if changed:
             self.changes.publish(ChangeEvent(None, "external", "external"))
         return changed
+
+    # ---- recall index --------------------------------------------------------------------
+
+    def recall_catch_up(self) -> int:
+        """Index what other processes queued (the watcher calls this); the number of queue rows taken."""
+        if not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+            return 0
+        with self._write_lock:
+            if self.writer.is_closed():
+                return 0
+            conn = self.writer.connection()
+            with self._transaction(wait=True):
+                # _transaction drains before it commits; this drains first to learn how much.
+                return recall_index.drain(conn)
+
+    @property
+    def recall_build_complete(self) -> bool:
+        return self._recall_state.complete
+
+    def recall_build_step(self, batch: int = recall_index.BUILD_BATCH) -> tuple[int, int]:
+        """Index the next events of an existing database; (done, total) of the build, estimated."""
+        with self._write_lock:
+            if self.writer.is_closed():
+                return 1, 1
+            conn = self.writer.connection()
+            with self._transaction(wait=True):
+                self._recall_state = recall_index.build_step(conn, batch)
+                progress = recall_index.build_progress(conn)
+        return progress
+
+    def recall_progress(self) -> tuple[int, int]:
+        return recall_index.build_progress(self.reader.connection())
+
+    def recall_candidates(self, user_id: str, words: tuple[str, ...],
+                          inside: tuple[str, ...]) -> tuple[list[EventEntry], int]:
+        """The user's events that may hold one of the words (a superset), and the user's event count."""
+        conn = self.reader.connection()
+        state = self._recall_state
+        if not state.complete:  # another process of ours may have moved it on
+            state = recall_index.read_build_state(conn)
+        rows = recall_index.candidate_rows(conn, user_id, words, inside, state)
+        counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
+        return [EventEntry(*row) for row in rows], counted[0] if counted else len(rows)
 
     def checkpoint(self) -> None:
         """Copy committed WAL frames into the database (PASSIVE: other processes may go on writing).

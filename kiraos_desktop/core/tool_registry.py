@@ -6,6 +6,7 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
+from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
 from kiraos_desktop.core.skills import (
     Skill,
     SkillArgumentError,
@@ -26,7 +27,7 @@ MEMORY_CLEAR = "memory_clear"
 
 class MemoryTools(Protocol):
     def update(self, user_id: str, operations: list, actor: str) -> str: ...
-    def query(self, user_id: str) -> str: ...
+    def query(self, user_id: str, query: str | None = None) -> str: ...
     def clear(self, user_id: str, actor: str) -> str: ...
 
 
@@ -64,6 +65,15 @@ class ToolArgumentError(ValueError):
 
 
 _EMPTY_SCHEMA = {"type": "object", "properties": {}, "additionalProperties": False}
+
+MEMORY_QUERY_SCHEMA: dict = {
+    "type": "object",
+    "properties": {
+        "query": {"type": "string", "maxLength": MAX_QUERY_INPUT_CHARS,
+                  "description": "可选：当前话题或用户的原话。给出时只列出与之相关的画像和事件，最相关的在前。"},
+    },
+    "additionalProperties": False,
+}
 
 MEMORY_UPDATE_SCHEMA: dict = {
     "type": "object",
@@ -128,7 +138,7 @@ MEMORY_DESCRIPTORS = (
         MEMORY_QUERY,
         "查询当前用户的全部记忆，返回按分类分组的完整画像和近期事件。用户主动查询自身记忆时使用，"
         "例如「你记得我什么？」「你知道我的信息吗？」「我的画像」。",
-        _EMPTY_SCHEMA,
+        MEMORY_QUERY_SCHEMA,
     ),
     ToolDescriptor(
         MEMORY_CLEAR,
@@ -266,7 +276,7 @@ class ToolRegistry:
         if name == MEMORY_UPDATE:
             return ToolResult(name, self._memory.update(user_id, arguments["operations"], actor), False)
         if name == MEMORY_QUERY:
-            return ToolResult(name, self._memory.query(user_id), False)
+            return ToolResult(name, self._memory.query(user_id, arguments.get("query")), False)
         if name == MEMORY_CLEAR:
             return ToolResult(name, self._memory.clear(user_id, actor), False)
         return self._call_skill(name, user_id, arguments)

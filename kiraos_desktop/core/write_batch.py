@@ -2,10 +2,11 @@
 from __future__ import annotations
 
 import itertools
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any, Iterator
 
 from kiraos_desktop.core.audit_json import dump_audit_value
+from kiraos_desktop.core.recall_text import repeat_key
 from kiraos_desktop.core.records import (
     CATEGORY_RANK,
     EventEntry,
@@ -234,6 +235,22 @@ class WriteBatch:
         if trim:
             self.trim_events(user_id)
         return event.id
+
+    def is_recent_event(self, user_id: str, summary: str, window: timedelta) -> bool:
+        """Whether one of the user's events of the last `window` has the same text (repeat_key())."""
+        since = self.now_moment - window
+        key = repeat_key(summary)
+        # The date prefix bounds the index range whatever the stored time format; parsing decides.
+        rows = self._sql("SELECT event_summary, created_at FROM event_logs WHERE user_id = ? AND created_at >= ?",
+                         (user_id, since.date().isoformat())).fetchall()
+        for text, created_at in rows:
+            if repeat_key(text) == key:
+                try:
+                    if parse_timestamp(created_at) >= since:
+                        return True
+                except (ValueError, TypeError):
+                    continue
+        return False
 
     def restore_event(self, data: dict) -> None:
         event = EventEntry(**data)

@@ -55,6 +55,7 @@ COMPONENTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("attrs", ("attrs",), "MIT"),
     ("typing_extensions", ("typing_extensions", "typing-extensions"), "PSF-2.0"),
     ("platformdirs", ("platformdirs",), "MIT"),
+    ("rjieba", ("rjieba",), "MIT"),
 )
 
 # Recognisable first lines of license texts, for packages that only ship the file.

@@ -1,0 +1,135 @@
+"""Relevance recall: which of a user's events a message is about, scored from their words and age."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from kiraos_desktop.core.recall_text import is_han, normalise, query_terms, terms
+from kiraos_desktop.core.records import EventEntry, ProfileEntry
+from kiraos_desktop.core.timeutil import parse_timestamp
+
+if TYPE_CHECKING:
+    from kiraos_desktop.core.store import MemoryStore
+
+#: A Chinese word found only inside the text (not as a word of its own) counts this much of a whole
+#: word: one character is often part of an unrelated word, two or more seldom are.
+INSIDE_CHAR_WEIGHT = 0.5
+INSIDE_WORD_WEIGHT = 0.8
+#: Recency: a new event scores up to (1 + RECENCY_BOOST) times its relevance, halving every RECENCY_HALF_LIFE_DAYS.
+RECENCY_BOOST = 0.5
+RECENCY_HALF_LIFE_DAYS = 30.0
+
+
+@dataclass(frozen=True)
+class RecalledEvent:
+    """An event chosen for the block: relevant to the query (score > 0, the words it matched) or recent."""
+
+    event: EventEntry
+    score: float = 0.0
+    matched: tuple[str, ...] = ()
+
+    @property
+    def relevant(self) -> bool:
+        return self.score > 0
+
+
+def _age_days(created_at: str | None, now: datetime) -> float:
+    try:
+        return max(0.0, (now - parse_timestamp(created_at or "")).total_seconds() / 86400)
+    except (ValueError, TypeError):
+        return math.inf
+
+
+def _matches(words: tuple[str, ...], text: str) -> list[tuple[str, float]]:
+    own = set(terms(text))
+    folded = None
+    found = []
+    for word in words:
+        if word in own:
+            found.append((word, 1.0))
+        elif is_han(word):
+            if folded is None:
+                folded = normalise(text)
+            if word in folded:
+                found.append((word, INSIDE_CHAR_WEIGHT if len(word) == 1 else INSIDE_WORD_WEIGHT))
+    return found
+
+
+def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, now: datetime) -> list[RecalledEvent]:
+    """The events that match a word, most relevant first (newest first among equals).
+
+    Relevance sums the matched words' weights times their rarity among the user's events
+    (log(1 + total / events with the word)); recency multiplies it by up to 1 + RECENCY_BOOST.
+    """
+    matched = [(event, _matches(words, event.summary)) for event in events]
+    matched = [(event, found) for event, found in matched if found]
+    if not matched:
+        return []
+    having: dict[str, int] = {}
+    for _, found in matched:
+        for word, _ in found:
+            having[word] = having.get(word, 0) + 1
+    total = max(total, len(matched))
+    scored = []
+    for event, found in matched:
+        relevance = sum(weight * math.log(1 + total / having[word]) for word, weight in found)
+        recency = 1 + RECENCY_BOOST * 0.5 ** (_age_days(event.created_at, now) / RECENCY_HALF_LIFE_DAYS)
+        scored.append(RecalledEvent(event, relevance * recency, tuple(word for word, _ in found)))
+    scored.sort(key=lambda r: (r.event.created_at or "", r.event.id), reverse=True)
+    scored.sort(key=lambda r: r.score, reverse=True)  # stable: newest first among equal scores
+    return scored
+
+
+def pick_events(relevant: list[RecalledEvent], newest: list[EventEntry], limit: int) -> list[RecalledEvent]:
+    """Up to `limit` events in priority order: the relevant ones, then the newest of the rest."""
+    picked = relevant[:limit]
+    chosen = {r.event.id for r in picked}
+    for event in newest:
+        if len(picked) >= limit:
+            break
+        if event.id not in chosen:
+            picked.append(RecalledEvent(event))
+            chosen.add(event.id)
+    return picked
+
+
+def matching_profiles(words: tuple[str, ...], profiles: list[ProfileEntry]) -> list[ProfileEntry]:
+    """The entries whose key or value holds one of the words, most matched words first."""
+    counted = []
+    for entry in profiles:
+        found = _matches(words, f"{entry.key} {entry.value}")
+        if found:
+            counted.append((sum(weight for _, weight in found), entry))
+    counted.sort(key=lambda pair: pair[0], reverse=True)  # stable: the given order among equals
+    return [entry for _, entry in counted]
+
+
+class Recall:
+    """Finds a user's events relevant to a message, through the store's recall index."""
+
+    def __init__(self, store: "MemoryStore") -> None:
+        self._store = store
+
+    def relevant_events(self, user_id: str, query: str, now: datetime | None = None) -> tuple[tuple[str, ...], list[RecalledEvent]]:
+        """(the query's words, the user's events that match them, most relevant first)."""
+        words = query_terms(query) if query else ()
+        if not words:
+            return words, []
+        inside = tuple(word for word in words if is_han(word))
+        events, total = self._store.recall_candidates(user_id, words, inside)
+        return words, score_events(words, events, total, now or datetime.now())
+
+
+def build_index(store: "MemoryStore", progress=None, is_cancelled=None, batch: int | None = None) -> bool:
+    """Index an existing database's events to the end, a batch per transaction (resumable: what
+    was indexed stays when it is stopped); `progress(done, total)` after each batch. False when
+    `is_cancelled()` stopped it."""
+    while not store.recall_build_complete:
+        if is_cancelled is not None and is_cancelled():
+            return False
+        done, total = store.recall_build_step() if batch is None else store.recall_build_step(batch)
+        if progress is not None:
+            progress(done, total)
+    return True

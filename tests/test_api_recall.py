@@ -1,0 +1,141 @@
+"""Relevance recall through every path: /v1/context, /v1/inject, memory_query, the CLI, another process."""
+import sqlite3
+import threading
+import time
+
+import pytest
+
+from api_helpers import AUTH, TOKEN, anon, api, api_engine, api_server, error_of  # noqa: F401
+from kiraos_desktop.cli import main
+
+PLANTED = "去年在青岛学会了冲浪"
+
+
+def plant(engine, user="qq_1"):
+    engine.store.set_profile(user, "昵称", "小明", actor="gui", confidence=0.9)
+    engine.store.add_event(user, PLANTED, actor="gui", created_at="2025-06-01T10:00:00")
+    with engine.store.batch("gui") as batch:
+        for i in range(30):
+            batch.add_event(user, f"Daily standup number {i}", created_at=f"2026-11-{1 + i % 28:02d}T09:00:{i:02d}")
+
+
+def test_context_with_a_query_recalls_the_planted_event(api, api_engine):
+    plant(api_engine)
+    plain = api.get("/v1/context", params={"user_id": "qq_1"}).json()
+    assert PLANTED not in plain["context"]
+    for query in ("冲浪好玩吗", "还记得青岛吗", "surf 冲浪 in Qingdao?"):
+        reply = api.get("/v1/context", params={"user_id": "qq_1", "query": query})
+        assert reply.status_code == 200
+        body = reply.json()
+        assert PLANTED in body["context"] and body["users"] == ["qq_1"]
+        assert body["context"].split("\n")[0] == plain["context"].split("\n")[0]
+    assert api.get("/v1/context", params={"user_id": "qq_1", "query": "standup"}).json()["context"] != ""
+    nothing = api.get("/v1/context", params={"user_id": "qq_1", "query": "完全无关的话"}).json()
+    assert nothing == plain
+
+
+def test_inject_with_a_query_recalls_the_planted_event(api, api_engine):
+    plant(api_engine)
+    body = {"user_ids": ["qq_1"], "system": [{"name": "memory", "content": ""}], "query": "冲浪"}
+    reply = api.post("/v1/inject", json=body)
+    assert reply.status_code == 200 and PLANTED in reply.json()["system"][0]["content"]
+    plain = api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "s"}).json()["system"]
+    assert PLANTED not in plain
+    assert api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "s", "query": ""}).json()["system"] == plain
+    assert error_of(api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "s", "query": 5}))["code"]
+
+
+def test_memory_query_with_a_query_lists_the_planted_event(api, api_engine):
+    plant(api_engine)
+    reply = api.post("/v1/tools/memory_query", json={"user_id": "qq_1", "arguments": {"query": "冲浪"}})
+    assert reply.status_code == 200
+    assert reply.json()["content"] == "【近期事件】\n  2025-06-01 " + PLANTED
+    bad = api.post("/v1/tools/memory_query", json={"user_id": "qq_1", "arguments": {"query": ["x"]}})
+    assert bad.status_code == 422
+
+
+@pytest.mark.parametrize("query", ['"', "*", "NEAR(a b)", "a OR b", "((", "冲浪\" OR *)", "' OR 1=1 --", "%00",
+                                   "\\", "😀" * 50])
+def test_hostile_queries_give_a_block(api, api_engine, query):
+    plant(api_engine)
+    reply = api.get("/v1/context", params={"user_id": "qq_1", "query": query})
+    assert reply.status_code == 200, reply.text
+    assert reply.json()["context"].startswith("[qq_1:basic]")
+    reply = api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "", "query": query})
+    assert reply.status_code == 200
+
+
+def test_ten_kilobytes_of_query_give_a_block_and_a_huge_one_a_clear_error(api, api_engine):
+    plant(api_engine)
+    query = ('冲浪 "NEAR(x y)" OR * ( ) ' * 500)[:10_240]
+    reply = api.get("/v1/context", params={"user_id": "qq_1", "query": query})
+    assert reply.status_code == 200 and PLANTED in reply.json()["context"]
+    reply = api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "", "query": query})
+    assert reply.status_code == 200 and PLANTED in reply.json()["system"]
+    huge = api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "", "query": "x" * 70_000})
+    assert huge.status_code == 422 and error_of(huge)["details"]["field"] == "query"
+
+
+def test_a_plain_sqlite_writer_is_recalled_within_a_second_and_never_fails(api, api_engine):
+    plant(api_engine)
+    errors, written = [], []
+    stop = threading.Event()
+
+    def plugin():
+        conn = sqlite3.connect(api_engine.paths.db_path, timeout=10)
+        for i in range(40):
+            if stop.is_set():
+                break
+            try:
+                conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
+                             ("qq_1", f"插件写入的滑雪记录{i}", "2025-01-01T00:00:00"))
+                conn.commit()
+                written.append(i)
+            except sqlite3.Error as exc:  # must never happen
+                errors.append(exc)
+            time.sleep(0.01)
+        conn.close()
+
+    thread = threading.Thread(target=plugin)
+    thread.start()
+    try:
+        writes = [api.post("/v1/tools/memory_update", json={"user_id": "qq_1", "arguments": {
+            "operations": [{"op": "event", "value": f"API 写入 {n}"}]}}) for n in range(20)]
+        assert all(w.status_code == 200 for w in writes)
+        deadline = time.monotonic() + 5
+        while not written and time.monotonic() < deadline:
+            time.sleep(0.01)
+        seen_at = time.monotonic()
+        while time.monotonic() < deadline:
+            context = api.get("/v1/context", params={"user_id": "qq_1", "query": "滑雪"}).json()["context"]
+            if "滑雪" in context:
+                break
+            time.sleep(0.02)
+        else:
+            pytest.fail("the other process's events were never recalled")
+        assert time.monotonic() - seen_at < 1.0
+        thread.join(timeout=30)
+    finally:
+        stop.set()
+        thread.join()
+    assert errors == [] and len(written) == 40
+    deadline = time.monotonic() + 5  # the watcher moves the queue into the index
+    while api_engine.store._rows("SELECT count(*) FROM recall_queue")[0][0] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert api_engine.store._rows("SELECT count(*) FROM recall_queue")[0][0] == 0
+    assert api_engine.store._rows("SELECT count(DISTINCT event_id) FROM recall_terms WHERE term = '滑雪'")[0][0] \
+        == len(written)
+
+
+def test_cli_context_with_a_query(capsys, data_dir):
+    from kiraos_desktop.core.engine import Engine
+
+    engine = Engine.open(data_dir=data_dir)
+    plant(engine)
+    engine.close()
+    assert main(["context", "--user", "qq_1", "--query", "冲浪", "--data-dir", str(data_dir)]) == 0
+    assert PLANTED in capsys.readouterr().out
+    assert main(["context", "--user", "qq_1", "--data-dir", str(data_dir)]) == 0
+    assert PLANTED not in capsys.readouterr().out
+    assert main(["context", "--user", "qq_1", "--query", "x" * 70_000, "--data-dir", str(data_dir)]) == 2
+    assert "--query" in capsys.readouterr().err
