@@ -110,10 +110,6 @@ def open_engine(args: argparse.Namespace):
 def _context(args, engine) -> int:
     if args.max_chars is not None and args.max_chars < 0:
         raise UsageError("--max-chars must be 0 or more")
-    from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
-
-    if args.query is not None and len(args.query) > MAX_QUERY_INPUT_CHARS:
-        raise UsageError(f"--query must be at most {MAX_QUERY_INPUT_CHARS} characters")
     result = engine.context.build(args.user, max_chars=args.max_chars, query=args.query)
     if args.json:
         print(json.dumps({"context": result.text, "users": result.users, "truncated": result.truncated},

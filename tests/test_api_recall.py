@@ -65,15 +65,15 @@ def test_hostile_queries_give_a_block(api, api_engine, query):
     assert reply.status_code == 200
 
 
-def test_ten_kilobytes_of_query_give_a_block_and_a_huge_one_a_clear_error(api, api_engine):
+def test_ten_kilobytes_of_query_give_a_block(api, api_engine):
     plant(api_engine)
     query = ('冲浪 "NEAR(x y)" OR * ( ) ' * 500)[:10_240]
     reply = api.get("/v1/context", params={"user_id": "qq_1", "query": query})
     assert reply.status_code == 200 and PLANTED in reply.json()["context"]
     reply = api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "", "query": query})
     assert reply.status_code == 200 and PLANTED in reply.json()["system"]
-    huge = api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "", "query": "x" * 70_000})
-    assert huge.status_code == 422 and error_of(huge)["details"]["field"] == "query"
+    huge = api.post("/v1/inject", json={"user_ids": ["qq_1"], "system": "", "query": "冲浪" + "x" * 200_000})
+    assert huge.status_code == 200 and PLANTED in huge.json()["system"]  # only its start is read
 
 
 def test_a_plain_sqlite_writer_is_recalled_within_a_second_and_never_fails(api, api_engine):
@@ -137,5 +137,5 @@ def test_cli_context_with_a_query(capsys, data_dir):
     assert PLANTED in capsys.readouterr().out
     assert main(["context", "--user", "qq_1", "--data-dir", str(data_dir)]) == 0
     assert PLANTED not in capsys.readouterr().out
-    assert main(["context", "--user", "qq_1", "--query", "x" * 70_000, "--data-dir", str(data_dir)]) == 2
-    assert "--query" in capsys.readouterr().err
+    assert main(["context", "--user", "qq_1", "--query", "", "--data-dir", str(data_dir)]) == 0
+    assert PLANTED not in capsys.readouterr().out

@@ -6,7 +6,6 @@ import copy
 from kiraos_desktop import __version__
 from kiraos_desktop.api import schemas as s
 from kiraos_desktop.api.security import MAX_BODY_BYTES
-from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
 
 _V1_ERRORS = {
     400: "the body is not valid JSON (or a malformed header)",
@@ -76,7 +75,7 @@ def build_openapi() -> dict:
                  "schema": {"type": "integer", "minimum": 0, "maximum": 1_000_000}},
                 {"name": "query", "in": "query", "required": False,
                  "description": "the current message: the user's events relevant to it come first",
-                 "schema": {"type": "string", "maxLength": MAX_QUERY_INPUT_CHARS}},
+                 "schema": {"type": "string"}},
             ])},
         "/v1/inject": {"post": _op(
             "Append the memory block (section `memory`, else the last one) and the skill list line "

@@ -8,7 +8,6 @@ from kiraos_desktop.api.bodies import int_param, query_params, read_json
 from kiraos_desktop.api.errors import from_store_error, invalid, json_reply
 from kiraos_desktop.api.inject import inject
 from kiraos_desktop.api.schemas import COMMAND_BODY, INJECT_BODY, MAX_USERS_PER_REQUEST
-from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
 from kiraos_desktop.core.records import StoreError, check_user_id
 
 CONTEXT_PARAMS = frozenset({"user_id", "max_chars", "query"})
@@ -28,13 +27,9 @@ def check_user_ids(user_ids: list, field: str) -> list[str]:
 
 
 def check_query(query) -> str | None:
-    """The current message a block is made for: None, or text of at most MAX_QUERY_INPUT_CHARS."""
-    if query is None:
-        return None
-    if not isinstance(query, str):
+    """The current message a block is made for: None or text (of any length: only its start is read)."""
+    if query is not None and not isinstance(query, str):
         raise invalid("query", "must be text (the current message)")
-    if len(query) > MAX_QUERY_INPUT_CHARS:
-        raise invalid("query", f"must be at most {MAX_QUERY_INPUT_CHARS} characters, got {len(query)}")
     return query
 
 

@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 from kiraos_desktop.api.bodies import BodySchema
-from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
 from kiraos_desktop.core.records import CATEGORIES, MAX_EVENT_CHARS, MAX_KEY_CHARS, MAX_USER_ID_CHARS, MAX_VALUE_CHARS
 
 MAX_USERS_PER_REQUEST = 100
@@ -29,7 +28,7 @@ SECTION = obj({"name": TEXT, "content": TEXT}, ["name", "content"])
 INJECT = obj({
     "user_ids": {"type": "array", "items": USER_ID, "maxItems": MAX_USERS_PER_REQUEST},
     "system": {"anyOf": [TEXT, {"type": "array", "items": SECTION}]},
-    "query": {"type": "string", "maxLength": MAX_QUERY_INPUT_CHARS,
+    "query": {"type": "string",
               "description": "the current message: the user's events relevant to it come first"},
 }, ["user_ids", "system"])
 TOOL_CALL = obj({"user_id": USER_ID, "arguments": {"type": "object", "description": "the tool's arguments"}},

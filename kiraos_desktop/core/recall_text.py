@@ -10,10 +10,8 @@ import rjieba
 TERMS_VERSION = "1"
 #: A query contributes at most this many distinct words (a 10 kB message must stay cheap).
 MAX_QUERY_TERMS = 48
-#: Text beyond this many characters of a query is not looked at.
+#: Text beyond this many characters of a query is not looked at (a longer query is no error).
 MAX_QUERY_CHARS = 2000
-#: A query longer than this is refused (with a clear error) where it enters: API, CLI, tool arguments.
-MAX_QUERY_INPUT_CHARS = 65536
 
 # Words that say nothing about what a text is about: Chinese particles, pronouns and function
 # words, English articles, auxiliaries and pronouns. Matching on them would make every event relevant.

@@ -6,7 +6,6 @@ import json
 from dataclasses import dataclass
 from typing import Any, Callable, Protocol
 
-from kiraos_desktop.core.recall_text import MAX_QUERY_INPUT_CHARS
 from kiraos_desktop.core.skills import (
     Skill,
     SkillArgumentError,
@@ -69,7 +68,7 @@ _EMPTY_SCHEMA = {"type": "object", "properties": {}, "additionalProperties": Fal
 MEMORY_QUERY_SCHEMA: dict = {
     "type": "object",
     "properties": {
-        "query": {"type": "string", "maxLength": MAX_QUERY_INPUT_CHARS,
+        "query": {"type": "string",
                   "description": "可选：当前话题或用户的原话。给出时只列出与之相关的画像和事件，最相关的在前。"},
     },
     "additionalProperties": False,
