@@ -81,7 +81,7 @@ def test_self_test_passes_every_step(tmp_path):
     assert result.returncode == 0, result.stdout + result.stderr
     passed = [line.split(":")[1].split("(")[0].strip() for line in result.stdout.splitlines()
               if line.startswith("self-test ok:")]
-    assert passed == ["resources", "engine", "api", "health", "memory_update", "context", "skills",
+    assert passed == ["resources", "engine", "api", "health", "memory_update", "context", "recall", "skills",
                       "templates", "mcp", "window", "shutdown"]
     assert "failed" not in result.stderr
     assert not list(tmp_path.glob("kiraos-selftest-*")), "the temporary data dir was left behind"
