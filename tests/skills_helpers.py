@@ -54,7 +54,7 @@ class FakeMemory:
         self.calls.append(("update", user_id, operations, actor))
         return f"已完成 {len(operations)} 项记忆操作: "
 
-    def query(self, user_id: str) -> str:
+    def query(self, user_id: str, query: str | None = None) -> str:
         self.calls.append(("query", user_id))
         return "该用户暂无记忆数据。"
 
