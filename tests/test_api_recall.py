@@ -139,3 +139,23 @@ def test_cli_context_with_a_query(capsys, data_dir):
     assert PLANTED not in capsys.readouterr().out
     assert main(["context", "--user", "qq_1", "--query", "", "--data-dir", str(data_dir)]) == 0
     assert PLANTED not in capsys.readouterr().out
+
+
+def test_the_mcp_context_resource_takes_a_query(api, api_engine, api_server):
+    import anyio
+
+    from mcp_helpers import http_client
+
+    plant(api_engine)
+
+    async def go():
+        async with http_client(api_server.url) as client:
+            recalled = await client.read_resource("kiraos://users/qq_1/context?query=%E5%86%B2%E6%B5%AA")  # 冲浪
+            plain = await client.read_resource("kiraos://users/qq_1/context")
+            hostile = await client.read_resource('kiraos://users/qq_1/context?query=%22%20OR%20*%20NEAR(')
+            return recalled.contents[0].text, plain.contents[0].text, hostile.contents[0].text
+
+    recalled, plain, hostile = anyio.run(go)
+    v1 = api.get("/v1/context", params={"user_id": "qq_1", "query": "冲浪"}).json()["context"]
+    assert recalled == v1 and PLANTED in recalled
+    assert PLANTED not in plain and hostile == plain

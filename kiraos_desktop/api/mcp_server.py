@@ -105,8 +105,8 @@ def _text_result(text: str, is_error: bool) -> types.CallToolResult:
 class McpHandlers:
     """The request handlers of one MCP server; stateless apart from the engine they read."""
 
-    #: Query options of the context resource besides none; a later option (e.g. a query) goes here.
-    CONTEXT_OPTIONS: frozenset[str] = frozenset()
+    #: Query options of the context resource: `query`, the current message (as GET /v1/context).
+    CONTEXT_OPTIONS: frozenset[str] = frozenset({"query"})
 
     def __init__(self, engine, caller: ToolCaller, workers):
         self._engine = engine
@@ -204,11 +204,12 @@ class McpHandlers:
             contents=[types.TextResourceContents(uri=uri, mime_type="text/plain", text=text)])
 
     async def context_text(self, user_id: str, options: dict[str, str]) -> str:
-        """The context block of GET /v1/context?user_id=U, built the way that route builds it."""
+        """The context block of GET /v1/context?user_id=U[&query=Q], built the way that route builds it."""
         context = self._engine.context
-        result = context.build_cached([user_id])
+        query = options.get("query") or None
+        result = None if query else context.build_cached([user_id])
         if result is None:
-            result = await self._workers.read(context.build, [user_id])
+            result = await self._workers.read(context.build, [user_id], None, None, query)
         return result.text
 
 
