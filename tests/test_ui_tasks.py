@@ -9,6 +9,7 @@ from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.transfer import Cancelled
 from kiraos_desktop.ui import tasks
 from kiraos_desktop.ui.prompts import prompts
+from kiraos_desktop.ui.busy_box import BusyBox
 from kiraos_desktop.ui.tasks import TaskRunner, run_task, run_with_progress
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
@@ -65,12 +66,12 @@ def snapshot(engine):
 def shown_progress(monkeypatch):
     """Every value the progress dialog is given (reported from the worker, set on the GUI thread)."""
     values = []
-    original = tasks._ProgressDialog.setValue
+    original = BusyBox.setValue
 
     def record(self, value):
         values.append((value, self.maximum(), threading.current_thread() is threading.main_thread()))
         original(self, value)
-    monkeypatch.setattr(tasks._ProgressDialog, "setValue", record)
+    monkeypatch.setattr(BusyBox, "setValue", record)
     return values
 
 
@@ -259,7 +260,7 @@ def test_cancelled_import_changes_nothing(qtbot, other_engine, answers, tmp_path
     real_run_task = tasks.run_task
 
     def run_task_cancelling_apply(parent, title, fn, **kwargs):
-        if kwargs.get("label") == "Importing…":  # the checking step before it cannot be cancelled
+        if kwargs.get("label") == "Importing…":  # not the checking step before it
             monkeypatch.setattr(TaskRunner, "start", start_then_cancel)
         try:
             return real_run_task(parent, title, fn, **kwargs)

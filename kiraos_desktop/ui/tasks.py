@@ -11,10 +11,11 @@ from dataclasses import dataclass
 from typing import Any, Callable
 
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QThread, Signal, Slot
-from PySide6.QtWidgets import QProgressDialog, QWidget
+from PySide6.QtWidgets import QWidget
 
 from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.transfer import Cancelled, apply_import, backup, export_file, read_import_file
+from kiraos_desktop.ui.busy_box import BUSY_DELAY_MS, BusyBox
 from kiraos_desktop.ui.prompts import prompts
 
 log = logging.getLogger(__name__)
@@ -147,66 +148,33 @@ class TaskOutcome:
         return self.status == "ok"
 
 
-class _ProgressDialog(QProgressDialog):
-    """A QProgressDialog that cannot be dismissed when the task cannot be cancelled."""
-
-    def __init__(self, label: str, cancellable: bool, parent: QWidget | None):
-        super().__init__(parent)
-        self._cancellable = cancellable
-        self.setLabelText(label)
-        if not cancellable:
-            self.setCancelButton(None)
-        else:
-            self.setCancelButtonText(self.tr("Cancel"))
-
-    def reject(self) -> None:  # Escape
-        if self._cancellable:
-            super().reject()
-
-    def closeEvent(self, event) -> None:
-        if self._cancellable:
-            super().closeEvent(event)
-        else:
-            event.ignore()
-
-
 def run_task(parent: QWidget | None, title: str, fn: TaskFn, *, label: str = "", cancellable: bool = True,
-             min_duration_ms: int = 400) -> TaskOutcome:
-    """Run `fn` off the GUI thread behind a modal progress dialog; block (events keep flowing) until done."""
-    dialog = _ProgressDialog(label or title, cancellable, parent)
-    dialog.setWindowTitle(title)
-    dialog.setMinimumWidth(380)
-    dialog.setWindowModality(Qt.WindowModality.WindowModal)
-    dialog.setAutoClose(False)
-    dialog.setAutoReset(False)
-    dialog.setMinimumDuration(min_duration_ms)
-    dialog.setRange(0, 0)  # busy until the first progress report
-    dialog.setValue(0)
+             min_duration_ms: int | None = None) -> TaskOutcome:
+    """Run `fn` off the GUI thread behind a modal busy box; block (events keep flowing) until done.
+
+    The box appears only when the task outlives `min_duration_ms` and is deleted before this
+    returns, so the question or result box that usually follows is never covered by it.
+    """
+    box = BusyBox(title, label or title, cancellable, parent)
     outcome = TaskOutcome("failed")
     loop = QEventLoop()
     runner = TaskRunner(fn)
 
-    def on_progress(done: int, total: int) -> None:
-        if total > 0:
-            scale = max(1, -(-total // 1_000_000))  # QProgressDialog takes ints; keep within range
-            dialog.setRange(0, total // scale)
-            dialog.setValue(min(done, total) // scale)
-
     def settle(status: str, result: Any = None, message: str = "") -> None:
         outcome.status, outcome.result, outcome.message = status, result, message
 
-    runner.progressed.connect(on_progress)
+    runner.progressed.connect(box.report)
     runner.succeeded.connect(lambda result: settle("ok", result))
     runner.failed.connect(lambda message: settle("failed", None, message))
     runner.cancelled.connect(lambda message: settle("cancelled", None, message))
     runner.finished.connect(loop.quit)
-    if cancellable:
-        dialog.canceled.connect(runner.cancel)
+    box.cancel_requested.connect(runner.cancel)
     runner.start()
+    box.show_later(BUSY_DELAY_MS if min_duration_ms is None else min_duration_ms)
     loop.exec()
     runner.wait()
-    dialog.hide()
-    dialog.deleteLater()
+    runner.progressed.disconnect(box.report)
+    box.dispose()
     runner.deleteLater()
     return outcome
 
@@ -311,13 +279,16 @@ def import_action(parent: QWidget | None, engine) -> tuple[int, int] | None:
     path = Path(chosen)
     store = engine.store
 
-    def read(_progress, _cancelled):
+    def read(_progress, is_cancelled):
         plan = read_import_file(path)
+        if is_cancelled():
+            raise Cancelled(FileTasks.tr("Import cancelled; nothing was changed."))
         existing = sum(1 for uid in plan.user_ids if store.user_summary(uid) is not None)
         return plan, existing
 
-    outcome = run_task(parent, title, read, label=FileTasks.tr("Checking {0}…").format(path.name),
-                       cancellable=False)
+    outcome = run_task(parent, title, read, label=FileTasks.tr("Checking {0}…").format(path.name))
+    if outcome.status == "cancelled":
+        return None
     if not outcome.ok:
         prompts.error(parent, title, FileTasks.tr("This file cannot be imported:\n{0}\n\nNothing was changed.")
                       .format(outcome.message))

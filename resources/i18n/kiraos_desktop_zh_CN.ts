@@ -256,6 +256,13 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     </message>
 </context>
 <context>
+    <name>BusyBox</name>
+    <message>
+        <source>Cancelling…</source>
+        <translation>正在取消…</translation>
+    </message>
+</context>
+<context>
     <name>ChangeFeedModel</name>
     <message>
         <source>Time</source>
@@ -2265,13 +2272,6 @@ Help &gt; Guide (F1) explains how a bot connects.</source>
     <message>
         <source>Problems ({0})</source>
         <translation>问题（{0}）</translation>
-    </message>
-</context>
-<context>
-    <name>_ProgressDialog</name>
-    <message>
-        <source>Cancel</source>
-        <translation>取消</translation>
     </message>
 </context>
 </TS>
