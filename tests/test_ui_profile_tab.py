@@ -6,7 +6,7 @@ from datetime import datetime, timedelta
 import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QInputMethodEvent, QPalette, QUndoStack
-from PySide6.QtWidgets import QAbstractItemView, QApplication, QComboBox, QDoubleSpinBox, QLineEdit
+from PySide6.QtWidgets import QAbstractItemView, QApplication, QComboBox, QLineEdit
 
 from kiraos_desktop.core.timeutil import parse_timestamp
 from kiraos_desktop.ui.undo import UndoableWriter
@@ -94,9 +94,10 @@ def test_change_category_and_confidence(qtbot, tab, engine):
     combo.activated.emit(combo.currentIndex())
     qtbot.waitUntil(lambda: engine.store.get_profile("u1", "好友").category == "other", timeout=2000)
     qtbot.waitUntil(lambda: tab.view.state() != QAbstractItemView.State.EditingState, timeout=2000)
-    spin = open_editor(qtbot, tab, "好友", COL_CONFIDENCE, QDoubleSpinBox)
-    spin.setValue(0.95)
-    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    edit = open_editor(qtbot, tab, "好友", COL_CONFIDENCE, QLineEdit)
+    assert edit.text() == "0.40"
+    type_into(qtbot, edit, "0.95")
+    qtbot.keyClick(edit, Qt.Key.Key_Return)
     qtbot.waitUntil(lambda: engine.store.get_profile("u1", "好友").confidence == 0.95, timeout=2000)
     entry = engine.store.get_profile("u1", "好友")
     assert (entry.value, entry.category) == ("小红", "other")
@@ -124,6 +125,9 @@ def test_set_ttl_and_a_date(qtbot, tab, engine):
     (COL_EXPIRES, "abc", "30m, 12h, 7d"),
     (COL_EXPIRES, "7x", "neither a TTL nor a date"),
     (COL_VALUE, "", "must not be empty"),
+    (COL_CONFIDENCE, "1.5", "between 0 and 1"),  # refused like a bad TTL, never clamped to 1.00
+    (COL_CONFIDENCE, "-0.2", "between 0 and 1"),
+    (COL_CONFIDENCE, "high", "between 0 and 1"),
 ])
 def test_invalid_input_is_refused_at_the_field(qtbot, tab, engine, column, text, message_part):
     before = snapshot(engine.store.path)
@@ -154,7 +158,11 @@ def test_add_entry_with_validation_at_the_fields(qtbot, tab, engine):
     dialog.key_edit.setText("职业")
     dialog.value_edit.setText("程序员")
     dialog.category_combo.setCurrentText("preference")
-    dialog.confidence_spin.setValue(0.7)
+    dialog.confidence_edit.setText("1.5")
+    dialog.buttons.accepted.emit()
+    assert dialog.isVisible() and "between 0 and 1" in dialog.errors["confidence"].text()
+    assert engine.store.get_profile("u1", "职业") is None
+    dialog.confidence_edit.setText("0.7")
     dialog.expiry_edit.setText("soon")
     dialog.buttons.accepted.emit()
     assert dialog.isVisible() and dialog.errors["expires_at"].isVisible()

@@ -119,7 +119,7 @@ def message_problems(ts_file: Path) -> list[str]:
             for text in texts:
                 if sorted(_PLACEHOLDER.findall(text)) != wanted:
                     problems.append(f"{where}: the translation {text!r} does not keep the placeholders {wanted}")
-                if message.get("numerus") == "yes" and "%n" not in text and len(texts) == 1:
+                if message.get("numerus") == "yes" and "%n" not in text and "%Ln" not in text and len(texts) == 1:
                     problems.append(f"{where}: the translation {text!r} lost %n")
                 if _ACCELERATOR.search(source) and not _ACCELERATOR.search(text):
                     problems.append(f"{where}: the translation {text!r} lost the & accelerator")

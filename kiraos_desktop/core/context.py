@@ -246,6 +246,10 @@ class ContextBuilder:
     def invalidate(self) -> None:
         self._on_store_changed(ChangeEvent(None, "settings", "gui"))
 
+    def events_limit(self) -> int:
+        """How many of a user's newest events a block carries (max_events_per_user)."""
+        return self._settings().max_events_per_user
+
     def _variant(self, max_events: int | None, max_chars: int | None) -> tuple[int, int, int]:
         settings = self._settings()
         events = settings.max_events_per_user if max_events is None else max_events

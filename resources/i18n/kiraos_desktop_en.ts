@@ -2,6 +2,47 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>ContextTab</name>
+    <message numerus="yes">
+        <source>%n older events are not in the block: it carries the newest {max} only (“Events in context” in Settings, max_events_per_user).</source>
+        <translation>
+            <numerusform>%n older event is not in the block: it carries the newest {max} only (“Events in context” in Settings, max_events_per_user).</numerusform>
+            <numerusform>%n older events are not in the block: it carries the newest {max} only (“Events in context” in Settings, max_events_per_user).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Left out to stay within the budget (%n items):</source>
+        <translation>
+            <numerusform>Left out to stay within the budget (%n item):</numerusform>
+            <numerusform>Left out to stay within the budget (%n items):</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>EventsTab</name>
+    <message numerus="yes">
+        <source>Delete %n events</source>
+        <translation>
+            <numerusform>Delete %n event</numerusform>
+            <numerusform>Delete %n events</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n events. Undo with Ctrl+Z.</source>
+        <translation>
+            <numerusform>Deleted %n event. Undo with Ctrl+Z.</numerusform>
+            <numerusform>Deleted %n events. Undo with Ctrl+Z.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n events</source>
+        <translation>
+            <numerusform>%n event</numerusform>
+            <numerusform>%n events</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>FileActions</name>
     <message numerus="yes">
         <source>Remove %n expired entries</source>
@@ -98,6 +139,71 @@
         <translation>
             <numerusform>%n expired entry</numerusform>
             <numerusform>%n expired entries</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>ProfileTab</name>
+    <message numerus="yes">
+        <source>Delete %n entries</source>
+        <translation>
+            <numerusform>Delete %n entry</numerusform>
+            <numerusform>Delete %n entries</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n entries. Undo with Ctrl+Z.</source>
+        <translation>
+            <numerusform>Deleted %n entry. Undo with Ctrl+Z.</numerusform>
+            <numerusform>Deleted %n entries. Undo with Ctrl+Z.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Purged %n expired entries.</source>
+        <translation>
+            <numerusform>Purged %n expired entry.</numerusform>
+            <numerusform>Purged %n expired entries.</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n entry</numerusform>
+            <numerusform>%n entries</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>UserDetail</name>
+    <message numerus="yes">
+        <source>%n profile entries</source>
+        <translation>
+            <numerusform>%n profile entry</numerusform>
+            <numerusform>%n profile entries</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n events</source>
+        <translation>
+            <numerusform>%n event</numerusform>
+            <numerusform>%n events</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>UsersPage</name>
+    <message numerus="yes">
+        <source>%Ln users match “{text}”</source>
+        <translation>
+            <numerusform>%Ln user matches “{text}”</numerusform>
+            <numerusform>%Ln users match “{text}”</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%Ln users</source>
+        <translation>
+            <numerusform>%Ln user</numerusform>
+            <numerusform>%Ln users</numerusform>
         </translation>
     </message>
 </context>

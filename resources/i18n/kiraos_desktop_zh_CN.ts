@@ -102,6 +102,10 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <translation>为 {user} 添加画像条目</translation>
     </message>
     <message>
+        <source>0 to 1, e.g. 0.8</source>
+        <translation>0 到 1，例如 0.8</translation>
+    </message>
+    <message>
         <source>empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31</source>
         <translation>留空 = 永不过期；或 30m、12h、7d、2w、1d12h、2026-01-31</translation>
     </message>
@@ -369,9 +373,17 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <source>{n} characters (max_context_chars = 0: no limit)</source>
         <translation>{n} 个字符（max_context_chars = 0：不限）</translation>
     </message>
-    <message>
-        <source>Left out to stay within the budget ({n} items):</source>
-        <translation>为不超出长度上限而省略（{n} 项）：</translation>
+    <message numerus="yes">
+        <source>%n older events are not in the block: it carries the newest {max} only (“Events in context” in Settings, max_events_per_user).</source>
+        <translation>
+            <numerusform>另有 %n 条较早的事件不在记忆块中：记忆块只带最新的 {max} 条（设置中的“上下文事件数”，max_events_per_user）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Left out to stay within the budget (%n items):</source>
+        <translation>
+            <numerusform>为不超出字数上限而略去（%n 项）：</numerusform>
+        </translation>
     </message>
     <message>
         <source>Nothing was left out.</source>
@@ -419,21 +431,27 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <source>Delete event</source>
         <translation>删除事件</translation>
     </message>
-    <message>
-        <source>Delete {n} events</source>
-        <translation>删除 {n} 条事件</translation>
+    <message numerus="yes">
+        <source>Delete %n events</source>
+        <translation>
+            <numerusform>删除 %n 条事件</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>Deleted {n} events. Undo with Ctrl+Z.</source>
-        <translation>已删除 {n} 条事件。按 Ctrl+Z 撤销。</translation>
+    <message numerus="yes">
+        <source>Deleted %n events. Undo with Ctrl+Z.</source>
+        <translation>
+            <numerusform>已删除 %n 条事件。可按 Ctrl+Z 撤销。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n events</source>
+        <translation>
+            <numerusform>%n 条事件</numerusform>
+        </translation>
     </message>
     <message>
         <source>Event not saved: {message}</source>
         <translation>事件未保存：{message}</translation>
-    </message>
-    <message>
-        <source>{n} events</source>
-        <translation>{n} 条事件</translation>
     </message>
     <message>
         <source>No events yet. Add one, or let the bot record them with memory_update.</source>
@@ -484,6 +502,10 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     <message>
         <source>at most {n} characters</source>
         <translation>最多 {n} 个字符</translation>
+    </message>
+    <message>
+        <source>“{text}” is not a confidence: use a number between 0 and 1, such as 0.8</source>
+        <translation>“{text}”不是有效的置信度：请填写 0 到 1 之间的数，例如 0.8</translation>
     </message>
 </context>
 <context>
@@ -1371,6 +1393,10 @@ Nothing was changed.</source>
 <context>
     <name>ProfileDelegate</name>
     <message>
+        <source>0 to 1, e.g. 0.8</source>
+        <translation>0 到 1，例如 0.8</translation>
+    </message>
+    <message>
         <source>30d, 12h, 2026-01-31 … empty = never</source>
         <translation>30d、12h、2026-01-31 … 留空 = 永不过期</translation>
     </message>
@@ -1448,21 +1474,41 @@ Nothing was changed.</source>
         <source>Delete {key}</source>
         <translation>删除 {key}</translation>
     </message>
-    <message>
-        <source>Delete {n} entries</source>
-        <translation>删除 {n} 条条目</translation>
+    <message numerus="yes">
+        <source>Delete %n entries</source>
+        <translation>
+            <numerusform>删除 %n 条画像</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Deleted %n entries. Undo with Ctrl+Z.</source>
+        <translation>
+            <numerusform>已删除 %n 条画像。可按 Ctrl+Z 撤销。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>Purged %n expired entries.</source>
+        <translation>
+            <numerusform>已清除 %n 条过期画像。</numerusform>
+        </translation>
     </message>
     <message>
-        <source>Deleted {n} entries. Undo with Ctrl+Z.</source>
-        <translation>已删除 {n} 条条目。按 Ctrl+Z 撤销。</translation>
+        <source>{entries} · {n} expired hidden</source>
+        <translation>{entries} · 已隐藏 {n} 条过期</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entries</source>
+        <translation>
+            <numerusform>%n 条画像</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>{entries} · {n} expired</source>
+        <translation>{entries} · {n} 条已过期</translation>
     </message>
     <message>
         <source>Purge expired entries</source>
         <translation>清除过期条目</translation>
-    </message>
-    <message>
-        <source>Purged {n} expired entries.</source>
-        <translation>已清除 {n} 条过期条目。</translation>
     </message>
     <message>
         <source>{field} not saved: {message}</source>
@@ -1491,18 +1537,6 @@ Nothing was changed.</source>
     <message>
         <source>Key</source>
         <translation>键</translation>
-    </message>
-    <message>
-        <source>{n} entries · {e} expired hidden</source>
-        <translation>{n} 条条目 · 已隐藏 {e} 条过期条目</translation>
-    </message>
-    <message>
-        <source>{n} entries · {e} expired</source>
-        <translation>{n} 条条目 · {e} 条已过期</translation>
-    </message>
-    <message>
-        <source>{n} entries</source>
-        <translation>{n} 条条目</translation>
     </message>
     <message>
         <source>Select a user to see what the bot remembers about them.</source>
@@ -2114,16 +2148,32 @@ Changing host, port or token restarts the API server.</source>
         <translation>该用户没有存储任何记忆。</translation>
     </message>
     <message>
-        <source>{p} profile entries · {e} events · last activity {when}</source>
-        <translation>{p} 条画像条目 · {e} 条事件 · 最近活动 {when}</translation>
+        <source>{entries} · {events} · last activity {when}</source>
+        <translation>{entries} · {events} · 最近活动 {when}</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n profile entries</source>
+        <translation>
+            <numerusform>%n 条画像条目</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n events</source>
+        <translation>
+            <numerusform>%n 条事件</numerusform>
+        </translation>
     </message>
     <message>
-        <source>Delete everything KiraOS remembers about {user}: {p} profile entries and {e} events?
+        <source>Delete everything KiraOS remembers about {user}: {entries} and {events}?
 
 The bot will no longer receive any memory for this user. You can undo this with Ctrl+Z while the window is open.</source>
-        <translation>删除 KiraOS 关于 {user} 的全部记忆：{p} 条画像条目和 {e} 条事件？
+        <translation>删除 KiraOS 关于 {user} 的全部记忆：{entries}和{events}？
 
-机器人将不再收到该用户的任何记忆。窗口打开期间可以按 Ctrl+Z 撤销。</translation>
+机器人将不再收到该用户的任何记忆。窗口打开期间可按 Ctrl+Z 撤销。</translation>
+    </message>
+    <message>
+        <source>Cleared {user}: {entries} and {events} deleted.</source>
+        <translation>已清除 {user}：删除了{entries}和{events}。</translation>
     </message>
     <message>
         <source>Clear memory</source>
@@ -2132,10 +2182,6 @@ The bot will no longer receive any memory for this user. You can undo this with 
     <message>
         <source>Clear memory of {user}</source>
         <translation>清空 {user} 的记忆</translation>
-    </message>
-    <message>
-        <source>Cleared {user}: {p} profile entries and {e} events deleted.</source>
-        <translation>已清空 {user}：删除了 {p} 条画像条目和 {e} 条事件。</translation>
     </message>
     <message>
         <source>Export {user}</source>
@@ -2222,13 +2268,17 @@ The bot will no longer receive any memory for this user. You can undo this with 
         <source>Searching keys, values and events…</source>
         <translation>正在搜索键、值和事件…</translation>
     </message>
-    <message>
-        <source>{n} users match “{text}”</source>
-        <translation>{n} 个用户匹配“{text}”</translation>
+    <message numerus="yes">
+        <source>%Ln users match “{text}”</source>
+        <translation>
+            <numerusform>%Ln 个用户匹配“{text}”</numerusform>
+        </translation>
     </message>
-    <message>
-        <source>{n} users</source>
-        <translation>{n} 个用户</translation>
+    <message numerus="yes">
+        <source>%Ln users</source>
+        <translation>
+            <numerusform>%Ln 个用户</numerusform>
+        </translation>
     </message>
     <message>
         <source>Searching…</source>

@@ -8,7 +8,6 @@ from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
     QDialogButtonBox,
-    QDoubleSpinBox,
     QFormLayout,
     QLabel,
     QLineEdit,
@@ -19,7 +18,14 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.core.records import CATEGORIES, MAX_EVENT_CHARS, MAX_VALUE_CHARS, LimitError, ValidationError
 from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
-from kiraos_desktop.ui.users.field_validation import check_event_text, check_key_text, check_value_text, mark_invalid
+from kiraos_desktop.ui.users.field_validation import (
+    check_confidence_text,
+    check_event_text,
+    check_key_text,
+    check_value_text,
+    mark_invalid,
+    parse_confidence_text,
+)
 
 ProfileSubmit = Callable[[str, str, str, float, str | None], None]
 EventSubmit = Callable[[str], None]
@@ -49,11 +55,8 @@ class AddProfileDialog(QDialog):
         self.value_edit.setMaxLength(MAX_VALUE_CHARS)
         self.category_combo = QComboBox()
         self.category_combo.addItems(list(CATEGORIES))
-        self.confidence_spin = QDoubleSpinBox()
-        self.confidence_spin.setRange(0.0, 1.0)
-        self.confidence_spin.setDecimals(2)
-        self.confidence_spin.setSingleStep(0.05)
-        self.confidence_spin.setValue(0.8)
+        self.confidence_edit = QLineEdit("0.80")
+        self.confidence_edit.setPlaceholderText(self.tr("0 to 1, e.g. 0.8"))
         self.expiry_edit = QLineEdit()
         self.expiry_edit.setPlaceholderText(self.tr("empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31"))
         self.errors = {name: _error_label() for name in ("key", "value", "category", "confidence", "expires_at")}
@@ -63,7 +66,7 @@ class AddProfileDialog(QDialog):
         for label, field, name in ((self.tr("Key"), self.key_edit, "key"),
                                    (self.tr("Value"), self.value_edit, "value"),
                                    (self.tr("Category"), self.category_combo, "category"),
-                                   (self.tr("Confidence"), self.confidence_spin, "confidence"),
+                                   (self.tr("Confidence"), self.confidence_edit, "confidence"),
                                    (self.tr("Expires"), self.expiry_edit, "expires_at")):
             form.addRow(label, field)
             form.addRow("", self.errors[name])
@@ -76,14 +79,15 @@ class AddProfileDialog(QDialog):
         layout.addWidget(self.general_error)
         layout.addWidget(self.buttons)
         self.resize(460, self.sizeHint().height())
-        for edit in (self.key_edit, self.value_edit, self.expiry_edit):
+        for edit in (self.key_edit, self.value_edit, self.confidence_edit, self.expiry_edit):
             edit.textEdited.connect(self._on_field_text_edited)
 
     def show_error(self, field: str, message: str) -> None:
         label = self.errors.get(field, self.general_error)
         label.setText(message)
         label.setVisible(bool(message))
-        edit = {"key": self.key_edit, "value": self.value_edit, "expires_at": self.expiry_edit}.get(field)
+        edit = {"key": self.key_edit, "value": self.value_edit, "confidence": self.confidence_edit,
+                "expires_at": self.expiry_edit}.get(field)
         if edit is not None:
             mark_invalid(edit, message)
             if message:
@@ -100,7 +104,9 @@ class AddProfileDialog(QDialog):
     def _on_buttons_accepted(self) -> None:
         self._clear_errors()
         key, value = self.key_edit.text().strip(), self.value_edit.text()
-        for field, message in (("key", check_key_text(key)), ("value", check_value_text(value))):
+        confidence_text = self.confidence_edit.text()
+        for field, message in (("key", check_key_text(key)), ("value", check_value_text(value)),
+                               ("confidence", check_confidence_text(confidence_text))):
             if message:
                 self.show_error(field, message)
                 return
@@ -113,7 +119,7 @@ class AddProfileDialog(QDialog):
             self.show_error("expires_at", str(exc))
             return
         try:
-            self._submit(key, value, self.category_combo.currentText(), round(self.confidence_spin.value(), 2),
+            self._submit(key, value, self.category_combo.currentText(), round(parse_confidence_text(confidence_text), 2),
                          expires_at)
         except ValidationError as exc:
             self.show_error(exc.field, exc.message)

@@ -85,10 +85,10 @@ class EventsTab(QWidget):
         user_id, ids = self.model.user_id, self.selected_event_ids()
         if not user_id or not ids:
             return
-        text = self.tr("Delete event") if len(ids) == 1 else self.tr("Delete {n} events").format(n=len(ids))
+        text = self.tr("Delete event") if len(ids) == 1 else self.tr("Delete %n events", "", len(ids))
         deleted = self._writer.write(text, lambda batch: sum(1 for i in ids if batch.delete_event(user_id, i)))
         self.refresh()
-        self.status_message.emit(self.tr("Deleted {n} events. Undo with Ctrl+Z.").format(n=deleted))
+        self.status_message.emit(self.tr("Deleted %n events. Undo with Ctrl+Z.", "", deleted))
 
     def _on_model_write_failed(self, _field: str, message: str) -> None:
         self.message_label.setText(self.tr("Event not saved: {message}").format(message=message))
@@ -110,7 +110,7 @@ class EventsTab(QWidget):
         self.delete_button.setEnabled(bool(user_id) and self.view.selectionModel().hasSelection())
         summary = self._store.user_summary(user_id) if user_id else None
         total = summary.event_count if summary else 0
-        self.count_label.setText(self.tr("{n} events").format(n=total) if user_id else "")
+        self.count_label.setText(self.tr("%n events", "", total) if user_id else "")
         hint = (self.tr("No events yet. Add one, or let the bot record them with memory_update.") if user_id
                 else self.tr("Select a user to see their events."))
         self.empty_state.update_state(self.model.rowCount(), hint)

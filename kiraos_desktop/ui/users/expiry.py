@@ -67,8 +67,11 @@ def describe_remaining(expires_at: str | None, now: datetime | None = None) -> s
     seconds = (moment - (now or datetime.now())).total_seconds()
     if seconds <= 0:
         return Expiry.tr("expired")
-    if seconds < 3600:
-        return Expiry.tr("{n} min").format(n=max(1, int(seconds // 60)))
-    if seconds < 86400 * 2:
-        return Expiry.tr("{n} h").format(n=int(seconds // 3600))
-    return Expiry.tr("{n} d").format(n=int(seconds // 86400))
+    # Rounded to the nearest unit: a TTL of 7d typed a moment ago still reads "7 d", not "6 d".
+    minutes = round(seconds / 60)
+    if minutes < 60:
+        return Expiry.tr("{n} min").format(n=max(1, minutes))
+    hours = round(seconds / 3600)
+    if hours < 48:
+        return Expiry.tr("{n} h").format(n=hours)
+    return Expiry.tr("{n} d").format(n=round(seconds / 86400))

@@ -46,6 +46,22 @@ def _required(limit: int) -> Check:
     return check
 
 
+def parse_confidence_text(text: str) -> float | None:
+    """`0.8`, `.8`, `1` -> the number; anything else, or a number outside [0, 1], -> None (never clamped)."""
+    try:
+        number = float(text.strip().replace(",", "."))
+    except ValueError:
+        return None
+    return number if 0.0 <= number <= 1.0 else None
+
+
+def check_confidence_text(text: str) -> str:
+    if parse_confidence_text(text) is None:
+        return QCoreApplication.translate("FieldValidation", "“{text}” is not a confidence: use a number "
+                                          "between 0 and 1, such as 0.8").format(text=text.strip())
+    return ""
+
+
 check_value_text = _required(MAX_VALUE_CHARS)
 check_event_text = _required(MAX_EVENT_CHARS)
 check_key_text = _required(256)

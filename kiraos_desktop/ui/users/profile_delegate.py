@@ -2,15 +2,17 @@
 from __future__ import annotations
 
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
-from PySide6.QtWidgets import QComboBox, QDoubleSpinBox, QLineEdit, QStyledItemDelegate, QStyleOptionViewItem, QWidget
+from PySide6.QtWidgets import QComboBox, QLineEdit, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
 from kiraos_desktop.core.records import CATEGORIES, MAX_VALUE_CHARS
 from kiraos_desktop.ui.users.field_validation import (
     CheckValidator,
     FieldErrorBubble,
+    check_confidence_text,
     check_expiry_text,
     check_value_text,
     mark_invalid,
+    parse_confidence_text,
 )
 from kiraos_desktop.ui.users.profile_model import COL_CATEGORY, COL_CONFIDENCE, COL_EXPIRES, COL_VALUE
 
@@ -31,13 +33,17 @@ class ProfileDelegate(QStyledItemDelegate):
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,
                      index: QModelIndex | QPersistentModelIndex) -> QWidget | None:
         column = index.column()
-        if column in (COL_VALUE, COL_EXPIRES):
+        if column in (COL_VALUE, COL_EXPIRES, COL_CONFIDENCE):
             editor = QLineEdit(parent)
             editor.setFrame(False)
             if column == COL_VALUE:
                 editor.setObjectName("valueEditor")
                 editor.setMaxLength(MAX_VALUE_CHARS)
                 editor.setValidator(CheckValidator(check_value_text, editor))
+            elif column == COL_CONFIDENCE:
+                editor.setObjectName("confidenceEditor")
+                editor.setPlaceholderText(self.tr("0 to 1, e.g. 0.8"))
+                editor.setValidator(CheckValidator(check_confidence_text, editor))
             else:
                 editor.setObjectName("expiryEditor")
                 editor.setPlaceholderText(self.tr("30d, 12h, 2026-01-31 … empty = never"))
@@ -50,39 +56,31 @@ class ProfileDelegate(QStyledItemDelegate):
             combo.addItems(list(CATEGORIES))
             combo.activated.connect(lambda _i, c=combo: self._on_combo_activated(c))
             return combo
-        if column == COL_CONFIDENCE:
-            spin = QDoubleSpinBox(parent)
-            spin.setObjectName("confidenceEditor")
-            spin.setRange(0.0, 1.0)
-            spin.setDecimals(2)
-            spin.setSingleStep(0.05)
-            spin.setFrame(False)
-            return spin
         return None
 
     def setEditorData(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:
         value = index.data(Qt.ItemDataRole.EditRole)
-        if isinstance(editor, QLineEdit):
+        if isinstance(editor, QLineEdit) and index.column() == COL_CONFIDENCE:
+            editor.setText(f"{float(value or 0.0):.2f}")
+        elif isinstance(editor, QLineEdit):
             editor.setText("" if value is None else str(value))
         elif isinstance(editor, QComboBox):
             editor.setCurrentIndex(max(0, editor.findText(str(value))))
-        elif isinstance(editor, QDoubleSpinBox):
-            editor.setValue(float(value or 0.0))
 
     def setModelData(self, editor: QWidget, model: QAbstractItemModel,
                      index: QModelIndex | QPersistentModelIndex) -> None:
         if isinstance(editor, QLineEdit):
             message = editor.validator().message(editor.text())
             if message:
-                field = "expires_at" if index.column() == COL_EXPIRES else "value"
+                field = {COL_EXPIRES: "expires_at", COL_CONFIDENCE: "confidence"}.get(index.column(), "value")
                 self.input_refused.emit(field, message)
                 return
-            model.setData(index, editor.text())
+            if index.column() == COL_CONFIDENCE:
+                model.setData(index, round(parse_confidence_text(editor.text()), 2))
+            else:
+                model.setData(index, editor.text())
         elif isinstance(editor, QComboBox):
             model.setData(index, editor.currentText())
-        elif isinstance(editor, QDoubleSpinBox):
-            editor.interpretText()
-            model.setData(index, round(editor.value(), 2))
 
     def destroyEditor(self, editor: QWidget, index: QModelIndex | QPersistentModelIndex) -> None:
         self._bubble.hide()

@@ -135,10 +135,10 @@ class ProfileTab(QWidget):
         if not user_id or not keys:
             return
         text = (self.tr("Delete {key}").format(key=keys[0]) if len(keys) == 1
-                else self.tr("Delete {n} entries").format(n=len(keys)))
+                else self.tr("Delete %n entries", "", len(keys)))
         deleted = self._writer.write(text, lambda batch: sum(1 for k in keys if batch.delete_profile(user_id, k)))
         self.refresh()
-        self.status_message.emit(self.tr("Deleted {n} entries. Undo with Ctrl+Z.").format(n=deleted))
+        self.status_message.emit(self.tr("Deleted %n entries. Undo with Ctrl+Z.", "", deleted))
 
     def _on_purge_button_clicked(self) -> None:
         user_id = self.model.user_id
@@ -146,7 +146,7 @@ class ProfileTab(QWidget):
             return
         purged = self._writer.write(self.tr("Purge expired entries"), lambda batch: batch.purge_expired(user_id))
         self.refresh()
-        self.status_message.emit(self.tr("Purged {n} expired entries.").format(n=purged))
+        self.status_message.emit(self.tr("Purged %n expired entries.", "", purged))
 
     def _on_show_expired_box_toggled(self, checked: bool) -> None:
         self.proxy.set_show_expired(checked)
@@ -192,11 +192,13 @@ class ProfileTab(QWidget):
         if not has_user:
             self.count_label.setText("")
         elif expired and not self.proxy.show_expired:
-            self.count_label.setText(self.tr("{n} entries · {e} expired hidden").format(n=total - expired, e=expired))
+            self.count_label.setText(self.tr("{entries} · {n} expired hidden").format(
+                entries=self.tr("%n entries", "", total - expired), n=expired))
         elif expired:
-            self.count_label.setText(self.tr("{n} entries · {e} expired").format(n=total, e=expired))
+            self.count_label.setText(self.tr("{entries} · {n} expired").format(
+                entries=self.tr("%n entries", "", total), n=expired))
         else:
-            self.count_label.setText(self.tr("{n} entries").format(n=total))
+            self.count_label.setText(self.tr("%n entries", "", total))
         if not has_user:
             hint = self.tr("Select a user to see what the bot remembers about them.")
         elif total:

@@ -5,7 +5,7 @@ from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
-from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QTabWidget, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout, QWidget
 
 from kiraos_desktop.core import transfer
 from kiraos_desktop.core.context import ContextBuilder
@@ -40,7 +40,10 @@ class UserDetail(QWidget):
         font.setBold(True)
         self.title_label.setFont(font)
         self.title_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        # Long ids and summaries wrap or clip instead of widening the page past a small window.
+        self.title_label.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.summary_label = QLabel()
+        self.summary_label.setWordWrap(True)
         self.export_button = QPushButton(self.tr("Export this user…"))
         self.clear_button = QPushButton(self.tr("Clear memory…"))
         self.clear_button.setObjectName("dangerButton")
@@ -53,7 +56,7 @@ class UserDetail(QWidget):
         header.addWidget(self.clear_button)
         self.profile_tab = ProfileTab(store, writer)
         self.events_tab = EventsTab(store, writer)
-        self.context_tab = ContextTab(context)
+        self.context_tab = ContextTab(context, store)
         self.history_tab = HistoryTab(store, writer)
         self.tabs = QTabWidget()
         self.tabs.setObjectName("userTabs")
@@ -122,25 +125,28 @@ class UserDetail(QWidget):
             self.summary_label.setText(self.tr("No memory stored for this user."))
             self.clear_button.setEnabled(False)
             return
-        self.summary_label.setText(self.tr("{p} profile entries · {e} events · last activity {when}").format(
-            p=summary.profile_count, e=summary.event_count, when=format_timestamp(summary.last_activity) or "—"))
+        self.summary_label.setText(self.tr("{entries} · {events} · last activity {when}").format(
+            entries=self.tr("%n profile entries", "", summary.profile_count),
+            events=self.tr("%n events", "", summary.event_count),
+            when=format_timestamp(summary.last_activity) or "—"))
 
     def _on_clear_button_clicked(self) -> None:
         user_id = self._user_id
         summary = self._store.user_summary(user_id) if user_id else None
         if summary is None:
             return
-        question = self.tr("Delete everything KiraOS remembers about {user}: {p} profile entries and {e} events?\n\n"
+        question = self.tr("Delete everything KiraOS remembers about {user}: {entries} and {events}?\n\n"
                            "The bot will no longer receive any memory for this user. You can undo this with "
                            "Ctrl+Z while the window is open.").format(
-            user=user_id, p=summary.profile_count, e=summary.event_count)
+            user=user_id, entries=self.tr("%n profile entries", "", summary.profile_count),
+            events=self.tr("%n events", "", summary.event_count))
         if not self._prompts.confirm(self, self.tr("Clear memory"), question, self.tr("Clear memory")):
             return
         profiles, events = self._writer.write(self.tr("Clear memory of {user}").format(user=user_id),
                                               lambda batch: batch.clear_user(user_id))
         self.refresh(None)
-        self.status_message.emit(self.tr("Cleared {user}: {p} profile entries and {e} events deleted.").format(
-            user=user_id, p=profiles, e=events))
+        self.status_message.emit(self.tr("Cleared {user}: {entries} and {events} deleted.").format(
+            user=user_id, entries=self.tr("%n profile entries", "", profiles), events=self.tr("%n events", "", events)))
 
     def _on_export_button_clicked(self) -> None:
         user_id = self._user_id

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import (
     QLabel,
     QLineEdit,
     QSplitter,
+    QStyle,
     QTableView,
     QVBoxLayout,
     QWidget,
@@ -25,6 +26,7 @@ from kiraos_desktop.ui.users.user_detail import UserDetail
 from kiraos_desktop.ui.users.users_model import COL_ACTIVITY, COL_EVENTS, COL_PROFILES, COL_USER, USER_ID_ROLE, UsersModel
 
 SEARCH_DELAY_MS = 250
+ID_SAMPLE = "qq_1000000000"
 
 
 class UsersPage(QWidget):
@@ -54,12 +56,20 @@ class UsersPage(QWidget):
         # Fixed widths from the font, not ResizeToContents: that asks the model for every loaded row
         # on each layout pass (tens of thousands of data() calls while the window is built).
         metrics = self.view.fontMetrics()
-        for column, sample in ((COL_PROFILES, "Entries000"), (COL_EVENTS, "Events000"),
-                               (COL_ACTIVITY, "2026-12-31 23:59  ")):
+        fixed = 0
+        for column, sample in ((COL_PROFILES, "Entries00"), (COL_EVENTS, "Events00"),
+                               (COL_ACTIVITY, "2026-12-31 23:59 ")):
             header.resizeSection(column, metrics.horizontalAdvance(sample) + 12)
+            fixed += header.sectionSize(column)
+        # Ids stay readable however narrow the window: the list keeps room for a typical id (a QQ
+        # number with a prefix), and a longer one loses its middle, not its distinguishing end.
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        scrollbar = self.view.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
+        self._list_min_width = metrics.horizontalAdvance(ID_SAMPLE) + 16 + fixed + scrollbar + 4
         self.empty_state = EmptyState(self.view)
         self.detail = UserDetail(store, writer, context, prompts)
         left = QWidget()
+        left.setMinimumWidth(self._list_min_width)
         left_layout = QVBoxLayout(left)
         left_layout.setContentsMargins(0, 0, 0, 0)
         left_layout.addWidget(self.search_edit)
@@ -229,10 +239,10 @@ class UsersPage(QWidget):
         if model.busy:
             self.count_label.setText(self.tr("Searching keys, values and events…"))
         elif model.search_text:
-            self.count_label.setText(self.tr("{n} users match “{text}”").format(n=f"{model.total:,}",
-                                                                               text=model.search_text))
+            self.count_label.setText(self.tr("%Ln users match “{text}”", "", model.total).format(
+                text=model.search_text))
         else:
-            self.count_label.setText(self.tr("{n} users").format(n=f"{model.total:,}"))
+            self.count_label.setText(self.tr("%Ln users", "", model.total))
         if model.busy:
             hint = self.tr("Searching…")
         elif model.search_text:
