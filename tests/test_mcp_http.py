@@ -221,3 +221,28 @@ def test_disabling_a_skill_notifies_and_changes_the_lists(api_engine, api_server
 
     before, tools, prompts = run(go)
     assert "tarot_reading" in before and "tarot_reading" not in tools and "tarot_reading" not in prompts
+
+
+def test_skill_md_skills_and_the_file_argument_over_mcp(api, api_engine, api_server):
+    folder = api_engine.paths.skills_dir / "pdf-tools"
+    (folder / "references").mkdir(parents=True)
+    (folder / "SKILL.md").write_text("---\nname: pdf-tools\ndescription: Work with PDFs.\n---\n# PDF\n",
+                                     encoding="utf-8")
+    (folder / "references" / "guide.md").write_text("页码从 1 开始\n", encoding="utf-8")
+    api.post("/v1/skills/reload")
+
+    async def go():
+        async with http_client(api_server.url) as client:
+            tools = {t.name: t for t in (await client.list_tools()).tools}
+            ran = await client.call_tool("pdf-tools", {"user_id": "u1", "request": "merge"})
+            read = await client.call_tool("pdf-tools", {"user_id": "u1", "file": "references/guide.md"})
+            escape = await client.call_tool("pdf-tools", {"user_id": "u1", "file": "../../settings.json"})
+            return tools, ran, read, escape
+
+    tools, ran, read, escape = run(go)
+    assert tools["pdf-tools"].input_schema["properties"]["file"]["type"] == "string"
+    assert "file" in tools["tarot_reading"].input_schema["properties"]
+    assert not ran.is_error and text_of(ran).startswith('<skill name="pdf-tools">\n# PDF\n')
+    assert (read.is_error, text_of(read)) == (False, "页码从 1 开始\n")
+    assert escape.is_error and "'..' is not allowed" in text_of(escape)
+    assert "max_context_chars" not in text_of(escape)  # nothing of settings.json
