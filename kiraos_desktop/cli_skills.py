@@ -11,7 +11,8 @@ from typing import Any
 from kiraos_desktop.cli_skill_files import add_file_commands, run_file_command
 from kiraos_desktop.cli_skill_transfer import TRANSFER_COMMANDS, add_transfer_commands, run_transfer_command
 from kiraos_desktop.core import jsontext
-from kiraos_desktop.core.skills import Skill, SkillRouter
+from kiraos_desktop.core.skills import Skill, SkillRouter, validate_skill_folder
+from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE, MANIFEST_FILE
 from kiraos_desktop.core.skills.arguments import typed_value
 from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolError
 
@@ -28,11 +29,11 @@ def add_skills_parser(subparsers, parents: list) -> None:
                         description="Show every skill: name, command, whether it is enabled, "
                                     "how many problems it has.")
 
-    lint = commands.add_parser("lint", parents=parents, help="report skill problems",
+    lint = commands.add_parser("lint", parents=parents, help="report skill problems (KiraOS and Agent Skills)",
                                description="Report every problem of every skill; exit status 2 "
                                            "when any skill has an error.")
     lint.add_argument("dir", nargs="?", metavar="DIR",
-                      help="skills folder to check (default: the configured skills folder)")
+                      help="skills folder (or one skill folder) to check (default: the configured skills folder)")
 
     preview = commands.add_parser("preview", parents=parents,
                                   help="print the exact tool result of a skill call",
@@ -107,6 +108,9 @@ def _lint(args, engine) -> int:
         if not path.is_dir():
             print(f"error: {path} is not a folder", file=sys.stderr)
             return 2
+        if (path / MANIFEST_FILE).exists() or (path / AGENT_SKILL_FILE).exists():
+            skill, _problems = validate_skill_folder(path)  # DIR is one skill, not a skills folder
+            return _report([skill], path)
         router = SkillRouter(path)
     elif engine is not None:
         router = engine.skills
@@ -114,7 +118,10 @@ def _lint(args, engine) -> int:
     else:
         print("error: give a skills folder to lint (skills lint DIR) or open a data dir", file=sys.stderr)
         return 2
-    skills = router.skills()
+    return _report(router.skills(), router.skills_dir)
+
+
+def _report(skills: list[Skill], where: Path) -> int:
     errors = warnings = 0
     for skill in skills:
         for problem in skill.problems:
@@ -130,10 +137,9 @@ def _lint(args, engine) -> int:
                 warnings += 1
     noun = "skill" if len(skills) == 1 else "skills"
     if errors or warnings:
-        print(f"{len(skills)} {noun} checked in {router.skills_dir}: "
-              f"{errors} error(s), {warnings} warning(s)")
+        print(f"{len(skills)} {noun} checked in {where}: {errors} error(s), {warnings} warning(s)")
     else:
-        print(f"{len(skills)} {noun} checked in {router.skills_dir}: no problems")
+        print(f"{len(skills)} {noun} checked in {where}: no problems")
     return 2 if errors else 0
 
 

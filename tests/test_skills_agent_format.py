@@ -209,3 +209,13 @@ def test_an_export_dropped_into_the_skills_dir_is_the_kiraos_skill(tmp_path):
     assert skill.is_agent_skill and skill.valid and skill.folder.name == "tarot-reading"
     assert (skill.manifest, skill.command) == (original.manifest, "/tarot")
     assert router.instruction("tarot_reading") == SkillRouter(bundled_skills_dir()).instruction("tarot_reading")
+
+
+def test_lint_of_one_skill_folder(tmp_path, capsys):
+    folder = write_agent_skill(tmp_path, "pdf-processing", PDF_SKILL_MD, {"references/REFERENCE.md": "x"})
+    assert run_skills(standalone_parser().parse_args(["skills", "lint", str(folder)]), None) == 0
+    assert "1 skill checked in" in capsys.readouterr().out
+    (folder / "SKILL.md").write_text(PDF_SKILL_MD.replace("name: pdf-processing", "name: pdf"), encoding="utf-8")
+    assert run_skills(standalone_parser().parse_args(["skills", "lint", str(folder)]), None) == 2
+    out = capsys.readouterr().out
+    assert "pdf-processing/SKILL.md:2: error: [name] The folder is called 'pdf-processing'" in out
