@@ -18,3 +18,14 @@ def data_dir(tmp_path):
     path = tmp_path / "data"
     path.mkdir()
     return path
+
+
+@pytest.fixture
+def engine(data_dir):
+    """An engine on a fresh data dir (the bundled example skills installed). A test module that
+    needs data in it overrides this fixture with one that takes `engine` and fills it."""
+    from kiraos_desktop.core.engine import Engine
+
+    opened = Engine.open(data_dir=data_dir)
+    yield opened
+    opened.close()

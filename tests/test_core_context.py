@@ -2,18 +2,10 @@
 import sqlite3
 import time
 
-import pytest
 
 from core_helpers import make_engine
 from kiraos_desktop.core.context import render_user_block
 from kiraos_desktop.core.records import EventEntry, ProfileEntry
-
-
-@pytest.fixture
-def engine(data_dir):
-    e = make_engine(data_dir)
-    yield e
-    e.close()
 
 
 def seed_example(store, uid="user_123"):

@@ -6,13 +6,6 @@ import pytest
 from core_helpers import make_engine
 
 
-@pytest.fixture
-def engine(data_dir):
-    e = make_engine(data_dir)
-    yield e
-    e.close()
-
-
 def update(engine, ops, user="u1"):
     return engine.memory_tools.update(user, ops, actor="tool")
 

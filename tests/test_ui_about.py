@@ -18,13 +18,6 @@ from kiraos_desktop.ui.about_dialog import AboutDialog, bundled_icu_version, bun
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
 
-@pytest.fixture
-def engine(data_dir):
-    eng = Engine.open(data_dir=data_dir)
-    yield eng
-    eng.close()
-
-
 def label(dialog, name):
     return dialog.findChild(QLabel, name).text()
 

@@ -6,7 +6,6 @@ import pytest
 from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import QLabel, QLineEdit, QPlainTextEdit, QPushButton
 
-from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.ui.api_page import ApiPage, example_requests
 from kiraos_desktop.ui.prompts import prompts
 
@@ -63,13 +62,6 @@ class FakeServer:
             self.token = token
         self.stop()
         self.start()
-
-
-@pytest.fixture
-def engine(data_dir):
-    eng = Engine.open(data_dir=data_dir)
-    yield eng
-    eng.close()
 
 
 @pytest.fixture

@@ -11,21 +11,19 @@ from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
 from kiraos_desktop.ui.users.profile_model import COL_VALUE
 from kiraos_desktop.ui.users.user_detail import TAB_EVENTS
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 TOKEN = "test-token-123"
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=3)
     with engine.store.batch("cli") as batch:  # enough users to scroll
         for n in range(300):
             batch.add_event(f"x{n:03d}", "事件")
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture

@@ -17,11 +17,9 @@ pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=3)
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture

@@ -13,17 +13,15 @@ from kiraos_desktop.ui.users.events_model import EventsModel
 from kiraos_desktop.ui.users.history_model import HistoryModel
 from kiraos_desktop.ui.users.profile_model import ProfileFilterProxy, ProfileModel
 from kiraos_desktop.ui.users.users_model import UsersModel
-from tests.ui_helpers import OFFSCREEN_NOTE, open_engine, seed
+from tests.ui_helpers import OFFSCREEN_NOTE, seed
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=5)
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture

@@ -18,17 +18,15 @@ from kiraos_desktop.ui.users.profile_model import (
     COL_VALUE,
 )
 from kiraos_desktop.ui.users.profile_tab import ProfileTab
-from tests.ui_helpers import OFFSCREEN_NOTE, open_engine, seed, snapshot
+from tests.ui_helpers import OFFSCREEN_NOTE, seed, snapshot
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=2)
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture

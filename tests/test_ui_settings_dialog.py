@@ -16,13 +16,6 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSi
 
 
 @pytest.fixture
-def engine(data_dir):
-    eng = Engine.open(data_dir=data_dir)
-    yield eng
-    eng.close()
-
-
-@pytest.fixture
 def dialog(qtbot, engine):
     dlg = SettingsDialog(engine)
     qtbot.addWidget(dlg)

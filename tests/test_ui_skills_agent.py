@@ -14,7 +14,7 @@ from agent_skills_helpers import PDF_SKILL_MD, pdf_skill, snapshot, write_agent_
 from kiraos_desktop.core.skills.problems import AGENT_FORMAT
 from kiraos_desktop.ui.skills.prompts import Prompter
 from kiraos_desktop.ui.skills.skill_list import FORMAT_ROLE, NAME
-from ui_skills_helpers import OFFSCREEN_NOTE, engine, make_page, page  # noqa: F401 (fixtures)
+from ui_skills_helpers import OFFSCREEN_NOTE, make_page, page  # noqa: F401 (fixtures)
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

@@ -12,7 +12,7 @@ from kiraos_desktop.ui.skills.manifest_editor import FORM_TAB, JSON_TAB
 from kiraos_desktop.ui.skills.params_model import DESCRIPTION, REQUIRED
 from skills_helpers import write_skill
 from test_skills_authoring import RICH
-from ui_skills_helpers import OFFSCREEN_NOTE, engine, page, remember  # noqa: F401 (fixtures)
+from ui_skills_helpers import OFFSCREEN_NOTE, page, remember  # noqa: F401 (fixtures)
 
 
 def _kinds(block) -> dict[tuple[int, int], str]:

@@ -11,7 +11,7 @@ from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QApplication, QMessageBox
 
 from kiraos_desktop.ui.skills.skill_list import ENABLED
-from ui_skills_helpers import OFFSCREEN_NOTE, FakePrompter, engine, make_page, page, remember  # noqa: F401
+from ui_skills_helpers import OFFSCREEN_NOTE, FakePrompter, make_page, page, remember  # noqa: F401
 
 
 def _edit(page, trigger=None, instruction=None):
@@ -332,8 +332,14 @@ def test_slash_command_tester(qtbot, engine, page):
     assert tester.note.text() == ""
 
 
-def test_prompter_is_replaceable_for_tests(page):
-    assert isinstance(page.prompter, FakePrompter)
+def test_prompter_is_replaceable_for_tests(engine, page):
+    """The page asks whatever prompter it holds when it asks (so tests can script the answers)."""
+    scripted = FakePrompter()
+    page.prompter = scripted
+    page.open_skill("tarot_reading")
+    assert page.delete_skill() is None  # the scripted answer is "no"
+    assert [question[0] for question in scripted.asked] == ["delete"]
+    assert (engine.skills.skills_dir / "tarot_reading").is_dir()
 
 
 def test_settings_changed_elsewhere_show_up(qtbot, engine, page):

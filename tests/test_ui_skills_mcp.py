@@ -5,7 +5,7 @@ import pytest
 from api_helpers import TOKEN
 from kiraos_desktop.api.server import ApiServer
 from mcp_helpers import http_client
-from ui_skills_helpers import OFFSCREEN_NOTE, engine, make_page  # noqa: F401
+from ui_skills_helpers import OFFSCREEN_NOTE, make_page  # noqa: F401
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

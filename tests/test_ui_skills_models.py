@@ -9,7 +9,7 @@ from kiraos_desktop.ui.skills.params_model import DESCRIPTION, ENUM, NAME, REQUI
 from kiraos_desktop.ui.skills.problems_panel import ProblemsModel
 from kiraos_desktop.ui.skills.skill_list import SkillFilterProxy, SkillListModel
 from kiraos_desktop.ui.skills.user_picker import USER_ID_ROLE, UserListModel
-from ui_skills_helpers import engine, remember  # noqa: F401 (fixtures)
+from ui_skills_helpers import remember
 
 
 def test_skill_list_model_and_proxy(qtmodeltester, engine):

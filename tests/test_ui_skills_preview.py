@@ -10,7 +10,7 @@ from kiraos_desktop.core.skills.manifest import manifest_parameters
 from kiraos_desktop.core.skills.arguments import sample_arguments
 from kiraos_desktop.core.skills.draft import render_preview
 from kiraos_desktop.ui.skills.params_model import NAME
-from ui_skills_helpers import engine, page, remember  # noqa: F401 (fixtures)
+from ui_skills_helpers import page, remember  # noqa: F401 (fixtures)
 
 SKILLS = ["daily_fortune", "emoji_interpret", "nickname_generator", "personality_test", "story_continue",
           "tarot_reading"]

@@ -16,13 +16,6 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSi
 
 
 @pytest.fixture
-def engine(data_dir):
-    eng = Engine.open(data_dir=data_dir)
-    yield eng
-    eng.close()
-
-
-@pytest.fixture
 def other_engine(tmp_path):
     eng = Engine.open(data_dir=tmp_path / "other")
     yield eng
@@ -123,8 +116,8 @@ def test_runner_cancel_stops_a_task_that_checks(qtbot):
     assert started.wait(5)
     with qtbot.waitSignal(runner.cancelled, timeout=5000):
         runner.cancel()
-    runner.wait()
-    assert not runner.is_running() or runner.wait()
+    assert runner.wait()
+    qtbot.waitUntil(lambda: not runner.is_running())  # once the event loop has seen the thread end
 
 
 def test_cancel_through_progress_only_before_the_end(qtbot):

@@ -12,17 +12,15 @@ from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.events_model import COL_SUMMARY
 from kiraos_desktop.ui.users.history_model import CHANGE_ID_ROLE
 from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT, TAB_EVENTS, TAB_HISTORY, UserDetail
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, snapshot
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, snapshot
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=2)
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture

@@ -12,14 +12,12 @@ pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=12)
     engine.store.set_profile("u7", "宠物", "一只叫团子的猫", actor="cli")
     for n in range(5):
         engine.store.add_event("u3", f"额外事件 {n}", actor="cli")
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture

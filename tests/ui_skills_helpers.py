@@ -1,9 +1,8 @@
-"""Fixtures and fakes shared by the Skills page tests (engine on tmp_path, page, scripted prompts)."""
+"""Fixtures and fakes shared by the Skills page tests (page, memory to show, scripted prompts)."""
 from __future__ import annotations
 
 import pytest
 
-from kiraos_desktop.core.engine import Engine
 
 #: The offscreen platform's harmless note when a top-level window is shown.
 OFFSCREEN_NOTE = "This plugin does not support propagateSizeHints"
@@ -68,13 +67,6 @@ def remember(engine, user="u1"):
     engine.store.set_profile(user, "昵称", "小明", actor="gui", confidence=0.9)
     engine.store.set_profile(user, "城市", "北京", actor="gui", confidence=0.8, category="basic")
     engine.store.add_event(user, "完成半马", actor="gui")
-
-
-@pytest.fixture
-def engine(data_dir):
-    eng = Engine.open(data_dir=data_dir)
-    yield eng
-    eng.close()
 
 
 def make_page(qtbot, engine, **kwargs):
