@@ -70,7 +70,7 @@ def instruction(kib: int, kind: str) -> str:
 
 def pyside_none_leak() -> int:
     """References to None that 100 void PySide6 calls drop (0 when the binding is sound; 100 with
-    PySide6 6.12.0 on Python 3.11, which kiraos_desktop.ui.refcount_guard makes harmless)."""
+    PySide6 6.12.0 on Python 3.11, which pyproject.toml's version pin keeps out)."""
     from PySide6.QtCore import QObject
 
     probe = QObject()

@@ -6,7 +6,7 @@ import subprocess
 import sys
 
 PROBE = """
-from kiraos_desktop.ui.skills import SkillsPage  # importing the page applies the ui package's guard
+from kiraos_desktop.ui.skills import SkillsPage
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QApplication, QLabel
 
@@ -24,9 +24,9 @@ print("survived")
 
 def test_the_page_survives_many_void_calls_and_emits():
     """PySide6 6.12.0 on Python < 3.12 drops a reference to None on every void call and to True
-    on every emit; typing in the Skills page costs ~16 None references per keystroke, so without
-    kiraos_desktop.ui.refcount_guard (applied when kiraos_desktop.ui is imported) the process
-    aborts after a few minutes of editing. Run in a child process: a crash cannot end the session."""
+    on every emit; typing in the Skills page costs ~16 None references per keystroke, so with such
+    a binding (pyproject.toml pins PySide6 below 6.12) the process aborts after a few minutes of
+    editing. Run in a child process: a crash cannot end the session."""
     env = dict(os.environ, QT_QPA_PLATFORM="offscreen")
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     env["PYTHONPATH"] = root + os.pathsep + env.get("PYTHONPATH", "")
