@@ -67,7 +67,9 @@ def test_a_jinja2_example_with_optional_parameter():
 def test_every_example_renders_with_sample_arguments():
     router = SkillRouter(bundled_skills_dir())
     samples = {"string": "示例", "integer": 3}
-    for skill in router.enabled_skills():
+    skills = router.enabled_skills()
+    assert {s.name for s in skills} == set(EXPECTED)  # every example is checked, none skipped
+    for skill in skills:
         props = skill.parameters["properties"]
         args = {k: samples[v["type"]] for k, v in props.items()}
         out = router.render(skill.name, args, "[u:basic] 昵称=小明(✓)")
