@@ -6,7 +6,7 @@ STAMP := $(VENV)/.installed
 DATA_DIR ?=
 RUN_ARGS ?=
 
-.PHONY: run test bench dist selftest-dist screenshots clean i18n qm
+.PHONY: run test test-packaging bench dist selftest-dist screenshots clean i18n qm
 
 $(PY):
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ run: $(STAMP) qm
 
 test: $(STAMP) qm
 	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
+
+# The tests marked `packaging` (left out of `make test`): build the wheel and check what it carries.
+test-packaging: $(STAMP) qm
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -m packaging $(PYTEST_ARGS)
 
 bench: $(STAMP)
 	$(PY) bench/run_all.py
