@@ -29,7 +29,8 @@ MAX_WAIT_TURNS = 3
 
 
 class UpdateQueue:
-    """Collects the calls made during one turn of the event loop and writes them as one group."""
+    """Collects the calls that arrive while it waits (up to MAX_WAIT_TURNS turns of the event loop,
+    as long as calls keep coming, and at most MAX_GROUP of them) and writes them as one group."""
 
     def __init__(self, store, tools, workers, actor: str):
         self._store = store

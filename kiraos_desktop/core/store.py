@@ -33,9 +33,9 @@ BUSY_TIMEOUT_S = 10
 # The watcher thread runs them instead (checkpoint_if_due()) every CHECKPOINT_AFTER_COMMITS
 # commits; the writer still checkpoints past this many pages, for processes without a watcher.
 WRITER_AUTOCHECKPOINT_PAGES = 40000
-# The API commits groups of up to 8 calls (about 35 WAL frames each): after 100 of them the passive
-# checkpoint has ~3500 frames to copy beside the writer, and little is left for the part done under
-# the write lock. (400 commits came close to CHECKPOINT_COMPLETE_FRAMES by themselves.)
+# The API commits groups of memory_update calls (up to 32, about 7 at 8 connections; ~35 WAL frames
+# a group): after 100 of them the passive checkpoint has ~3500 frames to copy beside the writer, and
+# little is left for the part done under the write lock. (400 commits came close to CHECKPOINT_COMPLETE_FRAMES by themselves.)
 CHECKPOINT_AFTER_COMMITS = 100
 CHECKPOINT_COMPLETE_FRAMES = 16000
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]

@@ -1,4 +1,4 @@
-"""Polls the database for commits made by another process (companion mode), about once a second."""
+"""The engine's ticking thread: checkpoints every 0.1 s, other processes' commits every second."""
 from __future__ import annotations
 
 import logging
@@ -9,6 +9,9 @@ log = logging.getLogger(__name__)
 
 
 class ExternalChangeWatcher:
+    """Calls `poll` every `interval` seconds on its own thread until stopped; an error is logged and
+    the next call comes as usual."""
+
     def __init__(self, poll: Callable[[], bool], interval: float = 1.0):
         self._poll = poll
         self._interval = interval
