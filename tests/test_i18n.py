@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QTabWidget
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.ui.i18n import language_manager, resolve_language, system_language
 from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 REPO = Path(__file__).resolve().parent.parent
@@ -147,11 +147,9 @@ def test_a_chinese_locale_gives_chinese_menus_and_standard_buttons(tmp_path):
 # ---- switching while the window is open ------------------------------------------------------
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=2)
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture
