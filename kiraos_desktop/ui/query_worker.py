@@ -1,4 +1,4 @@
-"""Runs slow read queries on one background thread; only the newest request is answered."""
+"""Runs work on one background thread where the latest request wins: only the newest is answered."""
 from __future__ import annotations
 
 import logging
@@ -13,8 +13,8 @@ log = logging.getLogger(__name__)
 class QueryWorker(QObject):
     """`submit(fn)` returns a ticket; `finished(ticket, result, error)` arrives on the GUI thread.
 
-    A request submitted while another waits replaces it: typing a search never queues up
-    stale queries. The store's reader gives this thread its own SQLite connection.
+    A request submitted while another waits replaces it: typing a search or editing a skill
+    never queues up stale work. The store's reader gives this thread its own SQLite connection.
     """
 
     finished = Signal(int, object, object)

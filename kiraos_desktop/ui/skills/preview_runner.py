@@ -1,9 +1,8 @@
 """Computes problems and the preview of the edited skill, inline or on a worker thread."""
 from __future__ import annotations
 
+import functools
 import logging
-import threading
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -12,7 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from kiraos_desktop.core.skills import Problem, Skill
 from kiraos_desktop.core.skills import draft as drafts
-
+from kiraos_desktop.ui.query_worker import QueryWorker
 
 log = logging.getLogger(__name__)
 RESULT = "result"
@@ -72,40 +71,27 @@ def analyse(job: PreviewJob, memory_block: Callable[[str], str]) -> PreviewOutco
 
 
 class PreviewRunner(QObject):
-    """Runs `analyse` on one worker thread so a large Jinja2 template (whose compile can take
+    """Runs `analyse` on a QueryWorker thread so a large Jinja2 template (whose compile can take
     longer than a frame) never blocks typing. Only the newest waiting job is kept; `finished`
-    arrives on the GUI thread (queued) and the page drops outcomes of older generations."""
+    arrives on the GUI thread and the page drops outcomes of older generations."""
 
     finished = Signal(object)  # PreviewOutcome
 
     def __init__(self, memory_block: Callable[[str], str], parent: QObject | None = None):
         super().__init__(parent)
         self._memory_block = memory_block
-        self._lock = threading.Lock()
-        self._pending: PreviewJob | None = None
-        self._busy = False
-        self._closed = False
-        self._executor = ThreadPoolExecutor(max_workers=1, thread_name_prefix="skill-preview")
+        self._worker = QueryWorker("skill-preview", self)
+        self._worker.finished.connect(self._on_worker_finished)
 
     def compute(self, job: PreviewJob) -> PreviewOutcome:
         """Inline, on the caller's thread."""
         return self._safe_analyse(job)
 
     def submit(self, job: PreviewJob) -> None:
-        with self._lock:
-            if self._closed:
-                return
-            if self._busy:
-                self._pending = job
-                return
-            self._busy = True
-        self._executor.submit(self._run, job)
+        self._worker.submit(functools.partial(self._safe_analyse, job))
 
     def shutdown(self) -> None:
-        with self._lock:
-            self._closed = True
-            self._pending = None
-        self._executor.shutdown(wait=True, cancel_futures=True)
+        self._worker.stop()
 
     def _safe_analyse(self, job: PreviewJob) -> PreviewOutcome:
         try:
@@ -115,18 +101,6 @@ class PreviewRunner(QObject):
             return PreviewOutcome(job.generation, [], job.fallback_manifest, "", job.mode,
                                   failure=f"{type(exc).__name__}: {exc}")
 
-    def _run(self, job: PreviewJob | None) -> None:
-        while job is not None:
-            outcome = self._safe_analyse(job)
-            with self._lock:
-                closed = self._closed
-            if not closed:
-                try:
-                    self.finished.emit(outcome)
-                except RuntimeError:  # the page is gone
-                    closed = True
-            with self._lock:
-                job = None if closed else self._pending
-                self._pending = None
-                if job is None:
-                    self._busy = False
+    def _on_worker_finished(self, _ticket: int, outcome, _error) -> None:
+        if outcome is not None:  # _safe_analyse returns an outcome for every job
+            self.finished.emit(outcome)
