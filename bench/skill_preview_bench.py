@@ -123,7 +123,7 @@ def bench(kib: int, runs: int) -> dict:
             for day in range(5):
                 engine.store.add_event("bench_user", f"第 {day} 天完成半马训练", actor="cli")
             memory = engine.context.block_text("bench_user", SKILL_CONTEXT_EVENTS)
-            page = SkillsPage(engine.skills, engine.tools, engine.store, engine.context, engine)
+            page = SkillsPage(engine.skills, engine.store, engine.context, engine)
             page.resize(1280, 800)
             page.show()
             app.processEvents()

@@ -72,7 +72,7 @@ def remember(engine, user="u1"):
 def make_page(qtbot, engine, **kwargs):
     from kiraos_desktop.ui.skills import SkillsPage
 
-    page = SkillsPage(engine.skills, engine.tools, engine.store, engine.context, engine, **kwargs)
+    page = SkillsPage(engine.skills, engine.store, engine.context, engine, **kwargs)
     qtbot.addWidget(page)
     page.prompter = FakePrompter()
     page.resize(1280, 800)

@@ -4,7 +4,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .problems import AGENT_FORMAT, AGENT_SKILL_FILE, DEFAULT_PARAMETERS, INSTRUCTION_FILE, MANIFEST_FILE, Problem
+from .problems import AGENT_FORMAT, AGENT_SKILL_FILE, DEFAULT_PARAMETERS, INSTRUCTION_FILE, Problem
 
 
 @dataclass
@@ -45,10 +45,6 @@ class Skill:
     @property
     def is_agent_skill(self) -> bool:
         return self.format == AGENT_FORMAT
-
-    @property
-    def manifest_path(self) -> Path:
-        return self.folder / (AGENT_SKILL_FILE if self.is_agent_skill else MANIFEST_FILE)
 
     @property
     def instruction_path(self) -> Path:

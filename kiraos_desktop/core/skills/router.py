@@ -114,10 +114,6 @@ class SkillRouter:
         """Valid skills that are not disabled, in folder order."""
         return [s for s in self.skills() if s.valid and s.enabled]
 
-    def is_available(self, name: str) -> bool:
-        skill = self.get(name)
-        return skill is not None and skill.valid and skill.enabled
-
     # ------------------------------------------------------------------ instructions
 
     def _entry(self, name: str) -> _Entry:

@@ -147,13 +147,6 @@ class SampleArgumentsForm(QWidget):
             else:
                 editor.setText(value if isinstance(value, str) else json.dumps(value, ensure_ascii=False))
 
-    def clear_values(self) -> None:
-        for _kind_, editor in self._editors.values():
-            if isinstance(editor, QComboBox):
-                editor.setCurrentIndex(0)
-            else:
-                editor.clear()
-
     def _raw(self, name: str) -> Any:
         editor = self._editors[name][1]
         return ("combo", editor.currentData()) if isinstance(editor, QComboBox) else ("text", editor.text())

@@ -25,21 +25,18 @@ from .prompts import DISCARD, SAVE, Prompter
 from .theme import colors_for
 from .transfer_actions import SkillTransferActions
 from .watcher import SkillFilesWatcher
-from .workbench import COMMAND_TAB, Workbench
+from .workbench import Workbench
 
 #: Debounce of the live preview after an edit.
 PREVIEW_DELAY_MS = 150
 
 
 class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
-    _settingsChanged = Signal()  # from settings listeners on any thread; queued to the GUI thread
-
     """Skill workbench page.
 
-    SkillsPage(router, tools, store, context, settings_access, parent=None, *, backups_dir=None)
+    SkillsPage(router, store, context, settings_access, parent=None, *, backups_dir=None)
 
     - router: the SkillRouter (engine.skills): lists skills, reloads after a save, matches commands.
-    - tools: the ToolRegistry (engine.tools); kept so callers can compare the preview with a call.
     - store: the MemoryStore (engine.store): the user picker lists users and follows changes.
     - context: the ContextBuilder (engine.context): the memory block of the preview's `<context>`.
     - settings_access: anything with `settings` and `update_settings(new)` (the Engine will do):
@@ -49,11 +46,12 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
       `settings_access.paths.backups_dir` when that exists, else `<skills_dir>/../backups`.
     """
 
-    def __init__(self, router, tools, store, context, settings_access, parent: QWidget | None = None,
+    _settingsChanged = Signal()  # from settings listeners on any thread; queued to the GUI thread
+
+    def __init__(self, router, store, context, settings_access, parent: QWidget | None = None,
                  *, backups_dir: Path | None = None, force_polling: bool = False):
         super().__init__(parent)
         self._router = router
-        self._tools = tools
         self._context = context
         self._settings_access = settings_access
         if backups_dir is None:
@@ -128,10 +126,6 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         self._ready = True
 
     # ------------------------------------------------------------------ public API
-
-    @property
-    def tools(self):
-        return self._tools
 
     def reload_skills(self) -> None:
         """Rescan the skills folder (the API serves what the router holds) and refresh the list."""
@@ -399,6 +393,3 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
 
     def _on_new_shortcut_activated(self) -> None:
         self.new_skill()
-
-    def show_command_tester(self) -> None:
-        self.workbench.tabs.setCurrentIndex(COMMAND_TAB)

@@ -9,10 +9,8 @@ from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QV
 
 from kiraos_desktop.core.skills.draft import PreviewResult
 from .highlighters import PreviewHighlighter
+from .preview_runner import RESULT
 from .theme import code_font, colors_for
-
-RESULT = "result"
-FORMATS = ("openai", "anthropic", "mcp")
 
 
 class PreviewPane(QWidget):

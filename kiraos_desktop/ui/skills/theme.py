@@ -83,9 +83,3 @@ class Utf16Map:
         if not self._astral:
             return index
         return index + bisect_left(self._astral, index)
-
-
-def utf16_len(text: str) -> int:
-    if text.isascii():
-        return len(text)
-    return len(text.encode("utf-16-le")) // 2
