@@ -21,13 +21,6 @@ from kiraos_desktop.core.timeutil import _parse_ttl_cached, parse_ttl
 REPO = Path(__file__).resolve().parent.parent
 
 
-@pytest.fixture
-def engine(data_dir):
-    e = make_engine(data_dir)
-    yield e
-    e.close()
-
-
 def seed_user(engine, uid: str, profiles: int = 12, value_chars: int = 30) -> None:
     ops = [{"op": "set", "key": f"k{i}", "value": chr(0x4e00 + i) * value_chars, "category": "other"}
            for i in range(profiles)]
