@@ -5,17 +5,15 @@ import httpx
 import pytest
 
 from kiraos_desktop.api.server import ApiServer
-from kiraos_desktop.core.engine import Engine
 
 TOKEN = "test-token-4f1c9a2b7d"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 @pytest.fixture
-def api_engine(data_dir):
-    engine = Engine.open(data_dir=data_dir)
-    yield engine
-    engine.close()
+def api_engine(engine):
+    """The engine the server serves (the shared `engine` fixture of conftest.py)."""
+    return engine
 
 
 @pytest.fixture
