@@ -1,5 +1,6 @@
 """API page: state from any thread, token copy/regenerate, counters, example requests, start/stop."""
 import json
+import os
 import threading
 
 import pytest
@@ -325,3 +326,16 @@ def test_connect_a_host_shows_each_snippet_with_the_token_hidden_until_shown(pag
     page.findChild(QPushButton, "showToken").setChecked(True)
     assert token in texts["vscode"].toPlainText() and token in texts["curl"].toPlainText()
     assert box.snippet("claude_code") == texts["claude_code"].toPlainText()
+
+
+@pytest.mark.skipif(os.name != "posix", reason="POSIX permissions")
+def test_the_memory_files_modes_are_shown_and_flagged_when_others_can_read(qtbot, page, server, engine):
+    label = page.findChild(QLabel, "dataFileModes")
+    assert "memory/ 0700" in label.text() and "kiraos.db 0600" in label.text()
+    assert "private" in label.text()
+    os.chmod(engine.paths.db_path, 0o644)  # as a companion install (or another program) may leave it
+    thread = threading.Thread(target=lambda: (setattr(server, "running", True), server.notify("running")))
+    thread.start()
+    thread.join()
+    qtbot.waitUntil(lambda: "kiraos.db 0644" in label.text())
+    assert "other users" in label.text() and "chmod 600" in label.text()

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.core.host_configs import data_arguments, stdio_command
 from kiraos_desktop.ui.connect_hosts import ConnectHostsBox
+from kiraos_desktop.core.paths import readable_by_others
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.route_counters import RouteCountersModel
@@ -155,6 +156,13 @@ class ApiPage(QWidget):
         for button in (self._show, copy, regenerate):
             token_row.addWidget(button)
         form.addRow(self.tr("Token:"), token_row)
+
+        self._modes = QLabel()
+        self._modes.setObjectName("dataFileModes")
+        self._modes.setWordWrap(True)
+        self._modes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        form.addRow(self.tr("Memory files:"), self._modes)
+        self._modes_form = form
         layout.addWidget(server_box)
 
         counters_box = QGroupBox(self.tr("Requests since start"))
@@ -207,6 +215,26 @@ class ApiPage(QWidget):
         """Stop listening to the server and the engine (idempotent)."""
         self._timer.stop()
         _call_all(self._unsubscribers)
+
+    def refresh_file_modes(self) -> None:
+        """The line with the database's permissions (POSIX), flagged when other users can read it."""
+        paths = getattr(self._engine, "paths", None)
+        modes = paths.database_modes() if paths is not None else []
+        self._modes_form.setRowVisible(self._modes, bool(modes))
+        if not modes:
+            return
+        folder = paths.db_path.parent
+        listed = ", ".join(f"{path.name}/ {mode:04o}" if path == folder else f"{path.name} {mode:04o}"
+                           for path, mode in modes)
+        self._modes.setToolTip(str(folder))
+        if any(readable_by_others(mode) for _, mode in modes):
+            self._modes.setText(self.tr("{files}: other users of this computer can read your memories. "
+                                        "Make them private: chmod 700 the folder, chmod 600 the files.").format(
+                files=listed))
+            self._modes.setStyleSheet("color: #c77700; font-weight: bold;")
+        else:
+            self._modes.setText(self.tr("{files} (private to you)").format(files=listed))
+            self._modes.setStyleSheet("")
 
     def refresh_counters(self) -> None:
         try:
@@ -278,6 +306,7 @@ class ApiPage(QWidget):
             self._url.setText(self.tr("{0} (not serving)").format(url))
         self._example.setPlainText(self.example_text())
         self._update_hosts()
+        self.refresh_file_modes()  # a few stat() calls: a start or stop is when someone looks
 
     def _update_hosts(self) -> None:
         try:

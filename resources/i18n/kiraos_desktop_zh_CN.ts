@@ -188,6 +188,10 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <translation>令牌：</translation>
     </message>
     <message>
+        <source>Memory files:</source>
+        <translation>记忆文件：</translation>
+    </message>
+    <message>
         <source>Requests since start</source>
         <translation>启动以来的请求</translation>
     </message>
@@ -198,6 +202,14 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     <message>
         <source>Copy example with token</source>
         <translation>复制示例（含令牌）</translation>
+    </message>
+    <message>
+        <source>{files}: other users of this computer can read your memories. Make them private: chmod 700 the folder, chmod 600 the files.</source>
+        <translation>{files}：这台电脑上的其他用户可以读取您的记忆。请将其设为私有：文件夹 chmod 700，文件 chmod 600。</translation>
+    </message>
+    <message>
+        <source>{files} (private to you)</source>
+        <translation>{files}（仅您可读取）</translation>
     </message>
     <message>
         <source>Total: {0}    Errors: {1}</source>
