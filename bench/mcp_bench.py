@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import signal
 import statistics
 import subprocess
@@ -22,7 +23,7 @@ import urllib.request
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from api_bench import OUT, REPO, TOKEN, ensure_wrk, free_port, parse_wrk, wait_healthy  # noqa: E402
+from api_bench import OUT, REPO, TOKEN, cpu_seconds, ensure_wrk, free_port, parse_wrk, wait_healthy  # noqa: E402
 
 TARGET_RATIO = 0.5
 PROTOCOL_VERSION = "2025-11-25"
@@ -91,11 +92,23 @@ def check_reply(url: str, extra: dict) -> None:
         raise SystemExit(f"mcp_bench: tools/call failed: {text[:300]}")
 
 
-def run_wrk(wrk: str, url: str, script: Path, duration: float, connections: int) -> dict:
+def run_wrk(wrk: str, url: str, script: Path, duration: float, connections: int, pid: int) -> dict:
     cmd = [wrk, "-t1", f"-c{connections}", f"-d{duration:g}s", "--latency", "-s", str(script),
            "-H", f"Authorization: Bearer {TOKEN}", url]
+    before = cpu_seconds(pid)
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
-    return parse_wrk(done.stdout)
+    after = cpu_seconds(pid)
+    result = parse_wrk(done.stdout)
+    count = re.search(r"(\d+) requests in", done.stdout)
+    if before is not None and after is not None and count and int(count.group(1)):
+        # The server's CPU per call: steadier than requests/s on a machine shared with other work.
+        result["cpu_ms_per_request"] = round((after - before) * 1000 / int(count.group(1)), 3)
+    return result
+
+
+def _median_cpu(results: list[dict]):
+    values = [r["cpu_ms_per_request"] for r in results if "cpu_ms_per_request" in r]
+    return round(statistics.median(values), 3) if values else None
 
 
 def main() -> int:
@@ -127,12 +140,13 @@ def main() -> int:
             runs: dict = {key: [] for key in scripts}
             for round_no in range(args.rounds):
                 for key, script in scripts.items():
-                    result = run_wrk(wrk, url, script, args.duration, args.connections)
+                    result = run_wrk(wrk, url, script, args.duration, args.connections, proc.pid)
                     if result["non_2xx"] or result["socket_errors"]:
                         print(f"  warning: {key}: {result['non_2xx']} non-2xx, {result['socket_errors']}")
                     runs[key].append(result)
                     print(f"  round {round_no + 1} {key[0]:>13} via {key[1]:<4} {result['rps']:9.0f} req/s"
-                          f"  p99 {result['p99_ms']:.2f} ms", flush=True)
+                          f"  p99 {result['p99_ms']:.2f} ms  CPU {result.get('cpu_ms_per_request', '?')} ms/call",
+                          flush=True)
         finally:
             proc.send_signal(signal.SIGTERM)
             try:
@@ -149,9 +163,12 @@ def main() -> int:
         summary[tool] = {"v1_rps": round(v1), "mcp_rps": round(mcp), "ratio": round(ratio, 2),
                          "v1_p99_ms": statistics.median(r["p99_ms"] for r in runs[(tool, "/v1")]),
                          "mcp_p99_ms": statistics.median(r["p99_ms"] for r in runs[(tool, "/mcp")]),
+                         "v1_cpu_ms": _median_cpu(runs[(tool, "/v1")]),
+                         "mcp_cpu_ms": _median_cpu(runs[(tool, "/mcp")]),
                          "target": TARGET_RATIO, "met": met}
         print(f"{tool}: /v1 {v1:.0f} req/s, /mcp {mcp:.0f} req/s, MCP/v1 {ratio:.2f} "
-              f"(target >= {TARGET_RATIO}) {'ok' if met else 'MISSED'}")
+              f"(target >= {TARGET_RATIO}) {'ok' if met else 'MISSED'}; server CPU per call "
+              f"{summary[tool]['v1_cpu_ms']} ms via /v1, {summary[tool]['mcp_cpu_ms']} ms via /mcp")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "mcp_bench.json").write_text(json.dumps({
         "connections": args.connections, "rounds": args.rounds, "duration_s": args.duration,

@@ -198,6 +198,23 @@ def test_a_steady_stream_of_calls_is_still_written_in_bounded_groups(api_engine,
     assert len(sizes) > 1 and max(sizes) <= MAX_WAIT_TURNS + 1
 
 
+def test_a_queue_allowed_quiet_turns_groups_calls_that_arrive_every_few_turns(api_engine, monkeypatch):
+    sizes = _group_sizes(api_engine, monkeypatch)
+    workers = Workers()
+    users = [f"u{n}" for n in range(6)]
+    try:
+        _calls_turns_apart(UpdateQueue(api_engine.store, api_engine.tools, workers, "tool"), users, 3)
+        default = list(sizes)
+        sizes.clear()
+        patient = UpdateQueue(api_engine.store, api_engine.tools, workers, "tool", max_wait_turns=24,
+                              max_quiet_turns=4)
+        _calls_turns_apart(patient, users, 3)
+    finally:
+        workers.close()
+    assert default == [1] * 6  # the default stops waiting after one turn without a call
+    assert sizes == [6]
+
+
 def test_update_queue_hands_a_busy_group_to_the_writer_thread(api_engine):
     store, tools = api_engine.store, api_engine.tools
     workers = Workers()

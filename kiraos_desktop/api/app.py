@@ -8,7 +8,7 @@ from kiraos_desktop.api.counters import RequestCounters
 from kiraos_desktop.api.errors import ApiError, dump_json
 from kiraos_desktop.api.fastpath import CONTEXT_PATH, ContextFastPath
 from kiraos_desktop.api.fastpath_update import UPDATE_PATH, MemoryUpdateFastPath
-from kiraos_desktop.api.mcp_http import MCP_PATH, McpEndpoint
+from kiraos_desktop.api.mcp_http import MCP_PATH, MCP_QUIET_TURNS, MCP_WAIT_TURNS, McpEndpoint
 from kiraos_desktop.api.openapi import build_openapi
 from kiraos_desktop.api.routes_plugin import plugin_routes
 from kiraos_desktop.api.routes_tools import tool_routes
@@ -34,7 +34,11 @@ def create_app(engine, token: str | None, extra_hosts=(), counters: RequestCount
     workers = Workers()
     update_queue = UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR)
     caller = ToolCaller(engine.tools, workers, update_queue)
-    mcp = McpEndpoint(engine, caller, workers)  # its session manager runs once: a new one per app
+    # MCP calls reach the handlers one per turn of the loop (the SDK hands each message over in
+    # turn), so their memory_update group waits more turns than /v1's to fill up.
+    mcp_queue = UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR, max_wait_turns=MCP_WAIT_TURNS,
+                            max_quiet_turns=MCP_QUIET_TURNS)
+    mcp = McpEndpoint(engine, ToolCaller(engine.tools, workers, mcp_queue), workers)  # new one per app
     routes = v1_routes(engine, workers) + tool_routes(engine, workers, caller) + plugin_routes(engine, workers)
     routes.append(Route("/v1/openapi.json", openapi, methods=["GET"]))
     router = Router(routes=routes, redirect_slashes=False, default=_no_route)

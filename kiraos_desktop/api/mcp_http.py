@@ -16,6 +16,9 @@ log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 #: A session nobody used for this long is closed (the client then starts a new one).
 SESSION_IDLE_TIMEOUT_S = 30 * 60
+#: A group of MCP memory_update calls waits at most this many turns of the event loop, and stops
+#: waiting after this many turns in a row without a new call.
+MCP_WAIT_TURNS, MCP_QUIET_TURNS = 24, 4
 
 
 class McpEndpoint:

@@ -32,7 +32,12 @@ class UpdateQueue:
     """Collects the calls that arrive while it waits (up to MAX_WAIT_TURNS turns of the event loop,
     as long as calls keep coming, and at most MAX_GROUP of them) and writes them as one group."""
 
-    def __init__(self, store, tools, workers, actor: str):
+    def __init__(self, store, tools, workers, actor: str, max_wait_turns: int = MAX_WAIT_TURNS,
+                 max_quiet_turns: int = 1):
+        """`max_wait_turns`: turns a group waits at most; `max_quiet_turns`: turns in a row without
+        a new call after which it stops waiting (1: as soon as a turn brings none)."""
+        self._max_wait_turns = max_wait_turns
+        self._max_quiet_turns = max_quiet_turns
         self._store = store
         self._tools = tools
         self._workers = workers
@@ -40,6 +45,7 @@ class UpdateQueue:
         self._pending: list[_Call] = []
         self._flush_scheduled = False
         self._seen, self._turns = 0, 0  # calls pending at the last check, and the turns waited
+        self._quiet = 0  # turns in a row that brought no call
         self._on_thread: asyncio.Task | None = None  # the group handed to the writer thread
 
     async def call(self, user_id: str, arguments: dict):
@@ -51,7 +57,7 @@ class UpdateQueue:
         self._pending.append((user_id, arguments, future))
         if not self._flush_scheduled and self._on_thread is None:
             self._flush_scheduled = True
-            self._seen, self._turns = 0, 0
+            self._seen, self._turns, self._quiet = 0, 0, 0
             loop.call_soon(self._flush)
         return await future
 
@@ -63,7 +69,8 @@ class UpdateQueue:
             self._flush_scheduled = False
             return
         count = len(self._pending)
-        if count > self._seen and count < MAX_GROUP and self._turns < MAX_WAIT_TURNS:
+        self._quiet = 0 if count > self._seen else self._quiet + 1
+        if self._quiet < self._max_quiet_turns and count < MAX_GROUP and self._turns < self._max_wait_turns:
             # Calls arrived during the last turn, so more may be on their way: the requests whose
             # bytes come with the next poll for I/O. Fewer, larger groups mean fewer commits per
             # call; flushing on the first turn gave groups of about 3 calls at 8 connections
@@ -75,7 +82,7 @@ class UpdateQueue:
         calls, self._pending = self._pending[:size], self._pending[size:]
         # More than a group's worth waiting: the rest goes next turn, after other work of the loop.
         self._flush_scheduled = bool(self._pending)
-        self._seen, self._turns = len(self._pending), 0
+        self._seen, self._turns, self._quiet = len(self._pending), 0, 0
         if self._pending:
             asyncio.get_running_loop().call_soon(self._flush)
         try:
@@ -100,7 +107,7 @@ class UpdateQueue:
         self._on_thread = None
         if self._pending and not self._flush_scheduled:
             self._flush_scheduled = True
-            self._seen, self._turns = 0, 0
+            self._seen, self._turns, self._quiet = 0, 0, 0
             asyncio.get_running_loop().call_soon(self._flush)
 
     async def _write_on_thread(self, calls: list[_Call]) -> None:
