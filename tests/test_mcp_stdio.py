@@ -88,3 +88,27 @@ def test_the_claude_desktop_snippet_starts_a_working_server(api_engine):
             return await client.call_tool("memory_query", {"user_id": "u9"})
 
     assert "k = v" in text_of(anyio.run(go))
+
+
+def test_stdio_server_follows_skills_written_by_another_process(api_engine):
+    from skills_helpers import manifest, write_skill
+
+    async def go():
+        changed = anyio.Event()
+
+        async def on_message(message):
+            if getattr(message, "method", None) == "notifications/tools/list_changed":
+                changed.set()
+
+        async with Client(stdio_params(api_engine.paths.data_dir), mode="legacy", message_handler=on_message) as c:
+            before = [t.name for t in (await c.list_tools()).tools]
+            write_skill(api_engine.paths.skills_dir, "weather", manifest("weather_report", description="天气"))
+            with anyio.fail_after(20):
+                await changed.wait()
+            after = [t.name for t in (await c.list_tools()).tools]
+            prompts = [p.name for p in (await c.list_prompts()).prompts]
+            return before, after, prompts
+
+    before, after, prompts = anyio.run(go)
+    assert "weather_report" not in before
+    assert "weather_report" in after and "weather_report" in prompts
