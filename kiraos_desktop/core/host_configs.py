@@ -58,7 +58,15 @@ def _headers(token: str | None) -> dict:
 
 
 def _json(data: dict) -> str:
-    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    """JSON with objects indented and lists on one line (a command's arguments read as one)."""
+    def dump(value, depth: int) -> str:
+        if not isinstance(value, dict) or not value:
+            return json.dumps(value, ensure_ascii=False)
+        inner = "  " * (depth + 1)
+        items = [f"{inner}{json.dumps(k, ensure_ascii=False)}: {dump(v, depth + 1)}" for k, v in value.items()]
+        return "{\n" + ",\n".join(items) + "\n" + "  " * depth + "}"
+
+    return dump(data, 0) + "\n"
 
 
 def claude_desktop(command: list[str]) -> str:

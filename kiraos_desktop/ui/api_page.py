@@ -165,6 +165,9 @@ class ApiPage(QWidget):
         self._modes_form = form
         layout.addWidget(server_box)
 
+        self._hosts = ConnectHostsBox()  # what a newcomer needs first, right under the URL and token
+        layout.addWidget(self._hosts)
+
         counters_box = QGroupBox(self.tr("Requests since start"))
         counters = QVBoxLayout(counters_box)
         self._totals = QLabel()
@@ -201,9 +204,6 @@ class ApiPage(QWidget):
         row.addWidget(copy_example)
         example.addLayout(row)
         layout.addWidget(example_box, 1)
-
-        self._hosts = ConnectHostsBox()
-        layout.addWidget(self._hosts, 1)
 
     # ---- public --------------------------------------------------------------------------
 

@@ -46,6 +46,7 @@ class ConnectHostsBox(QGroupBox):
             text.setReadOnly(True)
             text.setFont(mono)
             text.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+            text.setMinimumHeight(text.fontMetrics().lineSpacing() * 9 + 12)  # a whole JSON snippet
             column.addWidget(text, 1)
             copy = QPushButton(self.tr("Copy"))
             copy.setObjectName(f"copy_{host}")
