@@ -180,6 +180,8 @@ def test_switching_the_language_retitles_the_open_window(qtbot, window, engine):
     assert window.users_page.findChild(QLineEdit, "userSearch").placeholderText().startswith("搜索用户 ID")
     assert "新建" in [button.text() for button in window.skills_page.findChildren(QAbstractButton)]
     assert window.overview_page.feed_title.text() == "最近变更"
+    assert window.undo_action.text() == "撤销" and window.undo_action.shortcut().toString() == "Ctrl+Z"
+    assert [action.text() for action in window.edit_menu.actions()][:2] == ["撤销", "重做"]
     with qtbot.waitSignal(model.headerDataChanged, timeout=5000):
         engine.update_settings(engine.settings.replace(language="en"))
     qtbot.waitUntil(lambda: window.menuBar().actions()[0].text() == "&File", timeout=5000)

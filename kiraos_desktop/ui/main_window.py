@@ -156,13 +156,9 @@ class MainWindow(QMainWindow):
         self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
         self.quit_action.setMenuRole(QAction.MenuRole.QuitRole)
         self.edit_menu = self.menuBar().addMenu("")
-        self.undo_action = self.undo_stack.createUndoAction(self, self.tr("Undo"))
-        self.undo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
-        self.redo_action = self.undo_stack.createRedoAction(self, self.tr("Redo"))
-        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
-        self.edit_menu.addAction(self.undo_action)
-        self.edit_menu.addAction(self.redo_action)
-        self.edit_menu.addSeparator()
+        self.undo_action = self.redo_action = None
+        self._undo_separator = self.edit_menu.addSeparator()
+        self._make_undo_actions(self._undo_separator)
         self.settings_action = self.edit_menu.addAction("")
         self.settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
@@ -198,9 +194,19 @@ class MainWindow(QMainWindow):
         self.help_menu.setTitle(self.tr("&Help"))
         self.guide_action.setText(self.tr("Guide"))
         self.about_action.setText(self.tr("About KiraOS Desktop"))
-        # QUndoStack's actions read their prefix once; the command texts come from the stack.
-        self.undo_action.setText(self.tr("Undo"))
-        self.redo_action.setText(self.tr("Redo"))
+
+    def _make_undo_actions(self, before: QAction) -> None:
+        """Undo/Redo from the stack, placed before `before`; made anew after a language switch, since
+        QUndoStack keeps the prefix ("Undo" + the command's text) it was given when it made them."""
+        old = [action for action in (self.undo_action, self.redo_action) if action is not None]
+        self.undo_action = self.undo_stack.createUndoAction(self, self.tr("Undo"))
+        self.undo_action.setShortcuts([QKeySequence(QKeySequence.StandardKey.Undo)])
+        self.redo_action = self.undo_stack.createRedoAction(self, self.tr("Redo"))
+        self.redo_action.setShortcuts([QKeySequence("Ctrl+Shift+Z"), QKeySequence("Ctrl+Y")])
+        self.edit_menu.insertActions(before, [self.undo_action, self.redo_action])
+        for action in old:
+            self.edit_menu.removeAction(action)
+            action.deleteLater()
 
     def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
         if event.type() == QEvent.Type.LanguageChange:
@@ -211,6 +217,7 @@ class MainWindow(QMainWindow):
         """After a language switch: everything this window titled itself, and every table header."""
         self.setWindowTitle(self._title())
         self._retranslate_menus()
+        self._make_undo_actions(self._undo_separator)
         for row, title in enumerate(self._page_titles()):
             self.sidebar.item(row).setText(title)
         self._show_db_status()
