@@ -336,7 +336,7 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     <name>ConnectHostsBox</name>
     <message>
         <source>Connect a host</source>
-        <translation>连接宿主</translation>
+        <translation>连接宿主程序</translation>
     </message>
     <message>
         <source>Copy</source>
