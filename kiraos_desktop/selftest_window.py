@@ -81,6 +81,29 @@ def _check_about(engine, window, app) -> int:
     return rows
 
 
+def _check_chinese(window, app) -> None:
+    """The Chinese catalogue and Qt's own (standard buttons) load and retitle the open window."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+
+    previous = language_manager().language
+    try:
+        if apply_language("zh_CN") != "zh_CN":
+            raise WindowCheckFailed("the Chinese translation could not be chosen")
+        _settle(app, 0.05)
+        if window.help_menu.title() != "帮助(&H)":
+            raise WindowCheckFailed(f"the Chinese catalogue did not load: Help menu reads {window.help_menu.title()!r}")
+        box = QDialogButtonBox(QDialogButtonBox.StandardButton.Ok)
+        ok = box.button(QDialogButtonBox.StandardButton.Ok).text()
+        box.deleteLater()
+        if ok != "确定":
+            raise WindowCheckFailed(f"Qt's Chinese catalogue (qtbase_zh_CN.qm) did not load: OK reads {ok!r}")
+    finally:
+        apply_language(previous)
+        _settle(app, 0.05)
+
+
 def open_and_close_window(engine, server, root: Path) -> str:
     """Build the window as `run_gui` does (with `server` already running), show it, close it."""
     from PySide6.QtCore import qInstallMessageHandler
@@ -122,6 +145,7 @@ def _show_and_close(engine, server, root: Path) -> str:
             if window.current_page() != page:
                 raise WindowCheckFailed(f"page {page} could not be shown")
         components = _check_about(engine, window, app)
+        _check_chinese(window, app)
     finally:
         window.close()
         _settle(app, 0.05)

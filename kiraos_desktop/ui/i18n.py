@@ -56,10 +56,11 @@ def catalogue_file(language: str) -> Path | None:
     folder = resources_dir() / FOLDER
     stem = catalogue_stem(language)
     qm, ts = folder / f"{stem}.qm", folder / f"{stem}.ts"
+    source_tree = (resources_dir().parent / "pyproject.toml").is_file()  # installs keep no build files
+    if qm.is_file() and (not source_tree or not ts.is_file() or qm.stat().st_mtime >= ts.stat().st_mtime):
+        return qm  # built by the wheel, PyInstaller or `make qm` (and not older than an edited .ts)
     if not ts.is_file():
-        return qm if qm.is_file() else None
-    if qm.is_file() and qm.stat().st_mtime >= ts.stat().st_mtime:
-        return qm
+        return None
     cached = _cache_dir() / f"{stem}-{hashlib.sha256(ts.read_bytes()).hexdigest()[:16]}.qm"
     if cached.is_file():
         return cached
