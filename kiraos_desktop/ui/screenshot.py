@@ -121,6 +121,13 @@ def _take_screenshots(app: QApplication, controller, directory: str, size: tuple
         _save(about, folder, "09-about", written)
         about.reject()
         about.deleteLater()
+    show_guide = getattr(window, "show_guide", None)
+    if callable(show_guide):
+        show_guide()
+        guide = window._guide
+        settle(app, 200)
+        _save(guide, folder, "10-guide", written)
+        guide.close()
     window.show_page(PAGE_OVERVIEW)
     window.close()
     settle(app, 50)
