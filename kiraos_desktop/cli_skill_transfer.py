@@ -59,6 +59,10 @@ def _import(args, engine) -> int:
     how = "restored" if result.restored else "imported"
     replaced = " (replacing the previous one)" if result.replaced else ""
     print(f"{how} skill {result.name!r} into {result.folder}{replaced}")
+    if result.command_changed is not None:
+        before, after = result.command_changed
+        now = f"uses {after}" if after else "has no command"
+        print(f"note: {before} is another skill's command, so the imported skill {now}")
     skill = router.get(result.name)
     for problem in skill.problems if skill is not None else []:
         print(f"{result.folder.name}/{problem.format()}")

@@ -296,3 +296,19 @@ def test_cli_import_of_a_name_that_cannot_be_a_tool_name(tmp_path, skills_dir, c
     assert "'数据' cannot be a tool name" in capsys.readouterr().err
     assert run_skills(parser.parse_args(["skills", "import", str(source), "--name", "data"]), engine) == 0
     assert engine.skills.get("data").valid
+
+
+def test_an_import_never_takes_another_skills_command(tmp_path):
+    skills = tmp_path / "skills"
+    write_skill(skills, "tarot_reading", manifest("tarot_reading", command="/tarot"), "x")
+    exported = export_skill(skills / "tarot_reading", tmp_path / "out")
+    result = import_skill(exported, skills, name="a_tarot")  # sorts first: it would win /tarot
+    assert result.command_changed == ("/tarot", "/a_tarot")
+    router = SkillRouter(skills)
+    assert router.get("tarot_reading").valid and router.get("a_tarot").valid
+    assert router.match_command("/tarot x").skill == "tarot_reading"
+    write_skill(skills, "zz", manifest("zz", command="/b_tarot"), "x")
+    assert import_skill(exported, skills, name="b_tarot").command_changed == ("/tarot", "")
+    assert "command" not in SkillRouter(skills).get("b_tarot").manifest
+    again = import_skill(exported, skills, replace=True)  # replacing the owner keeps its command
+    assert again.command_changed is None and SkillRouter(skills).get("tarot_reading").command == "/tarot"

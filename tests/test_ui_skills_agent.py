@@ -241,3 +241,15 @@ def test_duplicate_and_rename_are_off_for_agent_skills(qtbot, engine):
         assert panel.duplicate_button.isEnabled() and panel.rename_button.isEnabled()
     finally:
         page.dispose()
+
+
+def test_the_window_says_when_an_import_changes_the_command(qtbot, page, engine, tmp_path):
+    from kiraos_desktop.core.skills.agent_io import export_skill
+
+    exported = export_skill(engine.skills.skills_dir / "tarot_reading", tmp_path / "out")
+    page.prompter.clash_answers = ["rename"]
+    page.prompter.names = ["a_tarot"]
+    assert page.import_skill(str(exported)) == "a_tarot"
+    info = [a for a in page.prompter.asked if a[0] == "info"]
+    assert info and "/tarot" in info[0][2] and "/a_tarot" in info[0][2]
+    assert engine.skills.match_command("/tarot x").skill == "tarot_reading"

@@ -2059,6 +2059,14 @@ Changing host, port or token restarts the API server.</source>
         <translation>以另一个名称导入技能：</translation>
     </message>
     <message>
+        <source>{0} is another skill&apos;s command, so the imported skill uses {1}.</source>
+        <translation>{0} 已是另一个技能的命令，因此导入的技能改用 {1}。</translation>
+    </message>
+    <message>
+        <source>{0} is another skill&apos;s command, so the imported skill has no command.</source>
+        <translation>{0} 已是另一个技能的命令，因此导入的技能不设命令。</translation>
+    </message>
+    <message>
         <source>Export skill</source>
         <translation>导出技能</translation>
     </message>

@@ -24,7 +24,7 @@ from .agent_format import (
 from .archive import SkillSourceError, copy_folder, extract_archive, is_archive
 from .discovery import read_text_file, scan_skills_dir
 from .manifest import validate_manifest_text
-from .problems import INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
+from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
 from .render import instruction_problems
 
 
@@ -59,6 +59,8 @@ class ImportResult:
     replaced: bool
     #: True when the source was an export of ours and the exact KiraOS skill came back.
     restored: bool
+    #: The skill's slash command was taken by another skill: (old, new) with new "" when dropped.
+    command_changed: tuple[str, str] | None = None
 
 
 def _find_skill_root(folder: Path) -> Path:
@@ -81,12 +83,31 @@ def _skill_file(root: Path) -> Path:
     raise SkillTransferError(f"no {SKILL_FILE} found in {root.name}")
 
 
-def _existing(skills_dir: Path) -> dict[str, Path]:
-    """Skill name -> folder of every skill now in `skills_dir` (the first folder wins)."""
+def _existing(skills_dir: Path) -> tuple[dict[str, Path], dict[str, str]]:
+    """(skill name -> folder, command -> skill name) of the skills now in `skills_dir` (first wins)."""
     names: dict[str, Path] = {}
+    commands: dict[str, str] = {}
     for loaded in scan_skills_dir(skills_dir):
         names.setdefault(loaded.skill.name, loaded.skill.folder)
-    return names
+        if loaded.skill.command:
+            commands.setdefault(loaded.skill.command, loaded.skill.name)
+    return names, commands
+
+
+def _free_command(manifest: dict, commands: dict[str, str], replacing: str | None) -> tuple[str, str] | None:
+    """Keep the imported skill from taking another skill's slash command (first in folder order
+    would win and break one of them): use /<name> instead, or no command. Returns (old, new)."""
+    command = manifest.get("command")
+    owner = commands.get(command) if isinstance(command, str) else None
+    if owner is None or owner == replacing:
+        return None
+    candidate = f"/{manifest['name']}"
+    new = candidate if COMMAND_RE.match(candidate) and commands.get(candidate, replacing) == replacing else ""
+    if new:
+        manifest["command"] = new
+    else:
+        manifest.pop("command", None)
+    return command, new
 
 
 def _free_folder(skills_dir: Path, name: str) -> Path:
@@ -172,22 +193,26 @@ def import_skill(source: Path, skills_dir: Path, name: str | None = None, replac
                 os.rename(entry, built / entry.name)
         _write(built / MANIFEST_FILE, manifest_text)
         _write(built / INSTRUCTION_FILE, instruction)
-        return _place(built, skills_dir, staging, manifest["name"], replace, restored)
+        names, commands = _existing(skills_dir)
+        existing = names.get(manifest["name"])
+        if existing is not None and not replace:
+            raise NameClashError(manifest["name"], existing)
+        changed = _free_command(manifest, commands, manifest["name"] if existing is not None else None)
+        if changed is not None:
+            _write(built / MANIFEST_FILE, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
+        return _place(built, skills_dir, staging, manifest["name"], existing, restored, changed)
     except OSError as exc:
         raise SkillTransferError(f"the skill cannot be written into {skills_dir}: {exc.strerror or exc}") from None
     finally:
         shutil.rmtree(staging, ignore_errors=True)
 
 
-def _place(built: Path, skills_dir: Path, staging: Path, name: str, replace: bool,
-           restored: bool) -> ImportResult:
-    existing = _existing(skills_dir).get(name)
-    if existing is not None and not replace:
-        raise NameClashError(name, existing)
+def _place(built: Path, skills_dir: Path, staging: Path, name: str, existing: Path | None, restored: bool,
+           changed: tuple[str, str] | None) -> ImportResult:
     if existing is None:
         target = _free_folder(skills_dir, name)
         os.rename(built, target)
-        return ImportResult(name, target, False, restored)
+        return ImportResult(name, target, False, restored, changed)
     old = staging / "replaced"
     os.rename(existing, old)
     try:
@@ -195,7 +220,7 @@ def _place(built: Path, skills_dir: Path, staging: Path, name: str, replace: boo
     except OSError:
         os.rename(old, existing)
         raise
-    return ImportResult(name, existing, True, restored)
+    return ImportResult(name, existing, True, restored, changed)
 
 
 def _write(path: Path, text: str) -> None:

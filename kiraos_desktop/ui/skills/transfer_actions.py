@@ -69,6 +69,13 @@ class SkillTransferActions:
                 return None
         self.reload_skills()
         self.open_skill(result.folder.name, ask=False)
+        if result.command_changed is not None:
+            before, after = result.command_changed
+            if after:
+                note = SkillTransfer.tr("{0} is another skill's command, so the imported skill uses {1}.")
+            else:
+                note = SkillTransfer.tr("{0} is another skill's command, so the imported skill has no command.")
+            self.prompter.info(title, note.format(before, after))
         return result.folder.name
 
     def _import_work(self, source: Path, name: str | None, replace: bool):
