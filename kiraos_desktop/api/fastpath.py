@@ -1,6 +1,6 @@
 """GET /v1/context answered below the router from the per-user cache (the bot's hot path).
 
-Only the plain case is handled here: a well-formed query of user_id (and max_chars). A block that
+Only the plain case is handled here: a well-formed query of user_id (and max_chars, query). A block that
 is not cached is built right here, on the event loop: two indexed queries cost less than handing
 the work to a thread and back while the loop is busy (writes of memory_update run on it too).
 Anything else goes through the regular route, which gives the same reply and produces the errors.
@@ -23,12 +23,13 @@ _ENTRY_OVERHEAD = 160  # the dict slot, the tuple, the stamp and the objects' he
 _JSON_TYPE = (b"content-type", b"application/json")
 
 
-def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None] | None:
-    """(user_ids, max_chars) of a plain, valid query string; None for anything the route must judge."""
+def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | None] | None:
+    """(user_ids, max_chars, query) of a plain, valid query string; None for anything the route must judge."""
     if not raw:
         return None
     user_ids: list[str] = []
     max_chars = None
+    query = None
     for part in raw.split(b"&"):
         name, eq, value = part.partition(b"=")
         if not eq:
@@ -46,11 +47,13 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None] | None
             max_chars = int(text)
             if max_chars > MAX_CHARS_LIMIT:
                 return None
+        elif name == b"query" and query is None:
+            query = text
         else:
             return None
     if not user_ids or len(user_ids) > MAX_USERS_PER_REQUEST:
         return None
-    return tuple(user_ids), max_chars
+    return tuple(user_ids), max_chars, query
 
 
 class ContextFastPath:
@@ -78,7 +81,11 @@ class ContextFastPath:
         parsed = parse_context_query(scope["query_string"])
         if parsed is None:
             return receive
-        user_ids, max_chars = parsed
+        user_ids, max_chars, query = parsed
+        if query:  # the block for a message: made here, never kept (the query varies freely)
+            body = _encode(user_ids, [self._context.user_block(uid, max_chars=max_chars, query=query)
+                                      for uid in user_ids])
+            return await _send(send, body)
         peek = self._context.peek_cached
         blocks = []
         cached = True
@@ -96,10 +103,7 @@ class ContextFastPath:
                 self._remember(user_ids[0], blocks[0].stamp, body)
         else:
             body = _encode(user_ids, blocks)
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
-        await send({"type": "http.response.body", "body": body})
-        return 200
+        return await _send(send, body)
 
     def _remember(self, user_id: str, stamp: int, body: bytes) -> None:
         old = self._replies.pop(user_id, None)
@@ -110,6 +114,13 @@ class ContextFastPath:
         while self._bytes > self._max_bytes:
             uid, (_, evicted) = self._replies.popitem(last=False)
             self._bytes -= _entry_bytes(uid, evicted)
+
+
+async def _send(send, body: bytes) -> int:
+    await send({"type": "http.response.start", "status": 200,
+                "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
+    await send({"type": "http.response.body", "body": body})
+    return 200
 
 
 def _entry_bytes(user_id: str, body: bytes) -> int:

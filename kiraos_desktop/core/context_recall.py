@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Callable
 
-from kiraos_desktop.core.context import UserContext, context_items, fit_items, render_items
+from kiraos_desktop.core.context import ContextItem, UserContext, context_items, render_items
 from kiraos_desktop.core.recall import Recall, RecalledEvent, pick_events
 from kiraos_desktop.core.timeutil import to_iso
 
@@ -40,20 +40,41 @@ def recall_block(store: "MemoryStore", recall: Recall, user_id: str, query: str,
                  plain: Callable[[], UserContext]) -> RecallBlock:
     """The block for `query`; `plain()` (today's block) when no event matches it."""
     now = datetime.now()
-    words, relevant = recall.relevant_events(user_id, query, now) if max_events > 0 else ((), [])
-    if not relevant:
-        return RecallBlock(plain(), words, ())
-    profiles, newest = store.context_rows(user_id, max_events, to_iso(now))
-    picked = pick_events(relevant, newest, max_events)
+    found = recall.recall(user_id, query, now, newest=max_events) if max_events > 0 else None
+    if found is None or not found.relevant:
+        return RecallBlock(plain(), found.words if found else (), ())
+    profiles, _ = store.context_rows(user_id, 0, to_iso(now))
+    picked = pick_events(found.relevant, found.newest, max_events)
     ranks = _newest_first(picked)
-    # Items are kept in priority order (every profile entry, then the picked events) up to the
-    # budget; the rendered length does not depend on the order, so the kept ones are then shown
-    # in the block's usual order.
-    items = tuple(context_items(profiles, [r.event for r in picked]))
-    fitted = fit_items(user_id, items, budget)
-    kept_events = max(0, len(fitted.kept) - len(profiles))
-    order = sorted(range(kept_events), key=lambda i: ranks[i])
+    items = context_items(profiles, [r.event for r in picked])
     first_event = len(items) - len(picked)
-    kept = fitted.kept[:len(fitted.kept) - kept_events] + tuple(items[first_event + i] for i in order)
-    block = UserContext(user_id, render_items(user_id, kept), budget, kept, fitted.dropped)
-    return RecallBlock(block, words, tuple(picked[i] for i in order))
+    rank_of = {id(item): ranks[i] for i, item in enumerate(items[first_event:])}
+
+    def shown(chosen: list[ContextItem]) -> list[ContextItem]:
+        events = sorted((item for item in chosen if id(item) in rank_of), key=lambda item: rank_of[id(item)])
+        return [item for item in chosen if id(item) not in rank_of] + events
+
+    # Items are kept in priority order (every profile entry, then the picked events) up to the
+    # budget, and shown in the block's usual order (newest event first).
+    count, text = _fit(user_id, items, budget, shown)
+    kept = tuple(shown(items[:count]))
+    block = UserContext(user_id, text, budget, kept, tuple(items[count:]))
+    order = sorted(range(max(0, count - first_event)), key=lambda i: ranks[i])
+    return RecallBlock(block, found.words, tuple(picked[i] for i in order))
+
+
+def _fit(user_id: str, items: list[ContextItem], budget: int, shown) -> tuple[int, str]:
+    """How many items (in priority order) fit in `budget` (0: all), and their text as shown."""
+    full = render_items(user_id, shown(items))
+    if not budget or len(full) <= budget:
+        return len(items), full
+    # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
+    low, high, best = 0, len(items) - 2, ""
+    while low <= high:
+        mid = (low + high) // 2
+        text = render_items(user_id, shown(items[:mid + 1]))
+        if len(text) <= budget:
+            low, best = mid + 1, text
+        else:
+            high = mid - 1
+    return low, best

@@ -63,8 +63,13 @@ def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, n
     Relevance sums the matched words' weights times their rarity among the user's events
     (log(1 + total / events with the word)); recency multiplies it by up to 1 + RECENCY_BOOST.
     """
-    matched = [(event, _matches(words, event.summary)) for event in events]
-    matched = [(event, found) for event, found in matched if found]
+    matched = []
+    for event in events:
+        folded = normalise(event.summary)
+        if any(word in folded for word in words):  # a word matches only text that holds it
+            found = _matches(words, event.summary)
+            if found:
+                matched.append((event, found))
     if not matched:
         return []
     having: dict[str, int] = {}
@@ -106,20 +111,35 @@ def matching_profiles(words: tuple[str, ...], profiles: list[ProfileEntry]) -> l
     return [entry for _, entry in counted]
 
 
+@dataclass(frozen=True)
+class Recalled:
+    """What a message recalls of a user: its words, the matching events (most relevant first) and
+    the user's newest events (newest first, at least those a block shows)."""
+
+    words: tuple[str, ...]
+    relevant: list[RecalledEvent]
+    newest: list[EventEntry]
+
+
 class Recall:
     """Finds a user's events relevant to a message, through the store's recall index."""
 
     def __init__(self, store: "MemoryStore") -> None:
         self._store = store
 
-    def relevant_events(self, user_id: str, query: str, now: datetime | None = None) -> tuple[tuple[str, ...], list[RecalledEvent]]:
-        """(the query's words, the user's events that match them, most relevant first)."""
+    def recall(self, user_id: str, query: str, now: datetime | None = None, newest: int = 0) -> Recalled:
+        """The events `query` recalls, and the user's `newest` newest events."""
         words = query_terms(query) if query else ()
         if not words:
-            return words, []
-        inside = tuple(word for word in words if is_han(word))
-        events, total = self._store.recall_candidates(user_id, words, inside)
-        return words, score_events(words, events, total, now or datetime.now())
+            return Recalled(words, [], [])
+        latest, found, total = self._store.recall_rows(user_id, words, newest)
+        return Recalled(words, score_events(words, found, total, now or datetime.now()), latest)
+
+    def relevant_events(self, user_id: str, query: str,
+                        now: datetime | None = None) -> tuple[tuple[str, ...], list[RecalledEvent]]:
+        """(the query's words, the user's events that match them, most relevant first)."""
+        found = self.recall(user_id, query, now)
+        return found.words, found.relevant
 
 
 def build_index(store: "MemoryStore", progress=None, is_cancelled=None, batch: int | None = None) -> bool:

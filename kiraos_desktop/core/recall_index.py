@@ -207,49 +207,47 @@ def build_progress(conn: sqlite3.Connection) -> tuple[int, int]:
     return max(0, min(total, state.done - first + 1)), total
 
 
-#: At most this many of a user's newest events are searched inside their text (the fallback for
-#: Chinese words the segmenter cut differently, and for events the index does not hold yet).
-SCAN_LIMIT = 1000
+#: A user's newest events up to this many are searched inside their text for every word (SQL's
+#: instr() on lower(): Chinese words the segmenter cut differently, English in any ASCII case);
+#: older ones are found through the index.
+SCAN_LIMIT = 200
 _EVENT_COLUMNS = "id, user_id, event_summary, created_at"
 
 
-def candidate_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], inside: tuple[str, ...],
-                   state: BuildState) -> list[tuple]:
-    """Event rows (_EVENT_COLUMNS) of `user_id` that may contain one of `words`: a superset of the
-    matches, read in one snapshot; the caller scores each from its text.
+def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], newest: int,
+                state: BuildState) -> tuple[list[tuple], list[tuple]]:
+    """Rows (_EVENT_COLUMNS) of `user_id`: (the `newest` newest, newest first; those that may hold one
+    of `words`, a superset the caller scores from their text).
 
-    From the index for its words, plus what the index may not hold yet: the user's queued events
-    and, while the build runs, the user's events above its progress; and the user's newest events
-    that contain one of `inside` (Chinese words) anywhere in their text.
+    Candidates: the user's newest SCAN_LIMIT events that hold a word anywhere in their text, the
+    index's matches, and what the index may not hold yet: the user's queued events and, while
+    the build runs, the user's events above its progress.
     """
     # The queue before the index: a drain committing in between moves rows from one to the other,
     # and read in this order they are seen at least once (the state was read before both).
     ids: set[int] = {r[0] for r in conn.execute(
         "SELECT event_id FROM recall_queue WHERE user_id = ? AND event_id IS NOT NULL", (user_id,))}
-    num = user_num(conn, user_id, create=False)
-    if num is not None and words:
+    if words:
         marks = ",".join("?" * len(words))
         ids.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT event_id FROM recall_terms WHERE u = ? AND term IN ({marks})", (num, *words)))
-    scans = []
-    params: list = [user_id]
+            "SELECT DISTINCT event_id FROM recall_terms WHERE u = (SELECT num FROM recall_users WHERE user_id = ?) "
+            f"AND term IN ({marks})", (user_id, *words)))
+    scans = ["instr(lower(event_summary), ?) > 0"] * len(words)
+    params: list = [user_id, *words]
     if not state.complete:
         scans.append("(id > ? AND id <= ?)")
         params += [state.done, state.upto]
-    if inside:
-        scans.extend(["instr(event_summary, ?) > 0"] * len(inside))
-        params += inside
-    if scans:
-        ids.update(r[0] for r in conn.execute(
-            f"SELECT id FROM (SELECT id, event_summary FROM event_logs WHERE user_id = ? "
-            f"ORDER BY created_at DESC, id DESC LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans)}", params))
-    if not ids:
-        return []
-    found: list[tuple] = []
+    found = conn.execute(
+        f"SELECT {_EVENT_COLUMNS} FROM (SELECT {_EVENT_COLUMNS} FROM event_logs WHERE user_id = ? "
+        f"ORDER BY created_at DESC, id DESC LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans) or 'false'}",
+        params).fetchall()
+    ids.difference_update(row[0] for row in found)
     listed = sorted(ids)
     for start in range(0, len(listed), 500):
         chunk = listed[start:start + 500]
         found.extend(conn.execute(
             f"SELECT {_EVENT_COLUMNS} FROM event_logs WHERE id IN ({','.join('?' * len(chunk))}) AND user_id = ?",
             (*chunk, user_id)))
-    return found
+    latest = conn.execute(f"SELECT {_EVENT_COLUMNS} FROM event_logs WHERE user_id = ? "
+                          "ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, newest)).fetchall() if newest else []
+    return latest, found

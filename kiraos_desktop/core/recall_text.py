@@ -47,6 +47,8 @@ def _split_word(word: str) -> list[str]:
 
 def normalise(text: str) -> str:
     """Full-width forms folded (NFKC) and case folded: how recall compares text."""
+    if text.isascii():
+        return text.lower()
     return unicodedata.normalize("NFKC", text).casefold()
 
 

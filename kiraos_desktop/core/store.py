@@ -334,16 +334,18 @@ class MemoryStore:
     def recall_progress(self) -> tuple[int, int]:
         return recall_index.build_progress(self.reader.connection())
 
-    def recall_candidates(self, user_id: str, words: tuple[str, ...],
-                          inside: tuple[str, ...]) -> tuple[list[EventEntry], int]:
-        """The user's events that may hold one of the words (a superset), and the user's event count."""
+    def recall_rows(self, user_id: str, words: tuple[str, ...],
+                    newest: int) -> tuple[list[EventEntry], list[EventEntry], int]:
+        """The user's `newest` newest events (newest first), those that may hold one of the words (a
+        superset), and how many events the user has."""
         conn = self.reader.connection()
         state = self._recall_state
         if not state.complete:  # another process of ours may have moved it on
             state = recall_index.read_build_state(conn)
-        rows = recall_index.candidate_rows(conn, user_id, words, inside, state)
+        latest, found = recall_index.recall_rows(conn, user_id, words, newest, state)
         counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
-        return [EventEntry(*row) for row in rows], counted[0] if counted else len(rows)
+        total = max(len(found), counted[0] if counted else 0)
+        return [EventEntry(*row) for row in latest], [EventEntry(*row) for row in found], total
 
     def checkpoint(self) -> None:
         """Copy committed WAL frames into the database (PASSIVE: other processes may go on writing).
