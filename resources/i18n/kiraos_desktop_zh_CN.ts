@@ -366,8 +366,32 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
 <context>
     <name>ContextTab</name>
     <message>
+        <source>Type what the user says to see the block for that message (query=)</source>
+        <translation>输入用户说的话，查看针对这句话的记忆块（query=）</translation>
+    </message>
+    <message>
         <source>What the bot receives before each reply (GET /v1/context):</source>
         <translation>机器人每次回复前收到的内容（GET /v1/context）：</translation>
+    </message>
+    <message>
+        <source>Current &amp;message:</source>
+        <translation>当前消息(&amp;M)：</translation>
+    </message>
+    <message>
+        <source>No event matches this message: the bot gets the usual block.</source>
+        <translation>没有事件与这句话相关：机器人收到的是平常的记忆块。</translation>
+    </message>
+    <message>
+        <source>Why each event is in the block (relevant to the message, or recent to fill the rest):</source>
+        <translation>每条事件为何在记忆块中（与消息相关，或是最近的事件补足其余）：</translation>
+    </message>
+    <message>
+        <source>relevant ({words}): {event}</source>
+        <translation>相关（{words}）：{event}</translation>
+    </message>
+    <message>
+        <source>recent: {event}</source>
+        <translation>最近：{event}</translation>
     </message>
     <message>
         <source>Select a user.</source>

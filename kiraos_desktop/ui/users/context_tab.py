@@ -1,12 +1,41 @@
-"""The Context tab: exactly the memory block the bot receives for this user, its length and what was dropped."""
+"""The Context tab: exactly the memory block the bot receives for this user (for a given current message
+too, with the matched words highlighted and why each event is there), its length and what was dropped."""
 from __future__ import annotations
 
-from PySide6.QtCore import QStringListModel
-from PySide6.QtGui import QFontDatabase
-from PySide6.QtWidgets import QLabel, QListView, QPlainTextEdit, QVBoxLayout, QWidget
+from PySide6.QtCore import QStringListModel, QTimer, Slot
+from PySide6.QtGui import QColor, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
+from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListView, QPlainTextEdit, QVBoxLayout, QWidget
 
 from kiraos_desktop.core.context import ContextBuilder, UserContext
 from kiraos_desktop.core.store import MemoryStore
+
+# Typing in the message field waits this long for a pause before the block is made again.
+MESSAGE_DEBOUNCE_MS = 250
+
+
+class WordHighlighter(QSyntaxHighlighter):
+    """Marks the words a message was matched on, in any case."""
+
+    def __init__(self, document) -> None:
+        super().__init__(document)
+        self._words: tuple[str, ...] = ()
+        self._format = QTextCharFormat()
+        self._format.setBackground(QColor("#ffe680"))
+        self._format.setForeground(QColor("#000000"))
+
+    def set_words(self, words) -> None:
+        words = tuple(w for w in words if w)
+        if words != self._words:
+            self._words = words
+            self.rehighlight()
+
+    def highlightBlock(self, text: str) -> None:  # noqa: N802 (Qt's name)
+        folded = text.lower()
+        for word in self._words:
+            start = folded.find(word)
+            while start >= 0:
+                self.setFormat(start, len(word), self._format)
+                start = folded.find(word, start + len(word))
 
 
 class ContextTab(QWidget):
@@ -16,6 +45,7 @@ class ContextTab(QWidget):
         self._store = store
         self._user_id: str | None = None
         self.block: UserContext | None = None
+        self.recalled = None  # the RecallBlock shown while a message is typed
         self.text_view = QPlainTextEdit()
         self.text_view.setObjectName("contextText")
         self.text_view.setReadOnly(True)
@@ -31,11 +61,39 @@ class ContextTab(QWidget):
         self.dropped_view.setModel(self.dropped_model)
         self.dropped_view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
         self.dropped_view.setMaximumHeight(150)
+        self.highlighter = WordHighlighter(self.text_view.document())
+        self.message_edit = QLineEdit()
+        self.message_edit.setObjectName("currentMessage")
+        self.message_edit.setClearButtonEnabled(True)
+        self.message_edit.setPlaceholderText(self.tr("Type what the user says to see the block for that "
+                                                     "message (query=)"))
+        self._message_timer = QTimer(self)
+        self._message_timer.setSingleShot(True)
+        self._message_timer.setInterval(MESSAGE_DEBOUNCE_MS)
+        self._message_timer.timeout.connect(self.refresh)
+        self.message_edit.textChanged.connect(self._on_message_edit_text_changed)
+        self.reasons_label = QLabel()
+        self.reasons_label.setObjectName("recallReasons")
+        self.reasons_label.setWordWrap(True)
+        self.reasons_model = QStringListModel(self)
+        self.reasons_view = QListView()
+        self.reasons_view.setObjectName("reasonsView")
+        self.reasons_view.setModel(self.reasons_model)
+        self.reasons_view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
+        self.reasons_view.setMaximumHeight(150)
         intro = QLabel(self.tr("What the bot receives before each reply (GET /v1/context):"))
         intro.setWordWrap(True)
+        message_row = QHBoxLayout()
+        message_label = QLabel(self.tr("Current &message:"))
+        message_label.setBuddy(self.message_edit)
+        message_row.addWidget(message_label)
+        message_row.addWidget(self.message_edit, 1)
         layout = QVBoxLayout(self)
         layout.addWidget(intro)
+        layout.addLayout(message_row)
         layout.addWidget(self.text_view, 1)
+        layout.addWidget(self.reasons_label)
+        layout.addWidget(self.reasons_view)
         layout.addWidget(self.length_label)
         layout.addSpacing(4)
         layout.addWidget(self.dropped_label)
@@ -45,7 +103,36 @@ class ContextTab(QWidget):
         self._user_id = user_id
         self.refresh()
 
+    @Slot(str)
+    def _on_message_edit_text_changed(self, _text: str) -> None:
+        self._message_timer.start()
+
+    def _show_reasons(self, recalled) -> None:
+        """Why each event is in the block made for the message (nothing without a message)."""
+        if recalled is None:
+            self.reasons_label.setText("")
+            self.reasons_model.setStringList([])
+        elif not recalled.matched:
+            self.reasons_label.setText(self.tr("No event matches this message: the bot gets the usual block."))
+            self.reasons_model.setStringList([])
+        else:
+            self.reasons_label.setText(self.tr("Why each event is in the block (relevant to the message, or "
+                                               "recent to fill the rest):"))
+            lines = []
+            for item in recalled.shown:
+                event = item.event
+                text = f"{(event.created_at or '')[:10]} {event.summary}"
+                if item.relevant:
+                    lines.append(self.tr("relevant ({words}): {event}").format(
+                        words=", ".join(item.matched), event=text))
+                else:
+                    lines.append(self.tr("recent: {event}").format(event=text))
+            self.reasons_model.setStringList(lines)
+        self.reasons_label.setVisible(recalled is not None)
+        self.reasons_view.setVisible(bool(self.reasons_model.rowCount()))
+
     def refresh(self) -> None:
+        self._message_timer.stop()
         if not self._user_id:
             self.block = None
             self.text_view.setPlainText("")
@@ -53,9 +140,16 @@ class ContextTab(QWidget):
             self.length_label.setText("")
             self.dropped_label.setText("")
             self.dropped_model.setStringList([])
+            self.highlighter.set_words(())
+            self._show_reasons(None)
             return
-        block = self._context.user_block(self._user_id)
+        message = self.message_edit.text()
+        recalled = self._context.recall_block(self._user_id, message) if message.strip() else None
+        block = recalled.block if recalled is not None else self._context.user_block(self._user_id)
         self.block = block
+        self.recalled = recalled
+        self.highlighter.set_words(recalled.words if recalled is not None and recalled.matched else ())
+        self._show_reasons(recalled)
         if self.text_view.toPlainText() != block.text:
             self.text_view.setPlainText(block.text)
         self.text_view.setPlaceholderText(self.tr("Empty: this user has no live memory, so the bot receives "
