@@ -83,7 +83,7 @@ class AppController(QObject):
         window = MainWindow(self.engine, self.server, self._ui_settings, prompts, server_error=error)
         window.reopen_requested.connect(self._on_window_reopen_requested)
         self.window = window
-        self.engine.start_watching()
+        self.engine.start_watching(build_recall=False)  # the window builds the recall index, with progress
         if self.server is not None and self._start_server:
             start_server_in_background(self.server)
 

@@ -24,6 +24,7 @@ from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.overview_page import OverviewPage
 from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
 from kiraos_desktop.ui.retranslate import refresh_item_views
+from kiraos_desktop.ui.recall_build import RecallBuildIndicator
 from kiraos_desktop.ui.server_state import ServerStateRelay
 from kiraos_desktop.ui.store_signals import ChangeCoalescer, StoreSignals
 from kiraos_desktop.ui.theme import app_icon, themed_icon
@@ -232,8 +233,12 @@ class MainWindow(QMainWindow):
         self.db_status.setObjectName("dbStatus")
         self._show_db_status()
         self.db_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.recall_build = RecallBuildIndicator(self._engine.store, self)
+        self.recall_build.message.connect(self._on_page_status_message)
+        self.statusBar().addPermanentWidget(self.recall_build)
         self.statusBar().addPermanentWidget(self.api_status)
         self.statusBar().addPermanentWidget(self.db_status)
+        self.recall_build.start()  # an existing database's events, indexed for recall
 
     def _show_db_status(self) -> None:
         path = str(self._engine.paths.db_path)
@@ -375,6 +380,7 @@ class MainWindow(QMainWindow):
 
     def shutdown(self) -> None:
         """Stop listening to the store and the server; the controller closes the engine afterwards."""
+        self.recall_build.stop()
         self.store_signals.detach()
         self.server_state.detach()
         self.users_page.shutdown()

@@ -1674,6 +1674,33 @@ Nothing was changed.</source>
     </message>
 </context>
 <context>
+    <name>RecallBuildIndicator</name>
+    <message>
+        <source>Indexing events for recall</source>
+        <translation>正在为记忆召回建立事件索引</translation>
+    </message>
+    <message>
+        <source>Stop</source>
+        <translation>停止</translation>
+    </message>
+    <message>
+        <source>Stop indexing: what is indexed stays, the rest is indexed at the next start. Recall works meanwhile, more slowly.</source>
+        <translation>停止建立索引：已建好的部分保留，其余在下次启动时继续。期间召回照常可用，只是较慢。</translation>
+    </message>
+    <message>
+        <source>Recall index built: every event can be recalled.</source>
+        <translation>召回索引已建好：所有事件都可以被召回。</translation>
+    </message>
+    <message>
+        <source>Indexing stopped; it goes on at the next start.</source>
+        <translation>索引已暂停，下次启动时继续。</translation>
+    </message>
+    <message>
+        <source>Indexing events for recall failed: {message}</source>
+        <translation>为记忆召回建立事件索引失败：{message}</translation>
+    </message>
+</context>
+<context>
     <name>RouteCountersModel</name>
     <message>
         <source>Route</source>
