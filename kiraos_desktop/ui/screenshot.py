@@ -121,13 +121,17 @@ def _take_screenshots(app: QApplication, controller, directory: str, size: tuple
         _save(about, folder, "09-about", written)
         about.reject()
         about.deleteLater()
-    show_guide = getattr(window, "show_guide", None)
-    if callable(show_guide):
-        show_guide()
-        guide = window._guide
+    try:
+        from kiraos_desktop.ui.help_dialog import HelpDialog
+    except ImportError:
+        HelpDialog = None
+    if HelpDialog is not None:
+        guide = HelpDialog(window)
+        guide.show()
         settle(app, 200)
         _save(guide, folder, "10-guide", written)
         guide.close()
+        guide.deleteLater()
     window.show_page(PAGE_OVERVIEW)
     window.close()
     settle(app, 50)
