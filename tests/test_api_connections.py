@@ -188,3 +188,31 @@ def test_a_compressed_body_is_a_415_about_content_encoding(api_server, encoding)
     status, _, reply = exchange(api_server, raw)
     assert status == 415
     assert "Content-Encoding" in json.loads(reply)["error"]["message"]
+
+
+def test_a_head_that_never_ends_is_refused_as_it_arrives(api_server):
+    with connect(api_server) as sock:
+        sock.sendall(b"GET /v1/skills HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: ")
+        status = None
+        try:
+            for _ in range(64):  # 4 MiB of one header value, unless the server stops it first
+                sock.sendall(b"a" * 65536)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        try:
+            status, headers, body = read_reply(sock)
+        except (ConnectionResetError, AssertionError):
+            pytest.fail("the connection was dropped without a reply")
+    assert status == 431 and json.loads(body)["error"]["code"] == "head_too_large"
+
+
+def test_a_large_body_is_not_counted_as_head(api_server):
+    body = json.dumps({"user_id": "u1", "text": "x" * 900_000}).encode()
+    raw = (f"POST /v1/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+           f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n").encode() + body
+    with connect(api_server) as sock:
+        sock.sendall(raw)
+        status, _, _ = read_reply(sock)
+        assert status == 200
+        sock.sendall(request())  # the same connection, after a large request: a head of its own
+        assert read_reply(sock)[0] == 200

@@ -4,7 +4,8 @@ A local process without the token can still open connections. Each connection mu
 request (head and body) within REQUEST_SECONDS of being opened or of its last reply, else it is
 closed; past MAX_CONNECTIONS open connections a request is answered 503, and connections past
 HARD_MAX_CONNECTIONS are closed at once, so file descriptors stay bounded and other clients keep
-being answered. Requests the parser refuses get the API's JSON error instead of uvicorn's text.
+being answered. A request head past MAX_HEAD_BYTES is refused (431) as it arrives. Requests the
+parser refuses get the API's JSON error instead of uvicorn's text.
 An absolute-form request target (`GET http://host/path`) is passed on to the app's Host check
 (`AUTHORITY_KEY` in the scope): the target's host is the one that counts (RFC 9112 3.2.2).
 """
@@ -28,6 +29,8 @@ REQUEST_SECONDS = 5.0
 MAX_CONNECTIONS = 256
 #: Connections past this are closed as soon as they are accepted (bounded file descriptors).
 HARD_MAX_CONNECTIONS = 512
+#: Bytes a request head (request line and headers) may take; the parser would keep any amount.
+MAX_HEAD_BYTES = 64 * 1024
 
 
 def _error_body(status: int, code: str, message: str) -> bytes:
@@ -110,6 +113,9 @@ if HttpToolsProtocol is not None:
         """
 
         owing: tuple | None = None
+        _head_bytes = 0  # received since the last request was complete (or the opening): the next head
+        _in_head = True  # False from a head's end to its request's end (the app bounds the body)
+        _ended = False  # a request ended in the chunk being fed
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
@@ -123,7 +129,25 @@ if HttpToolsProtocol is not None:
                 state.kiraos_sweeping = True
                 self.loop.call_later(_sweep_every(), _sweep, self.loop, state)
 
+        def data_received(self, data: bytes) -> None:
+            self._ended = False
+            super().data_received(data)
+            # Counted once the parser has seen the data: a chunk that ends a head is not head bytes
+            # (the body is bounded by the app), one that ends a request counts from the next chunk.
+            if self._in_head and not self._ended and not self.transport.is_closing():
+                self._head_bytes += len(data)
+                if self._head_bytes > MAX_HEAD_BYTES:
+                    body = _error_body(431, "head_too_large",
+                                       f"the request line and headers take more than {MAX_HEAD_BYTES} bytes")
+                    self.transport.write(_raw_reply(431, body))
+                    self.transport.close()  # no more data is read
+
+        def on_message_complete(self) -> None:
+            self._in_head, self._head_bytes, self._ended = True, 0, True
+            super().on_message_complete()
+
         def on_headers_complete(self) -> None:
+            self._in_head = False
             if not self.url.startswith(b"/"):
                 authority = _authority(self.url)
                 if authority is not None:
