@@ -312,3 +312,18 @@ def test_an_import_never_takes_another_skills_command(tmp_path):
     assert "command" not in SkillRouter(skills).get("b_tarot").manifest
     again = import_skill(exported, skills, replace=True)  # replacing the owner keeps its command
     assert again.command_changed is None and SkillRouter(skills).get("tarot_reading").command == "/tarot"
+
+
+def test_a_killed_import_leaves_nothing_that_stays(tmp_path, skills_dir):
+    import os
+    import time
+
+    stale = skills_dir / ".importing-deadbeef"
+    (stale / "source").mkdir(parents=True)
+    fresh = skills_dir / ".importing-inprogress"
+    fresh.mkdir()
+    old = time.time() - 2 * 3600
+    os.utime(stale, (old, old))
+    import_skill(pdf_skill(tmp_path / "src"), skills_dir)
+    assert not stale.exists() and fresh.exists()  # one running right now is left alone
+    assert "pdf-processing" in [s.name for s in SkillRouter(skills_dir).skills()]

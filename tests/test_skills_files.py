@@ -31,6 +31,9 @@ def tools(tmp_path):
     (folder / "link-out.md").symlink_to(tmp_path / "secret.txt")
     (folder / "dir-out").symlink_to(outside, target_is_directory=True)
     (folder / "link-in.md").symlink_to(folder / "references" / "cards.md")
+    (folder / ".env").write_text(SECRET, encoding="utf-8")
+    (folder / "refs" / ".git").mkdir(parents=True)
+    (folder / "refs" / ".git" / "config").write_text(SECRET, encoding="utf-8")
     write_skill(skills, "own", manifest("own", parameters=params(file="string")), "File {file}")
     return ToolRegistry(FakeMemory(), SkillRouter(skills), lambda user, n: "")
 
@@ -74,7 +77,7 @@ def test_a_skill_that_declares_its_own_file_parameter_keeps_it(tools):
     "../secret.txt", "references/../../secret.txt", "references/../..", "..",
     "%2e%2e/secret.txt", "%2E%2E%2Fsecret.txt", "%252e%252e%252fsecret.txt", "references%2f..%2f..%2fsecret.txt",
     "..\\secret.txt", "references\\..\\..\\secret.txt", "C:\\secret.txt", "c:/secret.txt", "\\\\server\\share\\x",
-    "link-out.md", "dir-out/notes.md", "~/secret.txt", "references/cards.md\x00.png",
+    "link-out.md", "dir-out/notes.md", "~/secret.txt", "references/cards.md\x00.png", ".env", "refs/.git/config",
 ])
 def test_traversal_attempts_return_an_error_and_no_content(tools, tmp_path, path):
     result = tools.call("tarot", "u1", {"file": path})

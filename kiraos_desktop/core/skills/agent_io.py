@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -26,6 +27,11 @@ from .discovery import read_text_file, scan_skills_dir
 from .manifest import validate_manifest_text
 from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
 from .render import instruction_problems
+
+
+STAGING_PREFIX = ".importing-"
+#: A staging folder this old was left by an import that was killed: it is removed.
+STALE_STAGING_SECONDS = 3600
 
 
 class SkillTransferError(ValueError):
@@ -110,6 +116,16 @@ def _free_command(manifest: dict, commands: dict[str, str], replacing: str | Non
     return command, new
 
 
+def _remove_stale_staging(skills_dir: Path) -> None:
+    cutoff = time.time() - STALE_STAGING_SECONDS
+    for entry in skills_dir.glob(STAGING_PREFIX + "*"):
+        try:
+            if entry.is_dir() and not entry.is_symlink() and entry.stat().st_mtime < cutoff:
+                shutil.rmtree(entry, ignore_errors=True)
+        except OSError:
+            pass
+
+
 def _free_folder(skills_dir: Path, name: str) -> Path:
     candidate = skills_dir / name
     number = 2
@@ -168,7 +184,8 @@ def import_skill(source: Path, skills_dir: Path, name: str | None = None, replac
     if not source.is_dir() and not is_archive(source):
         raise SkillTransferError(f"{source.name} is neither a folder nor a .zip/.skill archive")
     skills_dir.mkdir(parents=True, exist_ok=True)
-    staging = skills_dir / f".importing-{uuid.uuid4().hex[:12]}"
+    _remove_stale_staging(skills_dir)
+    staging = skills_dir / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
     staging.mkdir()
     try:
         raw = staging / "source"

@@ -30,6 +30,8 @@ def _check_relative(path: str) -> list[str]:
     parts = [p for p in path.split("/") if p not in ("", ".")]
     if any(p == ".." for p in parts):
         raise SkillFileReadError("'..' is not allowed: only files inside the skill's folder can be read")
+    if any(p.startswith(".") for p in parts):
+        raise SkillFileReadError("hidden files and folders (names starting with '.') are not given out")
     if not parts:
         raise SkillFileReadError("name a file of the skill's folder, such as references/guide.md")
     return parts
