@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from PySide6.QtCore import QRegularExpression, Signal
+from PySide6.QtCore import QEvent, QRegularExpression, Signal
 from PySide6.QtGui import QRegularExpressionValidator
 from PySide6.QtWidgets import QComboBox, QFormLayout, QLabel, QLineEdit, QWidget
 
@@ -83,6 +83,13 @@ class SampleArgumentsForm(QWidget):
         self._layout.activate()
         self.schemaChanged.emit()
         self.argumentsChanged.emit()
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        """A language switch: tooltips and "(not set)" items are made from translated words; rebuild them."""
+        if event.type() == QEvent.Type.LanguageChange and self._schema is not None:
+            schema, self._schema = self._schema, None
+            self.set_schema(schema)  # keeps the values typed so far
+        super().changeEvent(event)
 
     def _make_editor(self, prop: dict) -> tuple[str, QWidget]:
         enum = prop.get("enum")
