@@ -145,6 +145,16 @@ def test_auth_host_and_origin_rules_apply_to_mcp(api_server):
     with httpx.Client(timeout=30) as http:
         ok = http.post(url, json=INITIALIZE, headers={**MCP_HEADERS, **AUTH})
         assert ok.status_code == 200, ok.text
+        # What a client sends next gets through the same checks: POST a notification, GET the event
+        # stream, DELETE the session.
+        session = {**AUTH, "Mcp-Session-Id": ok.headers["mcp-session-id"], "MCP-Protocol-Version": "2025-06-18"}
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        assert http.post(url, json=initialized, headers={**MCP_HEADERS, **session}).status_code == 202
+        with http.stream("GET", url, headers={**session, "Accept": "text/event-stream"}) as stream:
+            assert stream.status_code == 200
+            assert stream.headers["content-type"].startswith("text/event-stream")
+        assert http.delete(url, headers=session).status_code == 200
+        assert http.post(url, json=initialized, headers={**MCP_HEADERS, **session}).status_code == 404
         assert http.post(url, json=INITIALIZE, headers=MCP_HEADERS).status_code == 401
         wrong = {**MCP_HEADERS, "Authorization": f"Bearer {TOKEN}x"}
         assert http.post(url, json=INITIALIZE, headers=wrong).status_code == 401
