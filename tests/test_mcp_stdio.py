@@ -112,3 +112,17 @@ def test_stdio_server_follows_skills_written_by_another_process(api_engine):
     before, after, prompts = anyio.run(go)
     assert "weather_report" not in before
     assert "weather_report" in after and "weather_report" in prompts
+
+
+def test_without_stdin_and_stdout_mcp_says_which_program_to_start(api_engine, caplog):
+    import sys
+
+    from kiraos_desktop.api.mcp_stdio import serve_stdio
+
+    real = sys.stdin, sys.stdout
+    sys.stdin = sys.stdout = None  # a windowed executable on Windows
+    try:
+        code = serve_stdio(api_engine)
+    finally:
+        sys.stdin, sys.stdout = real
+    assert code == 2 and "console program kiraos-desktop" in caplog.text

@@ -6,6 +6,9 @@ the store notices their commits, and the skills folder is reloaded when it chang
 """
 from __future__ import annotations
 
+import logging
+import sys
+
 import anyio
 from mcp.server.stdio import stdio_server
 
@@ -15,11 +18,17 @@ from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
 from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers
 
-EXIT_OK = 0
+log = logging.getLogger(__name__)
+
+EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def serve_stdio(engine) -> int:
     """Serve until the host closes stdin."""
+    if sys.stdin is None or sys.stdout is None:  # the windowed executable has neither
+        log.error("`mcp` needs standard input and output: start the console program kiraos-desktop, "
+                  "not kiraos-desktop-gui")
+        return EXIT_USAGE
     workers = Workers()
     caller = ToolCaller(engine.tools, workers, UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR))
     server, _handlers, bus = build_mcp_server(engine, caller, workers)
