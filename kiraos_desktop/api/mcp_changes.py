@@ -15,6 +15,7 @@ import weakref
 
 import anyio
 from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
+from mcp.types import NotificationParams
 
 log = logging.getLogger(__name__)
 
@@ -64,13 +65,14 @@ class ListChangeNotifier:
         prompts = [(s.name, s.description, s.tool_description, s.parameters) for s in self._skills.enabled_skills()]
         return (json.dumps(tools, sort_keys=True, default=str), json.dumps(prompts, sort_keys=True, default=str))
 
-    async def track(self, ctx, call_next):
-        """Server middleware: a session that finished its handshake is one to notify."""
-        if ctx.method == "notifications/initialized":
-            connection = getattr(ctx.session, "_connection", None)  # the SDK keeps it there (2.x)
-            if connection is not None:
-                self._connections.add(connection)
-        return await call_next(ctx)
+    def attach(self, server) -> None:
+        """Hear of every session that finishes its handshake (they are the ones to notify)."""
+        server.add_notification_handler("notifications/initialized", NotificationParams, self._initialized)
+
+    async def _initialized(self, ctx, params) -> None:
+        connection = getattr(ctx.session, "_connection", None)  # the SDK keeps it there (2.x)
+        if connection is not None:
+            self._connections.add(connection)
 
     @contextlib.asynccontextmanager
     async def watching(self):

@@ -34,7 +34,7 @@ class McpEndpoint:
         # `subscriptions/listen` (an event-stream reply) is not served here, only over stdio.
         self.server, self.handlers, bus = build_mcp_server(engine, caller, workers, listen=False)
         self.changes = ListChangeNotifier(engine, bus)
-        self.server.middleware.append(self.changes.track)
+        self.changes.attach(self.server)
         self.manager = StreamableHTTPSessionManager(
             app=self.server, json_response=True, security_settings=None,
             max_request_body_size=MAX_BODY_BYTES, session_idle_timeout=SESSION_IDLE_TIMEOUT_S)

@@ -33,7 +33,7 @@ def serve_stdio(engine) -> int:
     caller = ToolCaller(engine.tools, workers, UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR))
     server, _handlers, bus = build_mcp_server(engine, caller, workers)
     changes = ListChangeNotifier(engine, bus, follow_disk=True)
-    server.middleware.append(changes.track)
+    changes.attach(server)
 
     async def main() -> None:
         async with stdio_server() as (read_stream, write_stream), changes.watching():
