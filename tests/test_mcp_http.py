@@ -256,3 +256,15 @@ def test_skill_md_skills_and_the_file_argument_over_mcp(api, api_engine, api_ser
     assert (read.is_error, text_of(read)) == (False, "页码从 1 开始\n")
     assert escape.is_error and "'..' is not allowed" in text_of(escape)
     assert "max_context_chars" not in text_of(escape)  # nothing of settings.json
+
+
+def test_prompt_arguments_take_the_type_their_parameter_declares():
+    from kiraos_desktop.api.mcp_server import coerce_prompt_arguments
+
+    parameters = {"type": "object", "properties": {
+        "n": {"type": "integer"}, "flag": {"type": "boolean"}, "tags": {"type": "array"},
+        "text": {"type": "string"}, "maybe": {"type": ["string", "null"]}, "free": {}}}
+    values = {"n": "3", "flag": "true", "tags": '["a"]', "text": "42", "maybe": "123", "free": "x", "bad": "1"}
+    assert coerce_prompt_arguments(parameters, values) == {
+        "n": 3, "flag": True, "tags": ["a"], "text": "42", "maybe": "123", "free": "x", "bad": "1"}
+    assert coerce_prompt_arguments(parameters, {"n": "three"}) == {"n": "three"}  # the schema names it

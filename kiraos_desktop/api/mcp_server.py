@@ -74,7 +74,8 @@ def coerce_prompt_arguments(parameters: dict, values: dict[str, str]) -> dict[st
     for name, text in values.items():
         spec = properties.get(name)
         kind = spec.get("type") if isinstance(spec, dict) else None
-        if kind in (None, "string") or not isinstance(text, str):
+        texts = kind in (None, "string") or (isinstance(kind, list) and "string" in kind)
+        if texts or not isinstance(text, str):
             result[name] = text
             continue
         try:
