@@ -8,11 +8,11 @@ import pytest
 from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from kiraos_desktop.ui import tasks
+from kiraos_desktop.ui import file_actions, tasks
 from kiraos_desktop.ui.main_window import MainWindow
 from kiraos_desktop.ui.prompts import prompts
 from tests.modal_driver import ModalDriver, busy_boxes, visible_busy_boxes
-from tests.ui_helpers import OFFSCREEN_NOTE, open_engine, seed, ui_settings
+from tests.ui_helpers import OFFSCREEN_NOTE, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
@@ -27,11 +27,9 @@ def short_busy_delay(monkeypatch):
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=3)
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture
@@ -227,12 +225,12 @@ def test_escape_and_the_close_button_ask_a_task_to_stop_and_the_box_stays_until_
 def test_import_cancelled_while_checking_the_file_asks_nothing(qtbot, window, engine, tmp_path, monkeypatch):
     path = export_file(tmp_path)
     checking = threading.Event()
-    real_read = tasks.read_import_file
+    real_read = file_actions.read_import_file
 
     def slow_read(p):
         checking.set()
         return real_read(p)
-    monkeypatch.setattr(tasks, "read_import_file", slow_read)
+    monkeypatch.setattr(file_actions, "read_import_file", slow_read)
     monkeypatch.setattr(tasks.TaskRunner, "start", _cancelled_at_start(tasks.TaskRunner.start))
     monkeypatch.setattr(prompts, "open_file", lambda *a: str(path))
     driver = drive(qtbot, window.import_action)

@@ -208,10 +208,8 @@ def test_screenshot_command_line_exits_0(tmp_path):
 
 
 def test_file_menu_backup_export_import_and_purge(qtbot, window, engine, tmp_path, monkeypatch):
-    from kiraos_desktop.ui import tasks
-
-    answers = ScriptedPrompts(confirm=True)
-    monkeypatch.setattr(tasks, "prompts", answers)
+    answers = window._prompts  # the window hands its prompts to the File menu's work
+    answers.answer = True
     answers.save_path = str(tmp_path / "backup.db")
     window.backup_action.trigger()
     assert (tmp_path / "backup.db").stat().st_size > 0

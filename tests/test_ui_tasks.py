@@ -7,10 +7,10 @@ import pytest
 
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.transfer import Cancelled
-from kiraos_desktop.ui import tasks
+from kiraos_desktop.ui import file_actions, tasks
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.busy_box import BusyBox
-from kiraos_desktop.ui.tasks import TaskRunner, run_task, run_with_progress
+from kiraos_desktop.ui.tasks import TaskRunner, run_task
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 
@@ -132,15 +132,17 @@ def test_cancel_through_progress_only_before_the_end(qtbot):
     runner.wait()
 
 
-def test_run_with_progress_returns_the_result(qtbot):
-    assert run_with_progress(None, "t", lambda p, c: 42) == 42
+def test_run_task_returns_the_result(qtbot):
+    outcome = run_task(None, "t", lambda p, c: 42)
+    assert outcome.ok and outcome.result == 42
 
 
-def test_run_with_progress_shows_a_failure(qtbot, answers):
+def test_run_task_reports_a_failure_in_plain_words(qtbot):
     def bad(progress, cancelled):
         raise ValueError("users[3].key: must not be empty")
-    assert run_with_progress(None, "Import", bad) is None
-    assert answers.errors == ["users[3].key: must not be empty"]
+    outcome = run_task(None, "Import", bad)
+    assert outcome.status == "failed" and outcome.result is None
+    assert outcome.message == "users[3].key: must not be empty"
 
 
 def test_unexpected_exceptions_name_their_type(qtbot):
@@ -154,10 +156,10 @@ def test_unexpected_exceptions_name_their_type(qtbot):
 
 def test_backup_runs_off_the_gui_thread_and_reports(qtbot, engine, answers, tmp_path, monkeypatch, shown_progress):
     fill(engine)
-    wrapped = on_worker(tasks.backup)
-    monkeypatch.setattr(tasks, "backup", wrapped)
+    wrapped = on_worker(file_actions.backup_database)
+    monkeypatch.setattr(file_actions, "backup_database", wrapped)
     answers.save_path = tmp_path / "copy.db"
-    result = tasks.backup_action(None, engine)
+    result = file_actions.backup(None, prompts, engine)
     assert result == answers.save_path
     assert wrapped.threads and wrapped.threads[0] is not threading.main_thread()
     with sqlite3.connect(result) as db:
@@ -172,7 +174,7 @@ def test_backup_over_an_existing_file_replaces_it(qtbot, engine, answers, tmp_pa
     target = tmp_path / "old.db"
     target.write_text("not a database")
     answers.save_path = target
-    assert tasks.backup_action(None, engine) == target
+    assert file_actions.backup(None, prompts, engine) == target
     with sqlite3.connect(target) as db:
         assert db.execute("SELECT count(*) FROM event_logs").fetchone()[0] == 3
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []
@@ -180,7 +182,7 @@ def test_backup_over_an_existing_file_replaces_it(qtbot, engine, answers, tmp_pa
 
 def test_backup_cancelled_by_the_file_dialog_does_nothing(qtbot, engine, answers):
     answers.save_path = ""
-    assert tasks.backup_action(None, engine) is None
+    assert file_actions.backup(None, prompts, engine) is None
     assert answers.infos == [] and answers.errors == []
 
 
@@ -188,7 +190,7 @@ def test_backup_error_is_shown(qtbot, engine, answers, tmp_path):
     blocker = tmp_path / "file"
     blocker.write_text("x")
     answers.save_path = blocker / "sub" / "b.db"  # a folder inside a file: cannot be created
-    assert tasks.backup_action(None, engine) is None
+    assert file_actions.backup(None, prompts, engine) is None
     assert answers.errors and "backup failed" in answers.errors[0]
 
 
@@ -197,15 +199,15 @@ def test_backup_error_is_shown(qtbot, engine, answers, tmp_path):
 def test_export_then_import_into_another_data_dir(qtbot, engine, other_engine, answers, tmp_path, monkeypatch,
                                                   shown_progress):
     fill(engine, users=4)
-    wrapped = on_worker(tasks.export_file)
-    monkeypatch.setattr(tasks, "export_file", wrapped)
+    wrapped = on_worker(file_actions.export_file)
+    monkeypatch.setattr(file_actions, "export_file", wrapped)
     answers.save_path = tmp_path / "all.json"
-    assert tasks.export_action(None, engine) == 4
+    assert file_actions.export_all(None, prompts, engine) == 4
     assert wrapped.threads[0] is not threading.main_thread()
     assert json.loads(answers.save_path.read_text(encoding="utf-8"))["users"][0]["user_id"] == "user_0"
 
     answers.open_path = answers.save_path
-    result = tasks.import_action(None, other_engine)
+    result = file_actions.import_file(None, prompts, other_engine)
     assert result == (8, 4)
     assert "4 users with 8 profile entries and 4 events" in answers.questions[0]
     assert other_engine.store.get_profile("user_2", "昵称").value == "小明2"
@@ -216,7 +218,7 @@ def test_export_then_import_into_another_data_dir(qtbot, engine, other_engine, a
 def test_export_one_user(qtbot, engine, answers, tmp_path):
     fill(engine)
     answers.save_path = tmp_path / "one.json"
-    assert tasks.export_action(None, engine, ["user_1"]) == 1
+    assert file_actions.export_all(None, prompts, engine, ["user_1"]) == 1
     users = json.loads(answers.save_path.read_text(encoding="utf-8"))["users"]
     assert [u["user_id"] for u in users] == ["user_1"]
 
@@ -224,11 +226,11 @@ def test_export_one_user(qtbot, engine, answers, tmp_path):
 def test_import_confirm_mentions_existing_users(qtbot, engine, answers, tmp_path):
     fill(engine, users=2)
     answers.save_path = tmp_path / "e.json"
-    tasks.export_action(None, engine)
+    file_actions.export_all(None, prompts, engine)
     answers.open_path = answers.save_path
     answers.confirm_with = False
     before = snapshot(engine)
-    assert tasks.import_action(None, engine) is None
+    assert file_actions.import_file(None, prompts, engine) is None
     assert "2 of these users already have memory" in answers.questions[0]
     assert snapshot(engine) == before
 
@@ -249,8 +251,8 @@ def test_cancelled_import_changes_nothing(qtbot, other_engine, answers, tmp_path
         self.cancel()
         original_start(self)
     before = snapshot(other_engine)
-    monkeypatch.setattr(tasks, "apply_import", on_worker(tasks.apply_import))
-    real_run_task = tasks.run_task
+    monkeypatch.setattr(file_actions, "apply_import", on_worker(file_actions.apply_import))
+    real_run_task = file_actions.run_task
 
     def run_task_cancelling_apply(parent, title, fn, **kwargs):
         if kwargs.get("label") == "Importing…":  # not the checking step before it
@@ -259,9 +261,9 @@ def test_cancelled_import_changes_nothing(qtbot, other_engine, answers, tmp_path
             return real_run_task(parent, title, fn, **kwargs)
         finally:
             monkeypatch.setattr(TaskRunner, "start", original_start)
-    monkeypatch.setattr(tasks, "run_task", run_task_cancelling_apply)
-    assert tasks.import_action(None, other_engine) is None
-    assert tasks.apply_import.threads  # the import really started
+    monkeypatch.setattr(file_actions, "run_task", run_task_cancelling_apply)
+    assert file_actions.import_file(None, prompts, other_engine) is None
+    assert file_actions.apply_import.threads  # the import really started
     assert answers.infos == ["Import cancelled; nothing was changed."]
     assert snapshot(other_engine) == before
 
@@ -278,7 +280,7 @@ def test_bad_import_file_is_shown_and_changes_nothing(qtbot, engine, answers, tm
     path.write_text(content, encoding="utf-8")
     answers.open_path = path
     before = snapshot(engine)
-    assert tasks.import_action(None, engine) is None
+    assert file_actions.import_file(None, prompts, engine) is None
     assert len(answers.errors) == 1 and fragment in answers.errors[0]
     assert "Nothing was changed" in answers.errors[0]
     assert answers.questions == []
@@ -290,29 +292,38 @@ def test_import_failure_while_writing_is_shown(qtbot, engine, answers, tmp_path,
 
     def broken(*args, **kwargs):
         raise OSError("database disk image is malformed")
-    monkeypatch.setattr(tasks, "apply_import", broken)
+    monkeypatch.setattr(file_actions, "apply_import", broken)
     before = snapshot(engine)
-    assert tasks.import_action(None, engine) is None
+    assert file_actions.import_file(None, prompts, engine) is None
     assert "malformed" in answers.errors[0]
     assert snapshot(engine) == before
 
 
 # ---- purge ----------------------------------------------------------------------------------------
 
+def _writer(engine):
+    from PySide6.QtGui import QUndoStack
+
+    from kiraos_desktop.ui.undo import UndoableWriter
+
+    return UndoableWriter(engine.store, QUndoStack())
+
+
 def test_purge_expired_removes_only_expired_entries(qtbot, engine, answers):
     fill(engine)
     engine.store.set_profile("user_0", "旧", "x", actor="gui", expires_at="2000-01-01T00:00:00")
     engine.store.set_profile("user_1", "旧", "y", actor="gui", expires_at="2000-01-01T00:00:00")
-    assert tasks.purge_expired_action(None, engine, "user_0") == 1
+    writer = _writer(engine)
+    assert file_actions.purge_all_expired(None, prompts, writer) == 2
     assert engine.store.get_profile("user_0", "旧") is None
-    assert engine.store.get_profile("user_1", "旧") is not None
-    assert tasks.purge_expired_action(None, engine) == 1
-    assert tasks.purge_expired_action(None, engine) == 0
+    assert engine.store.get_profile("user_1", "旧") is None
+    assert engine.store.stats().total_profiles == 6  # the entries that had not expired stay
+    assert file_actions.purge_all_expired(None, prompts, writer) == 0
     assert answers.infos[-1] == "There were no expired entries."
 
 
 def test_purge_cancelled_at_the_question(qtbot, engine, answers):
     engine.store.set_profile("user_0", "旧", "x", actor="gui", expires_at="2000-01-01T00:00:00")
     answers.confirm_with = False
-    assert tasks.purge_expired_action(None, engine) is None
+    assert file_actions.purge_all_expired(None, prompts, _writer(engine)) is None
     assert engine.store.get_profile("user_0", "旧") is not None

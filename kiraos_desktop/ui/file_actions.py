@@ -1,14 +1,18 @@
 """The File menu's work: choosing another data folder, backup, export, import and purging expired entries."""
 from __future__ import annotations
 
+import os
+from datetime import datetime
 from pathlib import Path
 
 from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from kiraos_desktop.core.paths import DataPaths
-from kiraos_desktop.ui import tasks
+from kiraos_desktop.core.transfer import Cancelled, apply_import, export_file, read_import_file
+from kiraos_desktop.core.transfer import backup as backup_database
 from kiraos_desktop.ui.prompts import Prompts
+from kiraos_desktop.ui.tasks import run_task
 from kiraos_desktop.ui.undo import GUI_ACTOR, UndoableWriter
 
 
@@ -42,18 +46,6 @@ def choose_kira_data(parent: QWidget, prompts: Prompts, paths: DataPaths) -> dic
     return {"kira_data": folder}
 
 
-def backup(parent: QWidget, engine) -> None:
-    tasks.backup_action(parent, engine)
-
-
-def export_all(parent: QWidget, engine) -> None:
-    tasks.export_action(parent, engine)
-
-
-def import_file(parent: QWidget, engine) -> None:
-    tasks.import_action(parent, engine)
-
-
 def purge_all_expired(parent: QWidget, prompts: Prompts, writer: UndoableWriter) -> int | None:
     """Remove every expired entry off the GUI thread, as one undoable step."""
     title = FileActions.tr("Remove expired entries")
@@ -68,7 +60,7 @@ def purge_all_expired(parent: QWidget, prompts: Prompts, writer: UndoableWriter)
             removed = batch.purge_expired(None)
         return removed, list(batch.change_ids)
 
-    outcome = tasks.run_task(parent, title, work, label=FileActions.tr("Removing expired entries…"),
+    outcome = run_task(parent, title, work, label=FileActions.tr("Removing expired entries…"),
                              cancellable=False)
     if not outcome.ok:
         prompts.error(parent, title,
@@ -79,3 +71,133 @@ def purge_all_expired(parent: QWidget, prompts: Prompts, writer: UndoableWriter)
     prompts.info(parent, title, FileActions.tr("Removed %n expired entries.", "", removed) if removed
                  else FileActions.tr("There were no expired entries."))
     return removed
+
+
+# ---- backup, export and import ------------------------------------------------------------
+
+class FileTasks(QObject):
+    """Translation context of the File menu's tasks: `FileTasks.tr()` is what lupdate reads (plurals included)."""
+
+
+def _stamp() -> str:
+    return datetime.now().strftime("%Y%m%d-%H%M%S")
+
+
+def _safe(text: str) -> str:
+    return "".join(c if c.isalnum() or c in "-_." else "_" for c in text)[:40] or "user"
+
+
+def _size(path: Path) -> str:
+    size = float(path.stat().st_size)
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return f"{size:.0f} {unit}" if unit == "B" else f"{size:.1f} {unit}"
+        size /= 1024
+    return ""
+
+
+def backup(parent: QWidget | None, prompts: Prompts, engine) -> Path | None:
+    """File > Back up: ask for a file, copy the live database into it. Returns the path or None."""
+    title = FileTasks.tr("Back up the database")
+    default = engine.paths.backups_dir / f"kiraos-backup-{_stamp()}.db"
+    chosen = prompts.save_file(parent, title, str(default), FileTasks.tr("SQLite database (*.db);;All files (*)"))
+    if not chosen:
+        return None
+    target = Path(chosen)
+    # The file dialog already asked before overwriting: back up beside it, then replace it.
+    temp = target.with_name(f".{target.name}.{os.getpid()}.partial") if target.exists() else target
+
+    def work(progress, is_cancelled):
+        done = backup_database(engine.store, temp, progress, is_cancelled)
+        if done != target:
+            os.replace(done, target)
+        return target
+
+    outcome = run_task(parent, title, work, label=FileTasks.tr("Copying the database…"))
+    if outcome.status == "failed":
+        prompts.error(parent, title, FileTasks.tr("The backup failed:\n{0}").format(outcome.message))
+        return None
+    if outcome.status == "cancelled":
+        prompts.info(parent, title, FileTasks.tr("Backup cancelled; no file was written."))
+        return None
+    prompts.info(parent, title, FileTasks.tr("Backup written to {0} ({1}).").format(target, _size(target)))
+    return target
+
+
+def export_all(parent: QWidget | None, prompts: Prompts, engine, user_ids: list[str] | None = None) -> int | None:
+    """File > Export (all users, or `user_ids`) to a JSON file; returns the number of users or None."""
+    title = FileTasks.tr("Export memory")
+    if user_ids and len(user_ids) == 1:
+        name = f"kiraos-export-{_safe(user_ids[0])}-{_stamp()}.json"
+    else:
+        name = f"kiraos-export-{_stamp()}.json"
+    chosen = prompts.save_file(parent, title, str(engine.paths.backups_dir / name),
+                               FileTasks.tr("KiraOS export (*.json);;All files (*)"))
+    if not chosen:
+        return None
+    target = Path(chosen)
+    outcome = run_task(parent, title, lambda progress, _c: export_file(engine.store, target, user_ids, progress),
+                       label=FileTasks.tr("Writing {0}…").format(target.name))
+    if outcome.status == "failed":
+        prompts.error(parent, title, FileTasks.tr("The export failed:\n{0}").format(outcome.message))
+        return None
+    if outcome.status == "cancelled":
+        prompts.info(parent, title, FileTasks.tr("Export cancelled; no file was written."))
+        return None
+    done = FileTasks.tr("Exported %n users to {path}.", "", outcome.result)
+    prompts.info(parent, title, done.format(path=target))
+    return outcome.result
+
+
+def import_file(parent: QWidget | None, prompts: Prompts, engine) -> tuple[int, int] | None:
+    """File > Import: validate the whole file, confirm with its counts, import in one transaction.
+
+    Returns (profile entries written, events added) or None when nothing was imported.
+    """
+    title = FileTasks.tr("Import memory")
+    chosen = prompts.open_file(parent, title, str(engine.paths.backups_dir),
+                               FileTasks.tr("KiraOS export (*.json);;All files (*)"))
+    if not chosen:
+        return None
+    path = Path(chosen)
+    store = engine.store
+
+    def read(_progress, is_cancelled):
+        plan = read_import_file(path)
+        if is_cancelled():
+            raise Cancelled(FileTasks.tr("Import cancelled; nothing was changed."))
+        existing = sum(1 for uid in plan.user_ids if store.user_summary(uid) is not None)
+        return plan, existing
+
+    outcome = run_task(parent, title, read, label=FileTasks.tr("Checking {0}…").format(path.name))
+    if outcome.status == "cancelled":
+        return None
+    if not outcome.ok:
+        prompts.error(parent, title, FileTasks.tr("This file cannot be imported:\n{0}\n\nNothing was changed.")
+                      .format(outcome.message))
+        return None
+    plan, existing = outcome.result
+    question = FileTasks.tr("Import {users} with {entries} and {events} from {file}?").format(
+        users=FileTasks.tr("%n users", "", len(plan.user_ids)),
+        entries=FileTasks.tr("%n profile entries", "", len(plan.profiles)),
+        events=FileTasks.tr("%n events", "", len(plan.events)), file=path.name)
+    if existing:
+        question += "\n\n" + FileTasks.tr("%n of these users already have memory: entries with the same key "
+                                          "are replaced, identical events are skipped.", "", existing)
+    if not prompts.confirm(parent, title, question, FileTasks.tr("Import")):
+        return None
+    outcome = run_task(parent, title, lambda progress, cancelled: apply_import(
+        store, plan, "import", progress, cancelled), label=FileTasks.tr("Importing…"))
+    if outcome.status == "cancelled":
+        prompts.info(parent, title, FileTasks.tr("Import cancelled; nothing was changed."))
+        return None
+    if outcome.status == "failed":
+        prompts.error(parent, title,
+                      FileTasks.tr("The import failed and nothing was changed:\n{0}").format(outcome.message))
+        return None
+    profiles, events = outcome.result
+    prompts.info(parent, title, FileTasks.tr("Imported {entries} and {events} for {users}.").format(
+        entries=FileTasks.tr("%n profile entries", "", profiles),
+        events=FileTasks.tr("%n new events", "", events),
+        users=FileTasks.tr("%n users", "", len(plan.user_ids))))
+    return outcome.result

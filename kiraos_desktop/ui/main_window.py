@@ -301,13 +301,13 @@ class MainWindow(QMainWindow):
             self.reopen_requested.emit(choice)
 
     def _on_backup_action_triggered(self) -> None:
-        file_actions.backup(self, self._engine)
+        file_actions.backup(self, self._prompts, self._engine)
 
     def _on_export_action_triggered(self) -> None:
-        file_actions.export_all(self, self._engine)
+        file_actions.export_all(self, self._prompts, self._engine)
 
     def _on_import_action_triggered(self) -> None:
-        file_actions.import_file(self, self._engine)
+        file_actions.import_file(self, self._prompts, self._engine)
         self.coalescer.flush()
 
     def _on_purge_action_triggered(self) -> None:

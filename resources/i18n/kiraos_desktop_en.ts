@@ -103,13 +103,6 @@
             <numerusform>%n new events</numerusform>
         </translation>
     </message>
-    <message numerus="yes">
-        <source>Removed %n expired entries.</source>
-        <translation>
-            <numerusform>Removed %n expired entry.</numerusform>
-            <numerusform>Removed %n expired entries.</numerusform>
-        </translation>
-    </message>
 </context>
 <context>
     <name>History</name>

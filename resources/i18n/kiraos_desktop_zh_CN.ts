@@ -739,42 +739,6 @@ Nothing was changed.</source>
             <numerusform>%n 条新事件</numerusform>
         </translation>
     </message>
-    <message>
-        <source>Remove expired entries</source>
-        <translation>清除过期条目</translation>
-    </message>
-    <message>
-        <source>Remove the expired profile entries of all users? The bot no longer sees them; each removal is recorded in the users&apos; history and can be reverted there.</source>
-        <translation>清除所有用户已过期的画像条目吗？机器人已经看不到它们；每次清除都会记入用户的变更记录，可以在那里还原。</translation>
-    </message>
-    <message>
-        <source>Remove the expired profile entries of {0}? The removal can be reverted in its history.</source>
-        <translation>清除 {0} 已过期的画像条目吗？可以在其变更记录中还原。</translation>
-    </message>
-    <message>
-        <source>Remove</source>
-        <translation>清除</translation>
-    </message>
-    <message>
-        <source>Removing expired entries…</source>
-        <translation>正在清除过期条目…</translation>
-    </message>
-    <message>
-        <source>Nothing was removed:
-{0}</source>
-        <translation>未清除任何内容：
-{0}</translation>
-    </message>
-    <message numerus="yes">
-        <source>Removed %n expired entries.</source>
-        <translation>
-            <numerusform>已清除 %n 条过期条目。</numerusform>
-        </translation>
-    </message>
-    <message>
-        <source>There were no expired entries.</source>
-        <translation>没有过期条目。</translation>
-    </message>
 </context>
 <context>
     <name>FindBar</name>
