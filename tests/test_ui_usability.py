@@ -11,17 +11,15 @@ from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
 from kiraos_desktop.ui.users.expiry import describe_remaining
 from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
 
 @pytest.fixture
-def engine(data_dir):
-    engine = open_engine(data_dir)
+def engine(engine):
     seed(engine, users=3)
-    yield engine
-    engine.close()
+    return engine
 
 
 @pytest.fixture

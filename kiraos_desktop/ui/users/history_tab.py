@@ -48,10 +48,6 @@ class HistoryTab(QWidget):
         self.model.refresh()
         self._update_state()
 
-    def selected_change(self):
-        rows = self.view.selectionModel().selectedRows()
-        return self.model.row_at(rows[0].row()) if rows else None
-
     def _on_revert_button_clicked(self) -> None:
         rows = self.view.selectionModel().selectedRows()
         if not rows or not rows[0].data(REVERTIBLE_ROLE):
