@@ -1,24 +1,21 @@
 """The Events tab: newest first, loaded page by page, with add, inline edit and multi-delete."""
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
 from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
 from kiraos_desktop.ui.users.events_model import COL_DATE, COL_SUMMARY, EVENT_ID_ROLE, EventDelegate, EventsModel
-from kiraos_desktop.ui.users.table_tab import add_delete_action, build_table_tab
+from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, build_table_tab
 
 
-class EventsTab(QWidget):
-    status_message = Signal(str)
-
+class EventsTab(TableTab):
     def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
         self._writer = writer
-        self._pending_refresh = False
         self.add_dialog: AddEventDialog | None = None
         self.model = EventsModel(store, writer, self)
         self.add_button = QPushButton(self.tr("Add…"))
@@ -41,24 +38,6 @@ class EventsTab(QWidget):
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
             signal.connect(self._on_model_rows_changed)
         self._update_state()
-
-    def set_user(self, user_id: str | None) -> None:
-        self._pending_refresh = False
-        self.model.load(user_id)
-        self.message_label.hide()
-        self._update_state()
-
-    def refresh(self) -> None:
-        if self.view.state() == QAbstractItemView.State.EditingState:
-            self._pending_refresh = True
-            return
-        self._pending_refresh = False
-        self.model.refresh()
-        self._update_state()
-
-    @property
-    def refresh_pending(self) -> bool:
-        return self._pending_refresh
 
     def selected_event_ids(self) -> list[int]:
         return [index.data(EVENT_ID_ROLE) for index in self.view.selectionModel().selectedRows()]
@@ -93,16 +72,6 @@ class EventsTab(QWidget):
     def _on_model_write_failed(self, _field: str, message: str) -> None:
         self.message_label.setText(self.tr("Event not saved: {message}").format(message=message))
         self.message_label.show()
-
-    def _on_delegate_close_editor(self, *_args) -> None:
-        if self._pending_refresh:
-            QTimer.singleShot(0, self.refresh)
-
-    def _on_selection_changed(self, *_args) -> None:
-        self._update_state()
-
-    def _on_model_rows_changed(self, *_args) -> None:
-        self._update_state()
 
     def _update_state(self, *_args) -> None:
         user_id = self.model.user_id

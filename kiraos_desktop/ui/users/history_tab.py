@@ -1,7 +1,6 @@
 """The History tab: this user's audit entries, each revertible (as an undoable step)."""
 from __future__ import annotations
 
-from PySide6.QtCore import Signal
 from PySide6.QtWidgets import QPushButton, QWidget
 
 from kiraos_desktop.core.records import StoreError
@@ -18,12 +17,10 @@ from kiraos_desktop.ui.users.history_model import (
     HistoryModel,
     action_label,
 )
-from kiraos_desktop.ui.users.table_tab import build_table_tab
+from kiraos_desktop.ui.users.table_tab import TableTab, build_table_tab
 
 
-class HistoryTab(QWidget):
-    status_message = Signal(str)
-
+class HistoryTab(TableTab):
     def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._writer = writer
@@ -37,15 +34,6 @@ class HistoryTab(QWidget):
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
             signal.connect(self._on_model_rows_changed)
-        self._update_state()
-
-    def set_user(self, user_id: str | None) -> None:
-        self.model.load(user_id)
-        self.message_label.hide()
-        self._update_state()
-
-    def refresh(self) -> None:
-        self.model.refresh()
         self._update_state()
 
     def _on_revert_button_clicked(self) -> None:
@@ -63,12 +51,6 @@ class HistoryTab(QWidget):
         self.message_label.hide()
         self.refresh()
         self.status_message.emit(self.tr("Reverted. Undo with Ctrl+Z."))
-
-    def _on_selection_changed(self, *_args) -> None:
-        self._update_state()
-
-    def _on_model_rows_changed(self, *_args) -> None:
-        self._update_state()
 
     def _update_state(self, *_args) -> None:
         rows = self.view.selectionModel().selectedRows()

@@ -1,7 +1,7 @@
 """The Profile tab: a user's entries with inline editing, add, multi-delete, expired filter and purge."""
 from __future__ import annotations
 
-from PySide6.QtCore import QItemSelectionModel, Qt, QTimer, Signal
+from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QPushButton, QWidget
 
 from kiraos_desktop.core.store import MemoryStore
@@ -19,17 +19,14 @@ from kiraos_desktop.ui.users.profile_model import (
     ProfileFilterProxy,
     ProfileModel,
 )
-from kiraos_desktop.ui.users.table_tab import add_delete_action, build_table_tab
+from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, build_table_tab
 
 
-class ProfileTab(QWidget):
-    status_message = Signal(str)
-
+class ProfileTab(TableTab):
     def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
         self._writer = writer
-        self._pending_refresh = False
         self.add_dialog: AddProfileDialog | None = None
         self.model = ProfileModel(store, writer, self)
         self.proxy = ProfileFilterProxy(self)
@@ -73,26 +70,6 @@ class ProfileTab(QWidget):
         self._update_state()
 
     # ---- public --------------------------------------------------------------------------
-
-    def set_user(self, user_id: str | None) -> None:
-        self._pending_refresh = False
-        self.model.load(user_id)
-        self.message_label.hide()
-        self._update_state()
-
-    def refresh(self) -> None:
-        """Re-read this user's entries; deferred while an editor is open so typing is never lost."""
-        if self.view.state() == QAbstractItemView.State.EditingState:
-            self._pending_refresh = True
-            return
-        self._pending_refresh = False
-        self.model.refresh()
-        self.proxy.recheck_expiry()
-        self._update_state()
-
-    @property
-    def refresh_pending(self) -> bool:
-        return self._pending_refresh
 
     def selected_keys(self) -> list[str]:
         rows = self.view.selectionModel().selectedRows()
@@ -160,12 +137,8 @@ class ProfileTab(QWidget):
         self._show_message(self.tr("{field} not changed: {message}").format(
             field=self._field_name(field), message=message))
 
-    def _on_delegate_close_editor(self, *_args) -> None:
-        if self._pending_refresh:
-            QTimer.singleShot(0, self.refresh)
-
-    def _on_selection_changed(self, *_args) -> None:
-        self._update_state()
+    def _after_refresh(self) -> None:
+        self.proxy.recheck_expiry()
 
     def _on_expiry_timer_timeout(self) -> None:
         if self.model.rowCount() and self.view.state() != QAbstractItemView.State.EditingState:
@@ -179,9 +152,6 @@ class ProfileTab(QWidget):
     def _show_message(self, text: str) -> None:
         self.message_label.setText(text)
         self.message_label.show()
-
-    def _on_model_rows_changed(self, *_args) -> None:
-        self._update_state()
 
     def _update_state(self, *_args) -> None:
         has_user = self.model.user_id is not None

@@ -1,11 +1,12 @@
-"""What the Profile, Events and History tabs share: a toolbar over a table, a count and a message line."""
+"""What the Profile, Events and History tabs share: the layout (a toolbar over a table, a count and a message
+line) and the refresh (deferred while a cell is being edited)."""
 from __future__ import annotations
 
 from typing import Iterable, NamedTuple
 
-from PySide6.QtCore import QAbstractItemModel, Qt
+from PySide6.QtCore import QAbstractItemModel, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractItemView, QHBoxLayout, QHeaderView, QLabel, QTableView, QVBoxLayout, QWidget
 
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
@@ -60,3 +61,54 @@ def add_delete_action(view: QTableView, text: str) -> QAction:
     action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
     view.addAction(action)
     return action
+
+
+class TableTab(QWidget):
+    """A tab listing one user's rows. A subclass builds `model` (with `load(user_id)`, `refresh()`
+    and `user_id`), `view` and `message_label` (build_table_tab), and implements `_update_state()`.
+
+    A change event refreshes the tab; while a cell editor is open the refresh waits until the editor
+    closes (connect the delegate's `closeEditor` to `_on_delegate_close_editor`), so typing is never lost.
+    """
+
+    status_message = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._pending_refresh = False
+
+    def set_user(self, user_id: str | None) -> None:
+        self._pending_refresh = False
+        self.model.load(user_id)
+        self.message_label.hide()
+        self._update_state()
+
+    def refresh(self) -> None:
+        """Re-read this user's rows, or remember to once the open editor closes."""
+        if self.view.state() == QAbstractItemView.State.EditingState:
+            self._pending_refresh = True
+            return
+        self._pending_refresh = False
+        self.model.refresh()
+        self._after_refresh()
+        self._update_state()
+
+    @property
+    def refresh_pending(self) -> bool:
+        return self._pending_refresh
+
+    def _after_refresh(self) -> None:
+        """Anything a subclass recomputes after the model re-read its rows."""
+
+    def _update_state(self, *_args) -> None:
+        raise NotImplementedError
+
+    def _on_delegate_close_editor(self, *_args) -> None:
+        if self._pending_refresh:
+            QTimer.singleShot(0, self.refresh)
+
+    def _on_selection_changed(self, *_args) -> None:
+        self._update_state()
+
+    def _on_model_rows_changed(self, *_args) -> None:
+        self._update_state()
