@@ -59,3 +59,12 @@ def test_using_the_core_loads_no_qt_and_no_http(tmp_path):
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "[]"
+
+
+def test_every_ui_module_uses_qt():
+    """Qt-free logic belongs in core (where the CLI and the API can use it too); and the translation
+    catalogue is extracted from the modules that import PySide6, so a ui module without it loses its texts."""
+    missing = [str(path.relative_to(PACKAGE)) for path in sorted((PACKAGE / "ui").rglob("*.py"))
+               if path.name != "__init__.py"
+               and not any(name.split(".")[0] == "PySide6" for name in imported_modules(path))]
+    assert missing == []

@@ -1940,6 +1940,77 @@ Changing host, port or token restarts the API server.</source>
     </message>
 </context>
 <context>
+    <name>SkillFiles</name>
+    <message>
+        <source>Give the skill a name.</source>
+        <translation>请为技能起个名字。</translation>
+    </message>
+    <message>
+        <source>{0!r} is not a valid skill name: use 1 to 64 ASCII letters, digits, _ or - (not starting with _).</source>
+        <translation>{0!r} 不是有效的技能名称：请使用 1 到 64 个 ASCII 字母、数字、_ 或 -（不能以 _ 开头）。</translation>
+    </message>
+    <message>
+        <source>{0!r} is reserved for the memory tools.</source>
+        <translation>{0!r} 是记忆工具的保留名称。</translation>
+    </message>
+    <message>
+        <source>Another skill is already named {0!r}.</source>
+        <translation>已有另一个技能名为 {0!r}。</translation>
+    </message>
+    <message>
+        <source>The skills folder already has an entry named {0!r}.</source>
+        <translation>技能文件夹中已有名为 {0!r} 的项目。</translation>
+    </message>
+    <message>
+        <source>New skill</source>
+        <translation>新建技能</translation>
+    </message>
+    <message>
+        <source>Name of the new skill (letters, digits, _ or -):</source>
+        <translation>新技能的名称（字母、数字、_ 或 -）：</translation>
+    </message>
+    <message>
+        <source>The skill could not be created: {0}</source>
+        <translation>无法创建技能：{0}</translation>
+    </message>
+    <message>
+        <source>Duplicate skill</source>
+        <translation>复制技能</translation>
+    </message>
+    <message>
+        <source>Name of the copy of {0}:</source>
+        <translation>{0} 的副本名称：</translation>
+    </message>
+    <message>
+        <source>The skill could not be duplicated: {0}</source>
+        <translation>无法复制技能：{0}</translation>
+    </message>
+    <message>
+        <source>Rename skill</source>
+        <translation>重命名技能</translation>
+    </message>
+    <message>
+        <source>New name of {0} (its folder is renamed too):</source>
+        <translation>{0} 的新名称（其文件夹也会一起重命名）：</translation>
+    </message>
+    <message>
+        <source>The skill could not be renamed: {0}</source>
+        <translation>无法重命名技能：{0}</translation>
+    </message>
+    <message>
+        <source>Delete skill</source>
+        <translation>删除技能</translation>
+    </message>
+    <message>
+        <source>The skill could not be deleted: {0}</source>
+        <translation>无法删除技能：{0}</translation>
+    </message>
+    <message>
+        <source>The skill was renamed but stays enabled: {0}</source>
+        <translation>技能已重命名，但仍处于启用状态：{0}</translation>
+    </message>
+</context>
+<context>
     <name>SkillListModel</name>
     <message>
         <source>Skill</source>

@@ -3,10 +3,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from kiraos_desktop.core.settings import SettingsError
+from PySide6.QtCore import QObject
 
+from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.core.skills import file_ops
 from kiraos_desktop.core.skills.file_ops import SkillFileError
+
+
+class SkillFiles(QObject):
+    """Translation context of the texts below (a mixin's self.tr() would use the page's context)."""
 
 
 class SkillFileActions:
@@ -17,12 +22,12 @@ class SkillFileActions:
 
     def _name_message(self, code: str, name: str) -> str:
         messages = {
-            file_ops.NAME_EMPTY: self.tr("Give the skill a name."),
-            file_ops.NAME_INVALID: self.tr("{0!r} is not a valid skill name: use 1 to 64 ASCII letters, "
-                                           "digits, _ or - (not starting with _).").format(name),
-            file_ops.NAME_RESERVED: self.tr("{0!r} is reserved for the memory tools.").format(name),
-            file_ops.NAME_TAKEN: self.tr("Another skill is already named {0!r}.").format(name),
-            file_ops.FOLDER_TAKEN: self.tr("The skills folder already has an entry named {0!r}.").format(name),
+            file_ops.NAME_EMPTY: SkillFiles.tr("Give the skill a name."),
+            file_ops.NAME_INVALID: SkillFiles.tr("{0!r} is not a valid skill name: use 1 to 64 ASCII letters, "
+                                                 "digits, _ or - (not starting with _).").format(name),
+            file_ops.NAME_RESERVED: SkillFiles.tr("{0!r} is reserved for the memory tools.").format(name),
+            file_ops.NAME_TAKEN: SkillFiles.tr("Another skill is already named {0!r}.").format(name),
+            file_ops.FOLDER_TAKEN: SkillFiles.tr("The skills folder already has an entry named {0!r}.").format(name),
         }
         return messages.get(code, "")
 
@@ -52,15 +57,16 @@ class SkillFileActions:
         """Ctrl+N: create a skill from the template; returns its folder name."""
         if not self.confirm_leave():
             return None
-        name = self._ask_free_name(self.tr("New skill"),
-                                   self.tr("Name of the new skill (letters, digits, _ or -):"),
+        name = self._ask_free_name(SkillFiles.tr("New skill"),
+                                   SkillFiles.tr("Name of the new skill (letters, digits, _ or -):"),
                                    self._free_suggestion("my_skill"))
         if name is None:
             return None
         try:
             folder = file_ops.create_skill(self._router.skills_dir, name, *file_ops.template_files(name))
         except SkillFileError as exc:
-            self.prompter.error(self.tr("New skill"), self.tr("The skill could not be created: {0}").format(exc))
+            self.prompter.error(SkillFiles.tr("New skill"),
+                                SkillFiles.tr("The skill could not be created: {0}").format(exc))
             return None
         self._after_change(folder.name)
         return folder.name
@@ -70,16 +76,16 @@ class SkillFileActions:
         if folder is None or not self.confirm_leave():
             return None
         source = self._router_name(folder)
-        name = self._ask_free_name(self.tr("Duplicate skill"),
-                                   self.tr("Name of the copy of {0}:").format(source),
+        name = self._ask_free_name(SkillFiles.tr("Duplicate skill"),
+                                   SkillFiles.tr("Name of the copy of {0}:").format(source),
                                    self._free_suggestion(f"{source}_copy"))
         if name is None:
             return None
         try:
             target = file_ops.duplicate_skill(folder, name)
         except (SkillFileError, OSError, ValueError) as exc:
-            self.prompter.error(self.tr("Duplicate skill"),
-                                self.tr("The skill could not be duplicated: {0}").format(exc))
+            self.prompter.error(SkillFiles.tr("Duplicate skill"),
+                                SkillFiles.tr("The skill could not be duplicated: {0}").format(exc))
             return None
         self._after_change(target.name)
         return target.name
@@ -90,15 +96,16 @@ class SkillFileActions:
         if folder is None or not self.confirm_leave():
             return None
         old = self._router_name(folder)
-        name = self._ask_free_name(self.tr("Rename skill"),
-                                   self.tr("New name of {0} (its folder is renamed too):").format(old),
+        name = self._ask_free_name(SkillFiles.tr("Rename skill"),
+                                   SkillFiles.tr("New name of {0} (its folder is renamed too):").format(old),
                                    old, own_name=old)
         if name is None or (name == old and folder.name == name):
             return None
         try:
             target = file_ops.rename_skill(folder, name)
         except (SkillFileError, OSError, ValueError) as exc:
-            self.prompter.error(self.tr("Rename skill"), self.tr("The skill could not be renamed: {0}").format(exc))
+            self.prompter.error(SkillFiles.tr("Rename skill"),
+                                SkillFiles.tr("The skill could not be renamed: {0}").format(exc))
             return None
         self._rename_disabled(old, name)
         self._after_change(target.name)
@@ -115,7 +122,8 @@ class SkillFileActions:
         try:
             target = file_ops.delete_skill(folder, self.backups_dir)
         except SkillFileError as exc:
-            self.prompter.error(self.tr("Delete skill"), self.tr("The skill could not be deleted: {0}").format(exc))
+            self.prompter.error(SkillFiles.tr("Delete skill"),
+                                SkillFiles.tr("The skill could not be deleted: {0}").format(exc))
             return None
         self.editor.load(None, "", "")  # its edits go with it (the saved files are in the backups)
         self.watcher.watch_skill(None)
@@ -162,8 +170,8 @@ class SkillFileActions:
         try:
             self._settings_access.update_settings(settings.replace(disabled_skills=names))
         except (SettingsError, OSError) as exc:
-            self.prompter.error(self.tr("Rename skill"),
-                                self.tr("The skill was renamed but stays enabled: {0}").format(exc))
+            self.prompter.error(SkillFiles.tr("Rename skill"),
+                                SkillFiles.tr("The skill was renamed but stays enabled: {0}").format(exc))
 
     def _after_change(self, folder_name: str) -> None:
         self.reload_skills()
