@@ -1,6 +1,6 @@
 """MCP benchmark: memory_update and memory_query through /mcp against /v1/tools/..., one server, one run.
 
-python bench/mcp_bench.py [--rounds 3] [--duration 5] [--connections 8]
+python bench/mcp_bench.py [--rounds 5] [--duration 5] [--connections 8]
 
 Starts `kiraos-desktop serve` on a fresh data dir, opens one MCP session (initialize, initialized)
 the way a host does, then runs wrk with the same calls (three operations per memory_update, users
@@ -113,7 +113,7 @@ def _median_cpu(results: list[dict]):
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--rounds", type=int, default=5)  # medians of 5: the machine may be shared
     parser.add_argument("--duration", type=float, default=5)
     parser.add_argument("--connections", type=int, default=8)
     args = parser.parse_args()
