@@ -5,7 +5,7 @@ from starlette.routing import Route
 
 from kiraos_desktop.api.bodies import query_params, read_json
 from kiraos_desktop.api.errors import invalid, json_reply, not_found
-from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller, tool_call_error  # noqa: F401 (re-exported)
+from kiraos_desktop.api.tool_calls import ToolCaller
 
 TOOL_FORMATS = ("openai", "anthropic", "mcp")
 TOOLS_PARAMS = frozenset({"format"})
