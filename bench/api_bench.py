@@ -33,11 +33,12 @@ TOKEN = "bench-token-0123456789"
 TARGET_CONTEXT_RATIO = 2.0
 TARGET_CONTEXT_P99_MS = 5.0
 TARGET_UPDATE_RATIO = 1.0
+TARGET_QUERY_RATIO = 1.5  # /v1/context with a query (ctxq.lua) against the baseline's plain block
 
 
 def shared_bench_dir() -> Path:
     path = Path(os.environ.get("KIRAOS_SHARED_BENCH") or REPO.parent / "shared" / "bench")
-    needed = ("seed_data.py", "seed_baseline.py", "ctx.lua", "upd.lua")
+    needed = ("seed_data.py", "seed_baseline.py", "ctx.lua", "upd.lua", "ctxq.lua")
     missing = [name for name in needed if not (path / name).is_file()]
     if missing:
         sys.exit(f"api_bench: the shared benchmark kit is missing {', '.join(missing)} in {path}; it lives in "
@@ -183,6 +184,7 @@ def start_servers(kit: Path, seed: Path, work: Path) -> dict[str, tuple[str, sub
     port = free_port()
     servers["baseline"] = (f"http://127.0.0.1:{port}", subprocess.Popen(
         [sys.executable, str(kit / "seed_baseline.py"), "--db", str(a), "--port", str(port)], **quiet))
+    build_recall_index(b, work)
     port = free_port()
     servers["ours"] = (f"http://127.0.0.1:{port}", subprocess.Popen(
         [sys.executable, "-m", "kiraos_desktop", "serve", "--data-dir", str(work / "data"), "--db", str(b),
@@ -190,6 +192,17 @@ def start_servers(kit: Path, seed: Path, work: Path) -> dict[str, tuple[str, sub
     for url, proc in servers.values():
         wait_healthy(url, proc)
     return servers
+
+
+def build_recall_index(db: Path, work: Path) -> None:
+    """Index the copy's events for recall before serving it, as a window or server that has opened
+    the database once has done (serve would otherwise build it in the background during the runs)."""
+    code = ("import sys, time\nfrom kiraos_desktop.core.engine import Engine\n"
+            "from kiraos_desktop.core.recall import build_index\n"
+            "engine = Engine.open(data_dir=sys.argv[1], db=sys.argv[2], install_examples=False)\n"
+            "started = time.monotonic(); build_index(engine.store); engine.close()\n"
+            "print(f'recall index of the seeded events built in {time.monotonic() - started:.1f} s')\n")
+    subprocess.run([sys.executable, "-c", code, str(work / "data"), str(db)], cwd=REPO, check=True)
 
 
 def stop_servers(servers) -> None:
@@ -265,6 +278,7 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="kiraos-bench-", dir=OUT) as tmp:
         work = Path(tmp)
         ctx, upd = wrap_script(kit / "ctx.lua", work), wrap_script(kit / "upd.lua", work)
+        ctxq = wrap_script(kit / "ctxq.lua", work)
         servers = start_servers(kit, seed, work)
         try:
             print(f"warm-up: every seeded user's context once ({args.users} requests, {args.connections} "
@@ -275,6 +289,9 @@ def main() -> int:
             print(f"GET /v1/context, {args.connections} connections, {args.rounds} x {args.duration:g} s each:")
             context = measure(wrk, servers, ctx, args.rounds, args.duration, args.connections)
             context["warm_up_seconds"] = cold
+            print(f"GET /v1/context with a query (ctxq.lua; the baseline ignores it), {args.connections} connections:")
+            query = measure(wrk, servers, ctxq, args.rounds, args.duration, args.connections)
+            query["ratio_to_baseline_plain"] = query["ours"]["rps_median"] / context["baseline"]["rps_median"]
             print(f"POST /v1/tools/memory_update, {args.connections} connections:")
             update = measure(wrk, servers, upd, args.rounds, args.duration, args.connections)
             print(f"both at once, {args.connections // 2} connections each (no target):")
@@ -285,12 +302,16 @@ def main() -> int:
         "context_ratio": (context["ratio"], f">= {TARGET_CONTEXT_RATIO}", context["ratio"] >= TARGET_CONTEXT_RATIO),
         "context_p99_ms": (context["ours"]["p99_ms_median"], f"<= {TARGET_CONTEXT_P99_MS}",
                            context["ours"]["p99_ms_median"] <= TARGET_CONTEXT_P99_MS),
+        "query_ratio_to_plain_baseline": (query["ratio_to_baseline_plain"], f">= {TARGET_QUERY_RATIO}",
+                                          query["ratio_to_baseline_plain"] >= TARGET_QUERY_RATIO),
+        "query_p99_ms": (query["ours"]["p99_ms_median"], f"<= baseline {context['baseline']['p99_ms_median']:.2f}",
+                         query["ours"]["p99_ms_median"] <= context["baseline"]["p99_ms_median"]),
         "update_ratio": (update["ratio"], f">= {TARGET_UPDATE_RATIO}", update["ratio"] >= TARGET_UPDATE_RATIO),
-        "no_errors": (context["ours"]["non_2xx"] + update["ours"]["non_2xx"], "== 0",
-                      context["ours"]["non_2xx"] + update["ours"]["non_2xx"] == 0),
+        "no_errors": (context["ours"]["non_2xx"] + update["ours"]["non_2xx"] + query["ours"]["non_2xx"], "== 0",
+                      context["ours"]["non_2xx"] + update["ours"]["non_2xx"] + query["ours"]["non_2xx"] == 0),
     }
     print("\nmedians            baseline req/s   ours req/s   ratio   p99 baseline / ours   cpu/req baseline / ours")
-    for label, data in (("/v1/context", context), ("memory_update", update)):
+    for label, data in (("/v1/context", context), ("context+query", query), ("memory_update", update)):
         cpu = "/".join(f"{data[n].get('cpu_ms_per_request_median', float('nan')):.3f}" for n in ("baseline", "ours"))
         print(f"{label:18s} {data['baseline']['rps_median']:12.0f} {data['ours']['rps_median']:12.0f} "
               f"{data['ratio']:7.2f}x  {data['baseline']['p99_ms_median']:7.2f} / {data['ours']['p99_ms_median']:.2f} ms"
@@ -306,7 +327,7 @@ def main() -> int:
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "users": args.users, "rounds": args.rounds,
               "load_average_at_end": load, "cpus": os.cpu_count(),
               "duration_s": args.duration, "connections": args.connections, "python": sys.version.split()[0],
-              "context": context, "memory_update": update, "mixed": mixed,
+              "context": context, "context_query": query, "memory_update": update, "mixed": mixed,
               "targets": {k: {"value": v, "target": t, "met": ok} for k, (v, t, ok) in checks.items()}}
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "api_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")

@@ -314,7 +314,7 @@ class ContextBuilder:
         from kiraos_desktop.core.context_recall import recall_block  # it builds on this module
 
         events, _, budget = self._variant(max_events, max_chars)
-        return recall_block(self._store, self._recall, user_id, query, events, budget,
+        return recall_block(self._recall, user_id, query, events, budget,
                             lambda: self.user_block(user_id, max_events=max_events, max_chars=max_chars))
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None,

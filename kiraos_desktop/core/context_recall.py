@@ -3,14 +3,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable
+from typing import Callable
 
 from kiraos_desktop.core.context import ContextItem, UserContext, context_items, render_items
 from kiraos_desktop.core.recall import Recall, RecalledEvent, pick_events
-from kiraos_desktop.core.timeutil import to_iso
-
-if TYPE_CHECKING:
-    from kiraos_desktop.core.store import MemoryStore
 
 
 @dataclass(frozen=True)
@@ -36,17 +32,19 @@ def _newest_first(picked: list[RecalledEvent]) -> list[int]:
     return ranks
 
 
-def recall_block(store: "MemoryStore", recall: Recall, user_id: str, query: str, max_events: int, budget: int,
+def recall_block(recall: Recall, user_id: str, query: str, max_events: int, budget: int,
                  plain: Callable[[], UserContext]) -> RecallBlock:
     """The block for `query`; `plain()` (today's block) when no event matches it."""
     now = datetime.now()
     found = recall.recall(user_id, query, now, newest=max_events) if max_events > 0 else None
     if found is None or not found.relevant:
         return RecallBlock(plain(), found.words if found else (), ())
-    profiles, _ = store.context_rows(user_id, 0, to_iso(now))
+    # The profile lines are those of today's block (cached: no database read), events replaced.
+    usual = plain()
+    profile_items = [item for item in usual.kept + usual.dropped if "key" in item.payload]
     picked = pick_events(found.relevant, found.newest, max_events)
     ranks = _newest_first(picked)
-    items = context_items(profiles, [r.event for r in picked])
+    items = profile_items + context_items([], [r.event for r in picked])
     first_event = len(items) - len(picked)
     rank_of = {id(item): ranks[i] for i, item in enumerate(items[first_event:])}
 

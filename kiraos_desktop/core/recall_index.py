@@ -233,14 +233,14 @@ def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], 
             "SELECT DISTINCT event_id FROM recall_terms WHERE u = (SELECT num FROM recall_users WHERE user_id = ?) "
             f"AND term IN ({marks})", (user_id, *words)))
     scans = ["instr(lower(event_summary), ?) > 0"] * len(words)
-    params: list = [user_id, *words]
+    params: list = [*words]
     if not state.complete:
         scans.append("(id > ? AND id <= ?)")
         params += [state.done, state.upto]
     found = conn.execute(
         f"SELECT {_EVENT_COLUMNS} FROM (SELECT {_EVENT_COLUMNS} FROM event_logs WHERE user_id = ? "
         f"ORDER BY created_at DESC, id DESC LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans) or 'false'}",
-        params).fetchall()
+        (user_id, *params)).fetchall()
     ids.difference_update(row[0] for row in found)
     listed = sorted(ids)
     for start in range(0, len(listed), 500):
