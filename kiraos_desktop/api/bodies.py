@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -11,6 +12,7 @@ from jsonschema import validators
 from kiraos_desktop.api.errors import ApiError, invalid, is_plugin_path
 from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type
 from kiraos_desktop.core.jsontext import SURROGATE_MESSAGE, dotted_path, lone_surrogate_path, may_hold_surrogate
+from kiraos_desktop.core.schema_messages import describe
 
 
 def _reject_constant(name: str) -> Any:
@@ -49,8 +51,11 @@ def decode_json(raw: bytes, plugin: bool = False) -> Any:
     except json.JSONDecodeError as exc:
         message = (f"the request body is not valid JSON: {exc.msg} (line {exc.lineno}, column {exc.colno})"
                    if raw.strip() else "the request body is empty; send a JSON object")
-    except (ValueError, RecursionError) as exc:
-        message = f"the request body is not valid JSON: {exc}"
+    except RecursionError:
+        message = "the request body is not valid JSON: it is nested too deeply"
+    except ValueError as exc:  # int() refuses numbers of more than 4300 digits
+        message = (f"the request body is not valid JSON: {exc}" if "digits" not in str(exc) else
+                   f"the request body holds a number of more than {sys.get_int_max_str_digits()} digits")
     else:
         if may_hold_surrogate(raw):
             path = lone_surrogate_path(data)
@@ -103,7 +108,7 @@ def _message(err: js_exceptions.ValidationError, field: str) -> str:
         return f"{field}: required field is missing"
     if err.validator == "pattern":
         return f"{field}: must contain a non-blank character"
-    return f"{field}: {err.message}"
+    return f"{field}: {describe(err)}"
 
 
 def query_params(scope, allowed: frozenset[str], repeatable: frozenset[str] = frozenset()) -> dict[str, Any]:
@@ -134,8 +139,9 @@ def int_param(params: dict, name: str, minimum: int = 0, maximum: int = 10_000_0
     if value is None:
         return None
     text = value.strip()
-    if not text.isdigit() or not text.isascii():
-        raise invalid(name, f"must be a whole number from {minimum} to {maximum}, got {value!r}")
+    if not text.isdigit() or not text.isascii() or len(text.lstrip("0")) > len(str(maximum)):
+        shown = repr(value) if len(value) <= 40 else f"a text of {len(value)} characters"
+        raise invalid(name, f"must be a whole number from {minimum} to {maximum}, got {shown}")
     number = int(text)
     if not minimum <= number <= maximum:
         raise invalid(name, f"must be a whole number from {minimum} to {maximum}, got {number}")

@@ -13,13 +13,14 @@ from urllib.parse import unquote_plus
 from kiraos_desktop.api.errors import dump_json
 from kiraos_desktop.api.schemas import MAX_USERS_PER_REQUEST
 from kiraos_desktop.api.routes_v1 import MAX_CHARS_LIMIT
-from kiraos_desktop.core.context import join_texts
+from kiraos_desktop.core.context import join_texts, unique_ids
 from kiraos_desktop.core.records import MAX_USER_ID_CHARS
 
 CONTEXT_PATH = "/v1/context"
 #: The bound of the kept replies, in bytes: some 10,000 users' blocks of the default budget.
 REPLY_CACHE_BYTES = 32 * 1024 * 1024
 _ENTRY_OVERHEAD = 160  # the dict slot, the tuple, the stamp and the objects' headers, roughly
+_MAX_CHARS_DIGITS = len(str(MAX_CHARS_LIMIT))  # longer texts (leading zeros too) go to the route
 _JSON_TYPE = (b"content-type", b"application/json")
 
 
@@ -43,7 +44,8 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | 
             if not text.strip() or len(text) > MAX_USER_ID_CHARS:
                 return None
             user_ids.append(text)
-        elif name == b"max_chars" and max_chars is None and text.isascii() and text.isdigit():
+        elif name == b"max_chars" and max_chars is None and text.isascii() and text.isdigit() \
+                and len(text) <= _MAX_CHARS_DIGITS:
             max_chars = int(text)
             if max_chars > MAX_CHARS_LIMIT:
                 return None
@@ -53,7 +55,7 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | 
             return None
     if not user_ids or len(user_ids) > MAX_USERS_PER_REQUEST:
         return None
-    return tuple(user_ids), max_chars, query
+    return tuple(unique_ids(user_ids)), max_chars, query
 
 
 class ContextFastPath:

@@ -12,6 +12,7 @@ from kiraos_desktop.core.records import StoreError, check_user_id
 API_ACTOR = "api"
 DETAIL_EVENTS = 200
 MAX_SQLITE_INT = 2 ** 63 - 1
+_MAX_ID_DIGITS = len(str(MAX_SQLITE_INT))  # checked before int(), which refuses past 4300 digits
 
 
 def plugin_not_found(message: str) -> ApiError:
@@ -40,8 +41,9 @@ def _user_id(request) -> str:
 
 def _event_id(request) -> int:
     raw = request.path_params["event_id"]
-    if not (raw.isascii() and raw.isdigit()) or int(raw) > MAX_SQLITE_INT:
-        raise plugin_not_found(f"event {raw!r} not found")
+    if not (raw.isascii() and raw.isdigit()) or len(raw.lstrip("0")) > _MAX_ID_DIGITS or int(raw) > MAX_SQLITE_INT:
+        shown = repr(raw) if len(raw) <= 40 else f"of {len(raw)} characters"
+        raise plugin_not_found(f"event {shown} not found")
     return int(raw)
 
 

@@ -130,11 +130,15 @@ def check_confidence(confidence: Any) -> float:
             confidence = float(confidence)
         except ValueError:
             raise ValidationError("confidence", "must be a number between 0 and 1") from None
-    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or math.isnan(confidence):
+    if isinstance(confidence, bool) or not isinstance(confidence, (int, float)):
         raise ValidationError("confidence", "must be a number between 0 and 1")
-    if not 0.0 <= float(confidence) <= 1.0:
-        raise ValidationError("confidence", f"must be between 0 and 1, got {confidence}")
-    return float(confidence)
+    try:
+        number = float(confidence)
+    except OverflowError:  # an integer beyond a double
+        number = math.inf
+    if not 0.0 <= number <= 1.0:  # NaN fails too
+        raise ValidationError("confidence", f"must be between 0 and 1, got {number:g}")
+    return number
 
 
 def check_category(category: Any) -> str:

@@ -11,10 +11,19 @@ _TTL_GROUP = re.compile(r"(\d+)([mhdw])", re.IGNORECASE)
 _UNIT_MINUTES = {"m": 1, "h": 60, "d": 1440, "w": 10080}
 # Longest TTL accepted: keeps now + ttl inside datetime's range and within reason.
 _MAX_TTL = timedelta(days=365 * 100)
+# A number of more digits exceeds _MAX_TTL in any unit (and int() refuses past 4300 digits).
+_MAX_TTL_DIGITS = 9
+#: The latest expiry SQLite's datetime() can compare: it rounds to milliseconds and gives NULL
+#: (never expires for us, expired for the plugin) for anything from 9999-12-31T23:59:59.9995 on.
+LATEST_STORABLE = datetime(9999, 12, 31, 23, 59, 59, 999000)
 
 
 class TTLError(ValueError):
     pass
+
+
+class DateRangeError(ValueError):
+    """A well-formed date outside what can be stored (years 1 to 9999, SQLite's last comparable second)."""
 
 
 def to_iso(moment: datetime) -> str:
@@ -43,14 +52,22 @@ def _parse_ttl_cached(text: str) -> timedelta:
 def _parse_ttl_text(text: str) -> timedelta:
     compact = text.strip()
     if not compact or not _TTL_FULL.match(compact):
-        raise TTLError(f"invalid ttl {text!r}; accepted forms: {TTL_FORMS}")
-    minutes = sum(int(n) * _UNIT_MINUTES[u.lower()] for n, u in _TTL_GROUP.findall(compact))
+        raise TTLError(f"invalid ttl {_shown(text)}; accepted forms: {TTL_FORMS}")
+    groups = _TTL_GROUP.findall(compact)
+    if any(len(n.lstrip("0")) > _MAX_TTL_DIGITS for n, _ in groups):
+        raise TTLError(f"ttl {_shown(text)} is longer than 100 years")
+    minutes = sum(int(n) * _UNIT_MINUTES[u.lower()] for n, u in groups)
     if minutes <= 0:
-        raise TTLError(f"ttl {text!r} is zero; accepted forms: {TTL_FORMS}")
+        raise TTLError(f"ttl {_shown(text)} is zero; accepted forms: {TTL_FORMS}")
     delta = timedelta(minutes=minutes) if minutes < _MAX_TTL.total_seconds() / 60 else None
     if delta is None:
-        raise TTLError(f"ttl {text!r} is longer than 100 years")
+        raise TTLError(f"ttl {_shown(text)} is longer than 100 years")
     return delta
+
+
+def _shown(text: str, limit: int = 40) -> str:
+    """A client's text quoted in a message, shortened: a reply must not echo a megabyte back."""
+    return repr(text) if len(text) <= limit else repr(text[:limit]) + f"... ({len(text)} characters)"
 
 
 def parse_timestamp(text: str) -> datetime:
@@ -62,11 +79,14 @@ def parse_timestamp(text: str) -> datetime:
         moment = datetime.fromisoformat(value.replace("Z", "+00:00") if value.endswith("Z") else value)
     except ValueError:
         raise ValueError(
-            f"{text!r} is not a date; use ISO-8601 such as 2026-01-31 or 2026-01-31T12:00:00"
+            f"{_shown(text)} is not a date; use ISO-8601 such as 2026-01-31 or 2026-01-31T12:00:00"
         ) from None
     if moment.tzinfo is not None:
         # Stored times are naive local time, as the plugin writes them.
-        moment = moment.astimezone().replace(tzinfo=None)
+        try:
+            moment = moment.astimezone().replace(tzinfo=None)
+        except OverflowError:
+            raise DateRangeError(f"{_shown(text)} in local time is outside the years 1 to 9999") from None
     return moment
 
 
@@ -74,4 +94,8 @@ def normalize_expiry(text: str | None) -> str | None:
     """Validate an expiry for storage; None/empty means never expires."""
     if text is None or (isinstance(text, str) and not text.strip()):
         return None
-    return to_iso(parse_timestamp(text))
+    moment = parse_timestamp(text)
+    if moment > LATEST_STORABLE:
+        raise DateRangeError(f"{_shown(text)} is later than {LATEST_STORABLE.isoformat(timespec='milliseconds')}, "
+                             "the latest date that can be stored")
+    return to_iso(moment)

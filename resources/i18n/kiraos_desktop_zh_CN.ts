@@ -505,6 +505,10 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <translation>该有效期超出了 9999 年</translation>
     </message>
     <message>
+        <source>“{text}” is outside the dates that can be stored: from the year 1 to 9999-12-31 23:59:59.</source>
+        <translation>“{text}”超出了可保存的日期范围：从公元 1 年到 9999-12-31 23:59:59。</translation>
+    </message>
+    <message>
         <source>“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”.</source>
         <translation>“{text}”既不是有效期也不是日期。请输入有效期，如 30m、12h、7d、2w 或 1d12h；或日期，如 2026-01-31 或 2026-01-31 18:00；留空表示“永不过期”。</translation>
     </message>

@@ -12,6 +12,7 @@ from jinja2.sandbox import SandboxedEnvironment
 from jsonschema import exceptions as js_exceptions
 from markupsafe import Markup
 
+from ..schema_messages import describe
 from ..templates import template
 from .manifest import declared_names, manifest_parameters, schema_validator_class
 from .problems import (
@@ -76,7 +77,7 @@ def validate_arguments(schema: dict, arguments: Any) -> None:
     except Exception as exc:  # unresolvable $ref and the like
         raise SkillRenderError("parameters", f"the parameter schema cannot be used: {exc}") from exc
     if failure is not None:
-        raise SkillArgumentError(error_field(failure), failure.message)
+        raise SkillArgumentError(error_field(failure), describe(failure))
 
 
 _VALIDATORS: dict[str, Any] = {}

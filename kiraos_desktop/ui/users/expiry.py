@@ -6,7 +6,7 @@ from datetime import datetime
 
 from PySide6.QtCore import QObject
 
-from kiraos_desktop.core.timeutil import TTLError, parse_timestamp, parse_ttl, to_iso
+from kiraos_desktop.core.timeutil import DateRangeError, TTLError, normalize_expiry, parse_timestamp, parse_ttl, to_iso
 
 
 class Expiry(QObject):
@@ -34,7 +34,11 @@ def parse_expiry_input(text: str, now: datetime | None = None) -> str | None:
         except OverflowError:
             raise ExpiryInputError(Expiry.tr("that TTL reaches past the year 9999")) from None
     try:
-        return to_iso(parse_timestamp(value))
+        return normalize_expiry(value)
+    except DateRangeError:
+        raise ExpiryInputError(
+            Expiry.tr("“{text}” is outside the dates that can be stored: from the year 1 "
+                      "to 9999-12-31 23:59:59.").format(text=value)) from None
     except ValueError:
         raise ExpiryInputError(
             Expiry.tr("“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w "
