@@ -22,19 +22,23 @@ def test_a_4301_digit_max_chars_is_a_422(api, api_engine):
         reply = api.get("/v1/context?" + query)
         assert reply.status_code == 422, reply.text
         assert error_of(reply)["details"] == {"field": "max_chars"}
+    reply = api.get(f"/v1/context?user_id=u&max_chars={'0' * 5000}20")  # leading zeros count for int() too
+    assert reply.status_code == 200 and reply.json()["truncated"] is True
 
 
 @pytest.mark.parametrize("method", ["PUT", "DELETE"])
 def test_a_4301_digit_event_id_is_not_found(api, api_engine, method):
     seed(api_engine)
     before = snapshot(api_engine)
-    reply = api.request(method, f"/api/users/u/events/{DIGITS}", json={"event_summary": "x"} if method == "PUT" else None)
-    assert reply.status_code == 404, reply.text
+    for event_id in (DIGITS, "0" * 5000 + "99"):
+        reply = api.request(method, f"/api/users/u/events/{event_id}",
+                            json={"event_summary": "x"} if method == "PUT" else None)
+        assert reply.status_code == 404, reply.text
     assert "not found" in plugin_error_of(reply)
     assert snapshot(api_engine) == before
 
 
-@pytest.mark.parametrize("ttl", [DIGITS + "d", "1d" + DIGITS + "m", DIGITS + "w"])
+@pytest.mark.parametrize("ttl", [DIGITS + "d", "1d" + DIGITS + "m", DIGITS + "w", "0" * 5000 + "1" * 10 + "m"])
 def test_a_4301_digit_ttl_is_refused_like_any_bad_ttl(api, api_engine, ttl):
     """memory_update refuses a bad operation in its reply (`skip: ...`) and writes nothing for it."""
     seed(api_engine)

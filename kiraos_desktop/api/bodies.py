@@ -139,10 +139,11 @@ def int_param(params: dict, name: str, minimum: int = 0, maximum: int = 10_000_0
     if value is None:
         return None
     text = value.strip()
-    if not text.isdigit() or not text.isascii() or len(text.lstrip("0")) > len(str(maximum)):
+    digits = text.lstrip("0") or "0"  # int() refuses more than 4300 digits, leading zeros included
+    if not text.isdigit() or not text.isascii() or len(digits) > len(str(maximum)):
         shown = repr(value) if len(value) <= 40 else f"a text of {len(value)} characters"
         raise invalid(name, f"must be a whole number from {minimum} to {maximum}, got {shown}")
-    number = int(text)
+    number = int(digits)
     if not minimum <= number <= maximum:
         raise invalid(name, f"must be a whole number from {minimum} to {maximum}, got {number}")
     return number

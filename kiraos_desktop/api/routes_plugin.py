@@ -41,10 +41,11 @@ def _user_id(request) -> str:
 
 def _event_id(request) -> int:
     raw = request.path_params["event_id"]
-    if not (raw.isascii() and raw.isdigit()) or len(raw.lstrip("0")) > _MAX_ID_DIGITS or int(raw) > MAX_SQLITE_INT:
+    digits = raw.lstrip("0") or "0"
+    if not (raw.isascii() and raw.isdigit()) or len(digits) > _MAX_ID_DIGITS or int(digits) > MAX_SQLITE_INT:
         shown = repr(raw) if len(raw) <= 40 else f"of {len(raw)} characters"
         raise plugin_not_found(f"event {shown} not found")
-    return int(raw)
+    return int(digits)
 
 
 def plugin_routes(engine, workers) -> list[Route]:

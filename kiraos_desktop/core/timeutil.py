@@ -53,8 +53,8 @@ def _parse_ttl_text(text: str) -> timedelta:
     compact = text.strip()
     if not compact or not _TTL_FULL.match(compact):
         raise TTLError(f"invalid ttl {_shown(text)}; accepted forms: {TTL_FORMS}")
-    groups = _TTL_GROUP.findall(compact)
-    if any(len(n.lstrip("0")) > _MAX_TTL_DIGITS for n, _ in groups):
+    groups = [(n.lstrip("0") or "0", u) for n, u in _TTL_GROUP.findall(compact)]  # int() counts zeros too
+    if any(len(n) > _MAX_TTL_DIGITS for n, _ in groups):
         raise TTLError(f"ttl {_shown(text)} is longer than 100 years")
     minutes = sum(int(n) * _UNIT_MINUTES[u.lower()] for n, u in groups)
     if minutes <= 0:
