@@ -70,3 +70,10 @@ def test_schema_errors_of_the_plugin_routes_and_skills_use_json_spellings(api):
     reply = api.post("/v1/tools/tarot_reading", json={"user_id": "u", "arguments": {"question": None}})
     message = error_of(reply)["message"]
     assert message == "arguments.question: must be a string, got null", message
+
+
+def test_skill_manifest_schema_problems_use_json_spellings():
+    from kiraos_desktop.core.skills.manifest import parameters_problems
+
+    messages = [p.message for p in parameters_problems({"type": "object", "required": True})]
+    assert messages and "got boolean true" in messages[0] and "True" not in messages[0], messages

@@ -129,3 +129,9 @@ def test_a_manifest_with_a_lone_surrogate_is_a_problem_not_a_tool(tmp_path):
 
     data, problems = validate_manifest_text(json.dumps({"name": "s", "description": "d" + LONE}))
     assert data is None and [p.field for p in problems] == ["manifest"] and "description" in problems[0].message
+
+
+@pytest.mark.parametrize("query", ["user_id=%ED%A0%80", "user_id=u&user_id=%ED%A0%80", "user_id=%FF"])
+def test_a_query_that_is_not_utf8_is_refused(api, query):
+    reply = api.get("/v1/context?" + query)
+    assert reply.status_code == 422 and reply.json()["error"]["details"] == {"field": "query"}

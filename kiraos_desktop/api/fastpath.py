@@ -55,7 +55,7 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | 
             return None
     if not user_ids or len(user_ids) > MAX_USERS_PER_REQUEST:
         return None
-    return tuple(unique_ids(user_ids)), max_chars, query
+    return tuple(user_ids if len(user_ids) == 1 else unique_ids(user_ids)), max_chars, query
 
 
 class ContextFastPath:

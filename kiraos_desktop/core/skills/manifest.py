@@ -9,6 +9,7 @@ from jsonschema import exceptions as js_exceptions
 from jsonschema import validators
 
 from .. import jsontext
+from ..schema_messages import describe
 from .problems import (
     COMMAND_RE,
     MAX_FILE_BYTES,
@@ -138,7 +139,7 @@ def parameters_problems(params: Any, line=lambda *path: None) -> list[Problem]:
         path = ".".join(str(p) for p in exc.path)
         field = "parameters" + (f".{path}" if path else "")
         keys = [str(p) for p in exc.path if isinstance(p, str)]
-        problems.append(error(field, f'"parameters" is not a valid JSON Schema: {exc.message}; '
+        problems.append(error(field, f'"parameters" is not a valid JSON Schema: {field} {describe(exc)}; '
                                      f"fix {field}.",
                               line("parameters", *keys)))
         return problems
