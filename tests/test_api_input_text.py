@@ -135,3 +135,11 @@ def test_a_manifest_with_a_lone_surrogate_is_a_problem_not_a_tool(tmp_path):
 def test_a_query_that_is_not_utf8_is_refused(api, query):
     reply = api.get("/v1/context?" + query)
     assert reply.status_code == 422 and reply.json()["error"]["details"] == {"field": "query"}
+
+
+def test_mcp_prompt_arguments_with_a_lone_surrogate_stay_text_for_the_schema_check():
+    from kiraos_desktop.api.mcp_server import coerce_prompt_arguments
+
+    params = {"type": "object", "properties": {"tags": {"type": "array"}}}
+    assert coerce_prompt_arguments(params, {"tags": '["\\ud800"]'}) == {"tags": '["\\ud800"]'}
+    assert coerce_prompt_arguments(params, {"tags": '["\\ud83d\\ude00"]'}) == {"tags": ["😀"]}

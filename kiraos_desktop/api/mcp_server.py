@@ -6,7 +6,6 @@ Tool calls run through the same ToolCaller as POST /v1/tools/{name}: same checks
 from __future__ import annotations
 
 import copy
-import json
 import logging
 import re
 from typing import Any
@@ -23,6 +22,7 @@ from kiraos_desktop.api.errors import ApiError
 from kiraos_desktop.api.routes_v1 import check_user_ids
 from kiraos_desktop.api.schemas import USER_ID
 from kiraos_desktop.api.tool_calls import ToolCaller
+from kiraos_desktop.core import jsontext
 from kiraos_desktop.core.skills import SkillArgumentError, SkillRenderError, UnknownSkillError, validate_arguments
 from kiraos_desktop.core.tool_registry import ToolArgumentError, UnknownToolError
 
@@ -79,7 +79,7 @@ def coerce_prompt_arguments(parameters: dict, values: dict[str, str]) -> dict[st
             result[name] = text
             continue
         try:
-            result[name] = json.loads(text)
+            result[name] = jsontext.loads(text)  # lone surrogates refused too (a ValueError)
         except ValueError:
             result[name] = text
     return result
