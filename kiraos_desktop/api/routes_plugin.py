@@ -43,7 +43,7 @@ def _event_id(request) -> int:
     raw = request.path_params["event_id"]
     digits = raw.lstrip("0") or "0"
     if not (raw.isascii() and raw.isdigit()) or len(digits) > _MAX_ID_DIGITS or int(digits) > MAX_SQLITE_INT:
-        shown = repr(raw) if len(raw) <= 40 else f"of {len(raw)} characters"
+        shown = repr(raw) if len(raw) <= 40 else f"with an id of {len(raw)} characters"
         raise plugin_not_found(f"event {shown} not found")
     return int(digits)
 
