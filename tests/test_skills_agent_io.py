@@ -54,8 +54,7 @@ def test_import_folder_with_references_and_scripts(tmp_path, skills_dir):
     for relative in ("references/REFERENCE.md", "scripts/extract.py", "assets/logo.png"):
         assert (result.folder / relative).read_bytes() == (source / relative).read_bytes()
     assert not (result.folder / "SKILL.md").exists()
-    assert [p.name for p in skills_dir.iterdir()] == sorted(["existing", "pdf-processing"]) or \
-        sorted(p.name for p in skills_dir.iterdir()) == ["existing", "pdf-processing"]
+    assert sorted(p.name for p in skills_dir.iterdir()) == ["existing", "pdf-processing"]  # staging gone
 
     tools = registry(skills_dir)
     skill = tools.skills.get("pdf-processing")

@@ -47,7 +47,8 @@ class AgentBadgeDelegate(QStyledItemDelegate):
         style.drawControl(QStyle.ControlElement.CE_ItemViewItem, opt, painter, widget)
         badge_width = self._badge_width(opt)
         text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
-        text_rect.setLeft(text_rect.left() + style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1)
+        margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
+        text_rect.setLeft(text_rect.left() + margin)
         text_rect.setRight(max(text_rect.left(), text_rect.right() - badge_width - _GAP))
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         painter.save()

@@ -32,8 +32,8 @@ class SkillTransferActions:
         asks replace / rename / cancel. Returns the new skill's folder name, or None."""
         title = SkillTransfer.tr("Import skill")
         if not source:
-            chosen = self.prompter.open_file(title, str(Path.home()),
-                                             SkillTransfer.tr("Agent Skills (SKILL.md skill.md *.zip *.skill);;All files (*)"))
+            filters = SkillTransfer.tr("Agent Skills (SKILL.md skill.md *.zip *.skill);;All files (*)")
+            chosen = self.prompter.open_file(title, str(Path.home()), filters)
             if not chosen:
                 return None
             source = str(Path(chosen).parent) if Path(chosen).name in SKILL_FILE_NAMES else chosen
@@ -45,7 +45,8 @@ class SkillTransferActions:
             outcome = run_task(self, title, self._import_work(Path(source), name, replace),
                                label=SkillTransfer.tr("Importing {0}…").format(Path(source).name), cancellable=False)
             if not outcome.ok:
-                self.prompter.error(title, SkillTransfer.tr("The skill could not be imported:\n{0}").format(outcome.message))
+                failed = SkillTransfer.tr("The skill could not be imported:\n{0}")
+                self.prompter.error(title, failed.format(outcome.message))
                 return None
             result = outcome.result
             if isinstance(result, UnusableNameError):
@@ -110,7 +111,8 @@ class SkillTransferActions:
         outcome = run_task(self, title, lambda _p, _c: export_skill(folder, Path(destination), overwrite),
                            label=SkillTransfer.tr("Exporting {0}…").format(folder.name), cancellable=False)
         if not outcome.ok:
-            self.prompter.error(title, SkillTransfer.tr("The skill could not be exported:\n{0}").format(outcome.message))
+            failed = SkillTransfer.tr("The skill could not be exported:\n{0}")
+            self.prompter.error(title, failed.format(outcome.message))
             return None
         self.prompter.info(title, SkillTransfer.tr("Exported to {0}. Agent Skills hosts can load this folder as it is.")
                            .format(outcome.result))
