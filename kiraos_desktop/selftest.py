@@ -99,6 +99,7 @@ class SelfTest:
             ("context", self.check_context),
             ("recall", self.check_recall),
             ("skills", self.check_skills),
+            ("agent_skills", self.check_agent_skills),
             ("templates", self.check_templates),
             ("mcp", self.check_mcp),
             ("window", self.check_window),
@@ -248,6 +249,26 @@ class SelfTest:
             if skill.exclude:
                 _check(skill.exclude.strip() in content, f"skill {skill.name}: exclude guard missing")
         return f"{len(skills)} skills"
+
+    def check_agent_skills(self) -> str:
+        """Every skill exports as an Agent Skill (SKILL.md) and imports back byte for byte; a skill
+        tool's `file` argument returns a file of its folder over the API and refuses '..'."""
+        from kiraos_desktop.core.skills.agent_io import export_skill, import_skill
+
+        skills = self.engine.skills.skills()
+        for skill in skills:
+            exported = export_skill(skill.folder, self.root / "agent-skills")
+            back = import_skill(exported, self.root / "agent-skills-back")
+            for name in ("manifest.json", "instruction.md"):
+                _check((back.folder / name).read_bytes() == (skill.folder / name).read_bytes(),
+                       f"skill {skill.name}: {name} differs after export and import")
+        name = skills[0].name
+        content = self._tool(name, {"file": "manifest.json"})
+        _check(json.loads(content).get("name") == name, f"file argument of {name} gave {content[:80]!r}")
+        _, body = _request(f"{self.base_url}/v1/tools/{name}", self.token,
+                           {"user_id": USER_ID, "arguments": {"file": "../../settings.json"}})
+        _check(body.get("is_error") is True, f"file argument read outside the skill: {body!r}")
+        return f"{len(skills)} skills exported and imported back"
 
     def check_templates(self) -> str:
         """The memory_query/memory_clear texts, then: every template was loaded and rendered by the app."""

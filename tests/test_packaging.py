@@ -82,7 +82,7 @@ def test_self_test_passes_every_step(tmp_path):
     passed = [line.split(":")[1].split("(")[0].strip() for line in result.stdout.splitlines()
               if line.startswith("self-test ok:")]
     assert passed == ["resources", "engine", "api", "health", "memory_update", "context", "recall", "skills",
-                      "templates", "mcp", "window", "shutdown"]
+                      "agent_skills", "templates", "mcp", "window", "shutdown"]
     assert "failed" not in result.stderr
     assert not list(tmp_path.glob("kiraos-selftest-*")), "the temporary data dir was left behind"
 
