@@ -4,11 +4,12 @@ from __future__ import annotations
 from datetime import datetime, timedelta
 
 import pytest
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop.core.timeutil import to_iso
 from kiraos_desktop.ui.i18n import apply_language, language_manager
-from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
+from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
 from kiraos_desktop.ui.users.expiry import describe_remaining
 from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT
 from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
@@ -104,3 +105,148 @@ def test_user_ids_are_readable(qtbot, window, engine, size):
     needed = view.fontMetrics().horizontalAdvance("qq_1000000001")
     assert view.columnWidth(0) >= needed + 8
     assert view.horizontalScrollBar().maximum() == 0 or not view.horizontalScrollBar().isVisible()
+
+
+# ---- 2: every page usable at 1024x700 ------------------------------------------------------------
+
+def _page_scrolls_sideways(window) -> bool:
+    scroller = window.stack.currentWidget()
+    return scroller.horizontalScrollBar().maximum() > 0
+
+
+@pytest.mark.parametrize("page", [PAGE_OVERVIEW, PAGE_USERS, PAGE_SKILLS, PAGE_API])
+def test_every_page_fits_1024x700_without_sideways_scrolling(qtbot, window, page):
+    window.resize(1024, 700)
+    window.show_page(page)
+    if page == PAGE_USERS:
+        window.users_page.select_first_user()
+    if page == PAGE_SKILLS:
+        window.skills_page.open_first_skill_with_sample_arguments()
+    qtbot.waitUntil(lambda: window.stack.currentWidget().widget().width() > 0, timeout=2000)
+    QApplication.processEvents()
+    tabs = range(4) if page == PAGE_USERS else [None]
+    for tab in tabs:
+        if tab is not None:
+            window.users_page.detail.tabs.setCurrentIndex(tab)
+            QApplication.processEvents()
+        assert not _page_scrolls_sideways(window), (page, tab)
+
+
+def test_skills_page_at_1024x700_shows_the_preview_and_the_problem_messages(qtbot, window):
+    from kiraos_desktop.ui.skills.problems_panel import MESSAGE
+
+    window.resize(1024, 700)
+    window.show_page(PAGE_SKILLS)
+    skills = window.skills_page
+    skills.open_first_skill_with_sample_arguments()
+    QApplication.processEvents()
+    preview = skills.workbench.preview
+    assert preview.visibleRegion().boundingRect().width() >= 200
+    view = skills.workbench.problems.view
+    assert view.columnWidth(MESSAGE) >= 120
+    assert view.columnViewportPosition(MESSAGE) + 120 <= view.viewport().width()
+
+
+# ---- 5: keyboard ----------------------------------------------------------------------------------
+
+def test_ctrl_digits_switch_pages_and_ctrl_comma_opens_settings(qtbot, window, monkeypatch):
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow, timeout=2000)
+    for key, page in ((Qt.Key.Key_2, PAGE_USERS), (Qt.Key.Key_3, PAGE_SKILLS), (Qt.Key.Key_4, PAGE_API),
+                      (Qt.Key.Key_1, PAGE_OVERVIEW)):
+        qtbot.keyClick(window.focusWidget() or window, key, Qt.KeyboardModifier.ControlModifier)
+        assert window.current_page() == page
+    opened = []
+    from kiraos_desktop.ui import settings_dialog
+
+    monkeypatch.setattr(settings_dialog.SettingsDialog, "exec", lambda self: opened.append(self) or 0)
+    qtbot.keyClick(window.focusWidget() or window, Qt.Key.Key_Comma, Qt.KeyboardModifier.ControlModifier)
+    assert len(opened) == 1
+
+
+def test_tab_leaves_the_tables(qtbot, window):
+    window.show_page(PAGE_USERS)
+    page = window.users_page
+    page.select_first_user()
+    page.view.setFocus()
+    qtbot.keyClick(page.view, Qt.Key.Key_Tab)
+    assert not page.view.hasFocus()
+    profile_view = page.detail.profile_tab.view
+    profile_view.setFocus()
+    qtbot.keyClick(profile_view, Qt.Key.Key_Tab)
+    assert not profile_view.hasFocus()
+
+
+def test_ctrl_tab_switches_the_user_tabs_from_the_list(qtbot, window):
+    window.show_page(PAGE_USERS)
+    page = window.users_page
+    page.select_first_user()
+    page.view.setFocus()
+    tabs = page.detail.tabs
+    assert tabs.currentIndex() == 0
+    qtbot.keyClick(page.view, Qt.Key.Key_Tab, Qt.KeyboardModifier.ControlModifier)
+    assert tabs.currentIndex() == 1
+    qtbot.keyClick(page.view, Qt.Key.Key_Backtab,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert tabs.currentIndex() == 0
+    qtbot.keyClick(page.view, Qt.Key.Key_Backtab,
+                   Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    assert tabs.currentIndex() == 3  # wraps around
+
+
+def test_ctrl_enter_submits_the_event_dialog(qtbot, engine):
+    from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
+
+    written = []
+    dialog = AddEventDialog("u1", written.append)
+    qtbot.addWidget(dialog)
+    dialog.show()
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow, timeout=2000)
+    dialog.summary_edit.setFocus()
+    qtbot.keyClicks(dialog.summary_edit, "first line")
+    qtbot.keyClick(dialog.summary_edit, Qt.Key.Key_Return)  # a plain Enter is a new line
+    qtbot.keyClicks(dialog.summary_edit, "second")
+    assert written == []
+    qtbot.keyClick(dialog.summary_edit, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    assert written == ["first line\nsecond"]
+    assert dialog.result() == dialog.DialogCode.Accepted
+
+
+# ---- 8: clear memory keeps the selection; undoing it is one row of Recent changes --------------------
+
+def test_clear_memory_keeps_the_cleared_user_in_view(qtbot, engine, tmp_path):
+    window = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts(confirm=True))
+    qtbot.addWidget(window)
+    window.show()
+    window.show_page(PAGE_USERS)
+    page = window.users_page
+    page.select_user("u2")
+    page.detail.clear_button.click()
+    qtbot.waitUntil(lambda: page.model.row_of_key("u2") < 0, timeout=3000)  # the list follows the change
+    QApplication.processEvents()
+    assert page.detail.user_id == "u2"  # not the next user that slid under the selection
+    assert page.selected_user_id() is None
+    assert "No memory" in page.detail.summary_label.text()
+    window.undo_action.trigger()
+    window.coalescer.flush()
+    qtbot.waitUntil(lambda: page.selected_user_id() == "u2", timeout=3000)
+    assert page.detail.user_id == "u2"
+    window.close()
+
+
+def test_undoing_a_clear_is_one_row_in_recent_changes(qtbot, engine, tmp_path):
+    window = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts(confirm=True))
+    qtbot.addWidget(window)
+    window.show()
+    window.writer.write("clear", lambda batch: batch.clear_user("u1"))
+    window.undo_action.trigger()
+    window.show_page(PAGE_OVERVIEW)
+    feed = window.overview_page.feed_model
+    feed.refresh()
+    rows = [feed.index(r, 3).data() for r in range(feed.rowCount()) if feed.index(r, 2).data() == "u1"]
+    # The seed's write, the clear, and its undo (4 entries and 2 events restored in one write).
+    assert len(rows) == 3, rows
+    assert "set entry ×4" in rows[0] and "add event ×2" in rows[0]
+    assert rows[1].startswith("clear memory")
+    window.close()

@@ -288,6 +288,7 @@ class AboutDialog(QDialog):
         self.license_model = LicenseModel(bundled_licenses(), self)
         view = QTableView()
         view.setObjectName("licenses")
+        view.setTabKeyNavigation(False)
         view.setModel(self.license_model)
         view.verticalHeader().setVisible(False)
         view.setSelectionMode(QTableView.SelectionMode.NoSelection)

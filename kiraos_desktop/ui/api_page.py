@@ -176,6 +176,7 @@ class ApiPage(QWidget):
         self._routes = RouteCountersModel(self)
         view = QTableView()
         view.setObjectName("routeCounters")
+        view.setTabKeyNavigation(False)
         view.setModel(self._routes)
         view.verticalHeader().setVisible(False)
         view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 8)

@@ -99,6 +99,7 @@ class MainWindow(QMainWindow):
         row.addWidget(self.stack, 1)
         self.setCentralWidget(central)
         self._build_menus()
+        self._title_sidebar()
         self._build_status_bar()
 
         self.sidebar.currentRowChanged.connect(self._on_sidebar_current_row_changed)
@@ -161,7 +162,9 @@ class MainWindow(QMainWindow):
         self._undo_separator = self.edit_menu.addSeparator()
         self._make_undo_actions(self._undo_separator)
         self.settings_action = self.edit_menu.addAction("")
-        self.settings_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Preferences))
+        keys = [QKeySequence(QKeySequence.StandardKey.Preferences), QKeySequence("Ctrl+,")]  # the first is
+        self.settings_action.setShortcuts([k for i, k in enumerate(keys)  # empty on some desktops
+                                           if not k.isEmpty() and k not in keys[:i]])
         self.settings_action.setMenuRole(QAction.MenuRole.PreferencesRole)
         self.help_menu = self.menuBar().addMenu("")
         self.guide_action = self.help_menu.addAction("")
@@ -169,6 +172,13 @@ class MainWindow(QMainWindow):
         self.help_menu.addSeparator()
         self.about_action = self.help_menu.addAction("")
         self.about_action.setMenuRole(QAction.MenuRole.AboutRole)
+        self.page_actions = []
+        for page in range(self.sidebar.count()):  # Ctrl+1..4: the pages, as in the sidebar
+            action = QAction(self)
+            action.setShortcut(QKeySequence(f"Ctrl+{page + 1}"))
+            action.triggered.connect(lambda _checked=False, page=page: self.show_page(page))
+            self.addAction(action)
+            self.page_actions.append(action)
         self._retranslate_menus()
         self.open_data_action.triggered.connect(self._on_open_data_action_triggered)
         self.open_kira_action.triggered.connect(self._on_open_kira_action_triggered)
@@ -219,12 +229,17 @@ class MainWindow(QMainWindow):
         self.setWindowTitle(self._title())
         self._retranslate_menus()
         self._make_undo_actions(self._undo_separator)
-        for row, title in enumerate(self._page_titles()):
-            self.sidebar.item(row).setText(title)
+        self._title_sidebar()
         self._show_db_status()
         self._on_server_state_changed(self.server_state.state, self.server_state.detail)
         refresh_item_views(self)
         self._on_coalescer_triggered(None)  # counts and summaries are texts made from data
+
+    def _title_sidebar(self) -> None:
+        native = QKeySequence.SequenceFormat.NativeText
+        for row, title in enumerate(self._page_titles()):
+            self.sidebar.item(row).setText(title)
+            self.sidebar.item(row).setToolTip(f"{title} ({self.page_actions[row].shortcut().toString(native)})")
 
     def _build_status_bar(self) -> None:
         self.api_status = QLabel()

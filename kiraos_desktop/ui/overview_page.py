@@ -23,14 +23,40 @@ from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
-from kiraos_desktop.ui.users.history_model import ChangeField, change_text, change_tooltip
+from kiraos_desktop.ui.users.history_model import ChangeField, action_label, change_text, change_tooltip
 
-FEED_SIZE = 100
+FEED_SIZE = 100  # writes shown
+GROUP_READ_FACTOR = 5  # audit records read per write shown (a write of many records is one row)
+GROUP_TOOLTIP_LINES = 12
 USER_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
+def group_changes(changes: list[ChangeRecord]) -> list[tuple[ChangeRecord, ...]]:
+    """Consecutive audit records of one write (same time, actor and user) as one group, newest first.
+
+    A write stamps all its records with one microsecond timestamp, so undoing the clear of a user
+    with 40 entries is one group, not 40 rows.
+    """
+    groups: list[list[ChangeRecord]] = []
+    for change in changes:
+        head = groups[-1][0] if groups else None
+        if head is not None and (head.at, head.actor, head.user_id) == (change.at, change.actor, change.user_id):
+            groups[-1].append(change)
+        else:
+            groups.append([change])
+    return [tuple(group) for group in groups]
+
+
+def group_summary(group: tuple[ChangeRecord, ...]) -> str:
+    """`set entry ×4 · add event ×2` (actions in the order the write made them)."""
+    counts: dict[str, int] = {}
+    for change in reversed(group):
+        counts[change.action] = counts.get(change.action, 0) + 1
+    return " · ".join(f"{action_label(action)} ×{count}" for action, count in counts.items())
+
+
 class ChangeFeedModel(KeyedTableModel):
-    """The newest audit records of all users: time, actor, user, what."""
+    """The newest writes of all users (one row per write, however many records it made): time, actor, user, what."""
 
     FIELDS = (ChangeField.TIME, ChangeField.ACTOR, ChangeField.USER, ChangeField.SUMMARY)
 
@@ -38,11 +64,12 @@ class ChangeFeedModel(KeyedTableModel):
         super().__init__(parent)
         self._store = store
 
-    def row_key(self, row: ChangeRecord) -> int:
-        return row.id
+    def row_key(self, row: tuple[ChangeRecord, ...]) -> int:
+        return row[0].id
 
     def refresh(self) -> None:
-        self.sync_rows(self._store.list_changes(None, limit=FEED_SIZE))
+        changes = self._store.list_changes(None, limit=FEED_SIZE * GROUP_READ_FACTOR)
+        self.sync_rows(group_changes(changes)[:FEED_SIZE])
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else 4
@@ -60,11 +87,19 @@ class ChangeFeedModel(KeyedTableModel):
     def data(self, index: QModelIndex | QPersistentModelIndex, role: int = Qt.ItemDataRole.DisplayRole):
         if not index.isValid() or index.row() >= len(self._rows):
             return None
-        change: ChangeRecord = self._rows[index.row()]
+        group: tuple[ChangeRecord, ...] = self._rows[index.row()]
+        change, field = group[0], self.FIELDS[index.column()]
+        if len(group) > 1 and field is ChangeField.SUMMARY:
+            if role == Qt.ItemDataRole.DisplayRole:
+                return group_summary(group)
+            if role == Qt.ItemDataRole.ToolTipRole:
+                lines = [change_text(c, field) for c in list(reversed(group))[:GROUP_TOOLTIP_LINES]]
+                more = len(group) - GROUP_TOOLTIP_LINES
+                return "\n".join(lines + ([self.tr("… and %n more", "", more)] if more > 0 else []))
         if role == Qt.ItemDataRole.DisplayRole:
-            return change_text(change, self.FIELDS[index.column()])
+            return change_text(change, field)
         if role == Qt.ItemDataRole.ToolTipRole:
-            return change_tooltip(change, self.FIELDS[index.column()])
+            return change_tooltip(change, field)
         if role == USER_ID_ROLE:
             return change.user_id
         return None

@@ -10,6 +10,7 @@ def setup_table(view: QTableView, *, multi_select: bool = False, editable: bool 
                           else QAbstractItemView.SelectionMode.SingleSelection)
     if not editable:
         view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+    view.setTabKeyNavigation(False)  # Tab moves on to the next control; arrows move between cells
     view.verticalHeader().hide()
     view.verticalHeader().setDefaultSectionSize(view.fontMetrics().height() + 10)
     view.setWordWrap(False)

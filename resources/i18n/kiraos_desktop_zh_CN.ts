@@ -296,6 +296,12 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <source>What</source>
         <translation>内容</translation>
     </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>……另有 %n 条</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>CommandTester</name>
@@ -1390,8 +1396,20 @@ Nothing was changed.</source>
         <translation>没有问题。</translation>
     </message>
     <message>
-        <source>{0} error(s), {1} warning(s). Click one to jump to it.</source>
-        <translation>{0} 个错误，{1} 个警告。点击可跳转到相应位置。</translation>
+        <source>{errors}, {warnings}. Click one to jump to it.</source>
+        <translation>{errors}，{warnings}。点击某一项可跳转到对应位置。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n errors</source>
+        <translation>
+            <numerusform>%n 个错误</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n warnings</source>
+        <translation>
+            <numerusform>%n 个警告</numerusform>
+        </translation>
     </message>
 </context>
 <context>

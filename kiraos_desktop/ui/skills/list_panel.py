@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Signal
+from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -95,12 +95,14 @@ class SkillListPanel(QWidget):
         self.badges = AgentBadgeDelegate(colors_for(self.palette()), self.view)
         self.view.setItemDelegateForColumn(NAME, self.badges)
         self.view.setToolTip(self.tr("Drop an Agent Skills folder or .zip/.skill archive here to import it"))
+        self.view.setTabKeyNavigation(False)
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.verticalHeader().hide()
         self.view.setShowGrid(False)
         self.view.setWordWrap(False)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
         header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
@@ -143,7 +145,8 @@ class SkillListPanel(QWidget):
         self.import_button.clicked.connect(self._on_import_button_clicked)
         self.export_button.clicked.connect(self.exportRequested)
         self.view.sourceDropped.connect(self.importRequested)
-        self.setMinimumWidth(250)  # room for names like nickname_generator next to their command
+        # Room for most names next to their command at 1024x700; a longer name loses its middle.
+        self.setMinimumWidth(200)
         self._update_buttons()
 
     def set_colors(self, colors) -> None:

@@ -72,6 +72,7 @@ class ManifestForm(QWidget):
         self.params_view.setItemDelegateForColumn(TYPE, TypeDelegate(self.params_view))
         self.params_view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.params_view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.params_view.setTabKeyNavigation(False)
         self.params_view.verticalHeader().hide()
         self.params_view.setWordWrap(False)
         header = self.params_view.horizontalHeader()

@@ -10,6 +10,7 @@ from .theme import colors_for
 
 SEVERITY, LOCATION, FIELD, MESSAGE = range(4)
 PROBLEM_ROLE = Qt.ItemDataRole.UserRole + 1
+NARROW_WIDTH = 420  # below this the Where and Field columns are hidden
 _Index = QModelIndex | QPersistentModelIndex
 
 
@@ -43,6 +44,10 @@ class ProblemsModel(QAbstractTableModel):
     def rowCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
         return 0 if parent.isValid() else len(self._problems)
 
+    def _where(self, problem: Problem) -> str:
+        where = problem.file or self.tr("folder")
+        return f"{where}:{problem.line}" if problem.line is not None else where
+
     def columnCount(self, parent: _Index = QModelIndex()) -> int:  # noqa: N802 (Qt override)
         return 0 if parent.isValid() else len(self._headers())
 
@@ -61,14 +66,14 @@ class ProblemsModel(QAbstractTableModel):
             if column == SEVERITY:
                 return self.tr("✖ error") if problem.is_error else self.tr("⚠ warning")
             if column == LOCATION:
-                where = problem.file or self.tr("folder")
-                return f"{where}:{problem.line}" if problem.line is not None else where
+                return self._where(problem)
             if column == FIELD:
                 return problem.field
             if column == MESSAGE:
                 return problem.message
-        if role == Qt.ItemDataRole.ToolTipRole and column == MESSAGE:
-            return problem.message
+        if role == Qt.ItemDataRole.ToolTipRole:  # where and field too: a narrow panel hides their columns
+            place = " · ".join(part for part in (self._where(problem), problem.field) if part)
+            return f"{place}\n{problem.message}"
         if role == Qt.ItemDataRole.ForegroundRole and column == SEVERITY and self._colors is not None:
             return self._colors.error_fg if problem.is_error else self._colors.warning_fg
         if role == PROBLEM_ROLE:
@@ -91,6 +96,7 @@ class ProblemsPanel(QWidget):
         self.view.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
         self.view.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        self.view.setTabKeyNavigation(False)
         self.view.verticalHeader().hide()
         self.view.setWordWrap(False)
         header = self.view.horizontalHeader()
@@ -112,8 +118,8 @@ class ProblemsPanel(QWidget):
         if not problems:
             self.summary.setText(self.tr("No problems."))
         else:
-            self.summary.setText(self.tr("{0} error(s), {1} warning(s). Click one to jump to it.").format(
-                errors, warnings))
+            self.summary.setText(self.tr("{errors}, {warnings}. Click one to jump to it.").format(
+                errors=self.tr("%n errors", "", errors), warnings=self.tr("%n warnings", "", warnings)))
 
     def set_colors(self, colors) -> None:
         self.model.set_colors(colors)
@@ -127,3 +133,10 @@ class ProblemsPanel(QWidget):
     def _on_view_clicked(self, index: QModelIndex) -> None:
         if index.isValid():
             self.problemActivated.emit(self.model.problem(index.row()))
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        """Narrow (a small window): the message keeps the room; where and field move to the tooltip."""
+        super().resizeEvent(event)
+        narrow = self.width() < NARROW_WIDTH
+        for column in (LOCATION, FIELD):
+            self.view.setColumnHidden(column, narrow)

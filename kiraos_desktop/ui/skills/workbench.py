@@ -43,6 +43,7 @@ class Workbench(QWidget):
         inputs = QGroupBox(self.tr("Sample call"), self)
         form = QFormLayout(inputs)
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)  # label above the field when narrow
         form.addRow(self.tr("Memory of:"), self.user_picker)
         form.addRow(scroll)
 

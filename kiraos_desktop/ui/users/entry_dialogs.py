@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Callable
 
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
     QDialog,
@@ -29,6 +30,14 @@ from kiraos_desktop.ui.users.field_validation import (
 
 ProfileSubmit = Callable[[str, str, str, float, str | None], None]
 EventSubmit = Callable[[str], None]
+
+
+def submit_on_ctrl_enter(dialog: QDialog, submit: Callable[[], None]) -> None:
+    """Ctrl+Enter (either Enter key) submits a dialog whose text field takes plain Enter as a new line."""
+    for keys in ("Ctrl+Return", "Ctrl+Enter"):
+        shortcut = QShortcut(QKeySequence(keys), dialog)
+        shortcut.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        shortcut.activated.connect(submit)
 
 
 def _error_label() -> QLabel:
@@ -154,6 +163,7 @@ class AddEventDialog(QDialog):
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         self.summary_edit.textChanged.connect(self._on_summary_text_changed)
+        submit_on_ctrl_enter(self, self._on_buttons_accepted)
         self._on_summary_text_changed()
         self.resize(460, 240)
 

@@ -103,12 +103,19 @@ class UsersPage(QWidget):
         self.model.failed.connect(self._on_model_failed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
             signal.connect(self._on_model_rows_changed)
+        self._syncing = False
+        self.model.rowsInserted.connect(self._on_model_rows_inserted)
         self.detail.status_message.connect(self.status_message)
         find = QAction(self.tr("Find user"), self)
         find.setShortcut(QKeySequence(QKeySequence.StandardKey.Find))
         find.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
         find.triggered.connect(self._on_find_action_triggered)
         self.addAction(find)
+        # Ctrl+Tab / Ctrl+Shift+Tab switch the user's tabs wherever the focus is on this page.
+        for keys, step in ((QKeySequence.StandardKey.NextChild, 1), (QKeySequence.StandardKey.PreviousChild, -1)):
+            switch = QShortcut(QKeySequence(keys), self)
+            switch.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+            switch.activated.connect(lambda step=step: self._switch_tab(step))
         open_user = QShortcut(QKeySequence(Qt.Key.Key_Return), self.view)
         open_user.setContext(Qt.ShortcutContext.WidgetShortcut)
         open_user.activated.connect(self._on_open_user_shortcut_activated)
@@ -139,7 +146,13 @@ class UsersPage(QWidget):
         if not self.isVisible():
             self._merge_stale(changed_users)
             return
-        self.model.refresh(changed_users)
+        self._syncing = True
+        try:
+            self.model.refresh(changed_users)
+            if self.detail.user_id is not None and self.model.row_of_key(self.detail.user_id) < 0:
+                self.view.selectionModel().clearSelection()  # the user on display left the list (cleared)
+        finally:
+            self._syncing = False
         self.detail.refresh(changed_users)
         self._update_count()
 
@@ -167,7 +180,17 @@ class UsersPage(QWidget):
             index, QItemSelectionModel.SelectionFlag.ClearAndSelect | QItemSelectionModel.SelectionFlag.Rows)
         self.view.scrollTo(index)
 
+    def _on_model_rows_inserted(self, *_args) -> None:
+        """The user on display came back (an undone clear): select them again."""
+        user_id = self.detail.user_id
+        if user_id is not None and not self.view.selectionModel().hasSelection():
+            row = self.model.row_of_key(user_id)
+            if row >= 0:
+                self._select_row(row)
+
     def _on_selection_changed(self, *_args) -> None:
+        if self._syncing:  # a row removed under the selection is not a choice of another user
+            return
         user_id = self.selected_user_id()
         # An empty selection (the row went away, or a new search) keeps the detail on screen.
         if user_id is not None and user_id != self.detail.user_id:
@@ -210,6 +233,10 @@ class UsersPage(QWidget):
         page = self.detail.tabs.currentWidget()
         view = getattr(page, "view", None) or getattr(page, "text_view", None) or page
         view.setFocus()
+
+    def _switch_tab(self, step: int) -> None:
+        tabs = self.detail.tabs
+        tabs.setCurrentIndex((tabs.currentIndex() + step) % tabs.count())
 
     def _on_find_action_triggered(self) -> None:
         self.search_edit.setFocus()
