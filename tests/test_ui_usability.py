@@ -250,3 +250,83 @@ def test_undoing_a_clear_is_one_row_in_recent_changes(qtbot, engine, tmp_path):
     assert "set entry ×4" in rows[0] and "add event ×2" in rows[0]
     assert rows[1].startswith("clear memory")
     window.close()
+
+
+# ---- 10: long and multi-line values and events in a multi-line editor --------------------------------
+
+def test_a_multi_line_value_opens_in_the_multi_line_editor_and_ctrl_enter_saves(qtbot, window, engine):
+    engine.store.set_profile("u1", "简介", "第一行\n第二行", actor="cli")
+    window.show_page(PAGE_USERS)
+    window.activateWindow()
+    page = window.users_page
+    page.select_user("u1")
+    tab = page.detail.profile_tab
+    tab.refresh()
+    from kiraos_desktop.ui.users.profile_model import COL_VALUE
+
+    source_row = tab.model.row_of_key("简介")
+    index = tab.proxy.mapFromSource(tab.model.index(source_row, COL_VALUE))
+    tab.view.setCurrentIndex(index)
+    tab.view.edit(index)  # what a double-click does
+    qtbot.waitUntil(lambda: tab.text_dialog is not None and tab.text_dialog.isVisible(), timeout=2000)
+    dialog = tab.text_dialog
+    assert dialog.editor.toPlainText() == "第一行\n第二行"
+    dialog.activateWindow()
+    qtbot.waitUntil(dialog.isActiveWindow, timeout=2000)
+    dialog.editor.setFocus()
+    dialog.editor.moveCursor(dialog.editor.textCursor().MoveOperation.End)
+    qtbot.keyClick(dialog.editor, Qt.Key.Key_Return)
+    qtbot.keyClicks(dialog.editor, "third")
+    qtbot.keyClick(dialog.editor, Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: tab.text_dialog is None, timeout=2000)
+    assert engine.store.get_profile("u1", "简介").value == "第一行\n第二行\nthird"
+    window.undo_action.trigger()
+    assert engine.store.get_profile("u1", "简介").value == "第一行\n第二行"
+
+
+def test_the_multi_line_editor_refuses_an_empty_event_and_keeps_the_text(qtbot, window, engine):
+    window.show_page(PAGE_USERS)
+    page = window.users_page
+    page.select_user("u1")
+    page.detail.tabs.setCurrentIndex(1)
+    tab = page.detail.events_tab
+    tab.view.setCurrentIndex(tab.model.index(0, 1))
+    tab.long_edit_action.trigger()
+    dialog = tab.text_dialog
+    assert dialog is not None and dialog.isVisible()
+    before = tab.model.index(0, 1).data()
+    dialog.editor.setPlainText("   ")
+    dialog.buttons.accepted.emit()
+    assert dialog.isVisible() and dialog.error.isVisible() and "empty" in dialog.error.text()
+    assert tab.model.index(0, 1).data() == before
+    dialog.editor.setPlainText("多行\n事件")
+    dialog.buttons.accepted.emit()
+    qtbot.waitUntil(lambda: tab.text_dialog is None, timeout=2000)
+    assert "多行\n事件" in [e.summary for e in engine.store.get_events("u1")]
+
+
+# ---- 11: New user… --------------------------------------------------------------------------------
+
+def test_new_user_with_a_first_entry(qtbot, window, engine):
+    window.show_page(PAGE_USERS)
+    page = window.users_page
+    page.new_user_button.click()
+    dialog = page.new_user_dialog
+    assert dialog is not None and dialog.isVisible()
+    dialog.user_edit.setText("u1")  # already has memory
+    dialog.key_edit.setText("昵称")
+    dialog.value_edit.setText("新人")
+    dialog.buttons.accepted.emit()
+    assert dialog.isVisible() and "already has memory" in dialog.errors["user_id"].text()
+    dialog.user_edit.setText("qq_42")
+    dialog.confidence_edit.setText("1.5")
+    dialog.buttons.accepted.emit()
+    assert dialog.isVisible() and engine.store.user_summary("qq_42") is None
+    dialog.confidence_edit.setText("0.9")
+    dialog.buttons.accepted.emit()
+    qtbot.waitUntil(lambda: page.new_user_dialog is None, timeout=2000)
+    entry = engine.store.get_profile("qq_42", "昵称")
+    assert (entry.value, entry.confidence) == ("新人", 0.9)
+    assert page.selected_user_id() == "qq_42" and page.detail.user_id == "qq_42"
+    window.undo_action.trigger()
+    assert engine.store.user_summary("qq_42") is None

@@ -22,10 +22,15 @@ class FakePrompter:
         self.overwrite_answer = False
         self.files: list[str] = []
         self.folders: list[str] = []
+        self.save_invalid_answer = True
 
     def unsaved_changes(self, skill):
         self.asked.append(("unsaved", skill))
         return self.unsaved_answer
+
+    def save_invalid(self, skill, errors):
+        self.asked.append(("save_invalid", skill, errors))
+        return self.save_invalid_answer
 
     def confirm_delete(self, skill, backups):
         self.asked.append(("delete", skill, backups))

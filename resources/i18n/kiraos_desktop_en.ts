@@ -194,6 +194,16 @@
     </message>
 </context>
 <context>
+    <name>Prompter</name>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>… and %n more</numerusform>
+            <numerusform>… and %n more</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>UserDetail</name>
     <message numerus="yes">
         <source>%n profile entries</source>

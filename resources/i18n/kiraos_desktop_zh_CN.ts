@@ -98,8 +98,16 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
 <context>
     <name>AddProfileDialog</name>
     <message>
+        <source>New user</source>
+        <translation>新建用户</translation>
+    </message>
+    <message>
         <source>Add profile entry for {user}</source>
         <translation>为 {user} 添加画像条目</translation>
+    </message>
+    <message>
+        <source>the id the bot uses, e.g. qq_123456</source>
+        <translation>机器人使用的 ID，例如 qq_123456</translation>
     </message>
     <message>
         <source>0 to 1, e.g. 0.8</source>
@@ -108,6 +116,14 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     <message>
         <source>empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31</source>
         <translation>留空 = 永不过期；或 30m、12h、7d、2w、1d12h、2026-01-31</translation>
+    </message>
+    <message>
+        <source>User id</source>
+        <translation>用户 ID</translation>
+    </message>
+    <message>
+        <source>and the first thing to remember about them:</source>
+        <translation>以及关于此用户的第一条记忆：</translation>
     </message>
     <message>
         <source>Key</source>
@@ -132,6 +148,10 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     <message>
         <source>Add</source>
         <translation>添加</translation>
+    </message>
+    <message>
+        <source>{user} already has memory: select them in the list and add the entry there</source>
+        <translation>{user} 已有记忆：请在列表中选中该用户，在那里添加条目</translation>
     </message>
     <message>
         <source>this user already has “{key}”; edit it in the table</source>
@@ -464,6 +484,18 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     <message>
         <source>Delete selected events</source>
         <translation>删除所选事件</translation>
+    </message>
+    <message>
+        <source>Edit in a larger editor…</source>
+        <translation>在多行编辑器中编辑…</translation>
+    </message>
+    <message>
+        <source>Edit event</source>
+        <translation>编辑事件</translation>
+    </message>
+    <message>
+        <source>Event</source>
+        <translation>事件</translation>
     </message>
     <message>
         <source>Add event</source>
@@ -1342,6 +1374,10 @@ Nothing was changed.</source>
         <translation>宿主程序以这些参数调用时会被拒绝：{0}：{1}</translation>
     </message>
     <message>
+        <source>Below, what it returns once they are given (missing ones marked).</source>
+        <translation>下面是填好参数后会返回的内容（缺少的参数已标出）。</translation>
+    </message>
+    <message>
         <source>The template fails; the host receives this error result.</source>
         <translation>模板出错；宿主程序会收到这条错误结果。</translation>
     </message>
@@ -1489,8 +1525,20 @@ Nothing was changed.</source>
         <translation>删除所选条目</translation>
     </message>
     <message>
+        <source>Edit the value in a larger editor…</source>
+        <translation>在多行编辑器中编辑值…</translation>
+    </message>
+    <message>
         <source>Add {key}</source>
         <translation>添加 {key}</translation>
+    </message>
+    <message>
+        <source>Edit {key}</source>
+        <translation>编辑 {key}</translation>
+    </message>
+    <message>
+        <source>Value of {key}</source>
+        <translation>{key} 的值</translation>
     </message>
     <message>
         <source>Delete {key}</source>
@@ -1586,6 +1634,24 @@ Nothing was changed.</source>
     <message>
         <source>Save them before leaving this skill?</source>
         <translation>离开此技能前要保存吗？</translation>
+    </message>
+    <message>
+        <source>Save skill</source>
+        <translation>保存技能</translation>
+    </message>
+    <message>
+        <source>{0} has errors, so hosts cannot call it: it leaves the tool list when it is saved, until the errors are fixed.</source>
+        <translation>{0} 有错误，宿主无法调用它：保存后它会从工具列表中移除，直到错误修正为止。</translation>
+    </message>
+    <message numerus="yes">
+        <source>… and %n more</source>
+        <translation>
+            <numerusform>……另有 %n 条</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>Save anyway</source>
+        <translation>仍然保存</translation>
     </message>
     <message>
         <source>Delete skill</source>
@@ -2205,6 +2271,10 @@ Changing host, port or token restarts the API server.</source>
         <translation>无法保存技能：{0}</translation>
     </message>
     <message>
+        <source>⟨{name}: missing⟩</source>
+        <translation>⟨{name}：缺少⟩</translation>
+    </message>
+    <message>
         <source>No skill is open.</source>
         <translation>没有打开的技能。</translation>
     </message>
@@ -2235,6 +2305,22 @@ Changing host, port or token restarts the API server.</source>
         <source>cancelled; nothing was changed</source>
         <extracomment>A task: called on the worker thread with `progress(done, total)` and `is_cancelled()`.</extracomment>
         <translation>已取消，没有做任何更改</translation>
+    </message>
+</context>
+<context>
+    <name>TextEditDialog</name>
+    <message>
+        <source>Ctrl+Enter saves; Enter starts a new line.</source>
+        <extracomment>A value longer than this, or with a line break, opens in this dialog instead of the table cell.</extracomment>
+        <translation>Ctrl+Enter 保存；Enter 换行。</translation>
+    </message>
+    <message>
+        <source>{n} / {max} characters</source>
+        <translation>{n} / {max} 字符</translation>
+    </message>
+    <message>
+        <source>this entry no longer exists</source>
+        <translation>该条目已不存在</translation>
     </message>
 </context>
 <context>
@@ -2385,8 +2471,24 @@ The bot will no longer receive any memory for this user. You can undo this with 
         <translation>同时搜索键、值和事件</translation>
     </message>
     <message>
+        <source>New user…</source>
+        <translation>新建用户…</translation>
+    </message>
+    <message>
+        <source>Create a user&apos;s memory with a first profile entry (Ctrl+Shift+N)</source>
+        <translation>为一个用户建立记忆，并写入第一条画像（Ctrl+Shift+N）</translation>
+    </message>
+    <message>
         <source>Find user</source>
         <translation>查找用户</translation>
+    </message>
+    <message>
+        <source>New user {user}</source>
+        <translation>新建用户 {user}</translation>
+    </message>
+    <message>
+        <source>Created {user}.</source>
+        <translation>已创建 {user}。</translation>
     </message>
     <message>
         <source>Search failed: {message}</source>

@@ -35,16 +35,41 @@ def draft_skill(manifest: dict | None, folder: Path) -> Skill:
 
 
 def render_preview(skill_name: str, instruction: str, manifest: dict | None, arguments: dict,
-                   memory_block: str = "") -> PreviewResult:
-    """The exact content of `tools.call(name, user, arguments)` for this unsaved text."""
+                   memory_block: str = "", missing_marker: str = "") -> PreviewResult:
+    """The exact content of `tools.call(name, user, arguments)` for this unsaved text.
+
+    A call that would be refused has no content; with `missing_marker` (a text with `{name}`), the
+    result still shows what the call would return, each missing required argument marked in place.
+    """
     try:
         text = render_tool_result(skill_name, instruction, manifest, arguments, memory_block)
     except SkillArgumentError as exc:
-        return PreviewResult("", refused=True, field=exc.field, message=exc.message)
+        marked = _marked_preview(skill_name, instruction, manifest, arguments, memory_block, missing_marker)
+        return PreviewResult(marked, refused=True, field=exc.field, message=exc.message)
     except SkillRenderError as exc:
         return PreviewResult(skill_error_content(skill_name, exc.message), is_error=True,
                              field=exc.field, message=exc.message)
     return PreviewResult(text)
+
+
+def _marked_preview(skill_name: str, instruction: str, manifest: dict | None, arguments: dict,
+                    memory_block: str, marker: str) -> str:
+    """The result with every missing required argument given as `marker` (a string); "" when that is
+    not the only thing wrong with the arguments."""
+    schema = (manifest or {}).get("parameters")
+    if not marker or not isinstance(schema, dict) or not isinstance(schema.get("required"), list):
+        return ""
+    missing = [name for name in schema["required"] if isinstance(name, str) and name not in arguments]
+    if not missing:
+        return ""
+    properties = dict(schema.get("properties") or {})
+    properties.update({name: {"type": "string"} for name in missing})
+    relaxed = dict(manifest or {}, parameters=dict(schema, properties=properties, required=[]))
+    filled = dict(arguments, **{name: marker.format(name=name) for name in missing})
+    try:
+        return render_tool_result(skill_name, instruction, relaxed, filled, memory_block)
+    except (SkillArgumentError, SkillRenderError):
+        return ""
 
 
 def tool_definition_text(manifest: dict | None, folder: Path, fmt: str) -> str:

@@ -225,6 +225,11 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         folder = self.editor.folder
         if folder is None:
             return False
+        self.refresh_preview()  # the problems of exactly the text about to be written
+        errors = [problem for problem in self.workbench.problems.model.problems() if problem.is_error]
+        if errors and not self.prompter.save_invalid(
+                folder.name, [f"{p.field}: {p.message}" if p.field else p.message for p in errors]):
+            return False
         try:
             folder.mkdir(parents=True, exist_ok=True)  # removed behind our back: the edits still go somewhere
             if self.editor.is_agent:
@@ -275,7 +280,8 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         bench = self.workbench
         return PreviewJob(self._generation, folder, self.editor.manifest_text(), self.editor.instruction_text(),
                           dict(self.editor.manifest()), tuple(self._router.skills()), bench.preview.mode(),
-                          bench.args_form.arguments(), bench.user_picker.current_user(), self.editor.is_agent)
+                          bench.args_form.arguments(), bench.user_picker.current_user(), self.editor.is_agent,
+                          self.tr("⟨{name}: missing⟩"))
 
     def _show_nothing(self) -> None:
         bench = self.workbench

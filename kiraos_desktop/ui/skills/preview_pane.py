@@ -83,9 +83,12 @@ class PreviewPane(QWidget):
         says when hosts cannot call the skill at all."""
         self.legend.setVisible(True)
         if result.refused:
-            self._set_status(self.tr("A host's call with these arguments is refused: {0}: {1}").format(
-                result.field, result.message), error=True)
-            self._set_text("", [])
+            status = self.tr("A host's call with these arguments is refused: {0}: {1}").format(
+                result.field, result.message)
+            if result.text:
+                status += " " + self.tr("Below, what it returns once they are given (missing ones marked).")
+            self._set_status(status, error=True)
+            self._set_text(result.text, spans or [])
             return
         if result.is_error:
             self._set_status(self.tr("The template fails; the host receives this error result."), error=True)

@@ -31,6 +31,7 @@ class PreviewJob:
     arguments: dict
     user: str
     agent: bool = False  # `instruction` is the whole SKILL.md of an Agent Skills folder
+    missing_marker: str = ""  # shown in place of a missing required argument (with `{name}`)
 
 
 @dataclass(frozen=True)
@@ -64,8 +65,8 @@ def analyse(job: PreviewJob, memory_block: Callable[[str], str]) -> PreviewOutco
         return PreviewOutcome(job.generation, problems, manifest, skill.name, job.mode,
                               definition=drafts.tool_definition_text(manifest, job.folder, job.mode))
     memory = memory_block(job.user) if job.user else ""
-    result = drafts.render_preview(skill.name, instruction, manifest, job.arguments, memory)
-    spans = drafts.preview_spans(result.text, manifest.get("exclude")) if not (result.refused or result.is_error) \
+    result = drafts.render_preview(skill.name, instruction, manifest, job.arguments, memory, job.missing_marker)
+    spans = drafts.preview_spans(result.text, manifest.get("exclude")) if result.text and not result.is_error \
         else []
     return PreviewOutcome(job.generation, problems, manifest, skill.name, job.mode, result, spans)
 

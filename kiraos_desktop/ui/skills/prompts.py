@@ -30,6 +30,19 @@ class Prompter(QObject):
             return DISCARD
         return CANCEL
 
+    def save_invalid(self, skill: str, errors: list[str]) -> bool:
+        """The skill has errors: True to save it anyway (hosts cannot call it until they are fixed)."""
+        box = QMessageBox(QMessageBox.Icon.Warning, self.tr("Save skill"),
+                          self.tr("{0} has errors, so hosts cannot call it: it leaves the tool list when it "
+                                  "is saved, until the errors are fixed.").format(skill),
+                          QMessageBox.StandardButton.Cancel, self._widget)
+        shown = errors[:5] + ([self.tr("… and %n more", "", len(errors) - 5)] if len(errors) > 5 else [])
+        box.setInformativeText("\n".join("• " + line for line in shown))
+        save_button = box.addButton(self.tr("Save anyway"), QMessageBox.ButtonRole.DestructiveRole)
+        box.setDefaultButton(QMessageBox.StandardButton.Cancel)
+        box.exec()
+        return box.clickedButton() is save_button
+
     def confirm_delete(self, skill: str, backups: str) -> bool:
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("Delete skill"),
                           self.tr("Delete the skill {0}?").format(skill),

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, Qt
 from PySide6.QtGui import QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QComboBox,
@@ -17,7 +17,14 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kiraos_desktop.core.records import CATEGORIES, MAX_EVENT_CHARS, MAX_VALUE_CHARS, LimitError, ValidationError
+from kiraos_desktop.core.records import (
+    CATEGORIES,
+    MAX_EVENT_CHARS,
+    MAX_USER_ID_CHARS,
+    MAX_VALUE_CHARS,
+    LimitError,
+    ValidationError,
+)
 from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
 from kiraos_desktop.ui.users.field_validation import (
     check_confidence_text,
@@ -50,14 +57,26 @@ def _error_label() -> QLabel:
 
 
 class AddProfileDialog(QDialog):
-    """`submit(key, value, category, confidence, expires_at)` writes; it raises to refuse."""
+    """`submit(key, value, category, confidence, expires_at)` writes; it raises to refuse.
 
-    def __init__(self, user_id: str, submit: ProfileSubmit, existing_keys: set[str],
-                 parent: QWidget | None = None) -> None:
+    With `user_exists` instead of a user id it is the New user dialog: the id is asked first (one
+    that has memory already is refused) and read by `submit` from `user_id()`.
+    """
+
+    def __init__(self, user_id: str | None, submit: ProfileSubmit, existing_keys: set[str],
+                 parent: QWidget | None = None, *, user_exists: Callable[[str], bool] | None = None) -> None:
         super().__init__(parent)
-        self.setWindowTitle(self.tr("Add profile entry for {user}").format(user=user_id))
+        if user_id is None:
+            self.setWindowTitle(self.tr("New user"))
+        else:
+            self.setWindowTitle(self.tr("Add profile entry for {user}").format(user=user_id))
         self._submit = submit
         self._existing = existing_keys
+        self._user_exists = user_exists
+        self.user_edit = QLineEdit(user_id or "")
+        self.user_edit.setObjectName("newUserId")
+        self.user_edit.setMaxLength(MAX_USER_ID_CHARS)
+        self.user_edit.setPlaceholderText(self.tr("the id the bot uses, e.g. qq_123456"))
         self.key_edit = QLineEdit()
         self.key_edit.setMaxLength(256)
         self.value_edit = QLineEdit()
@@ -68,10 +87,15 @@ class AddProfileDialog(QDialog):
         self.confidence_edit.setPlaceholderText(self.tr("0 to 1, e.g. 0.8"))
         self.expiry_edit = QLineEdit()
         self.expiry_edit.setPlaceholderText(self.tr("empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31"))
-        self.errors = {name: _error_label() for name in ("key", "value", "category", "confidence", "expires_at")}
+        self.errors = {name: _error_label()
+                       for name in ("user_id", "key", "value", "category", "confidence", "expires_at")}
         self.general_error = _error_label()
         form = QFormLayout()
         form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        if user_id is None:
+            form.addRow(self.tr("User id"), self.user_edit)
+            form.addRow("", self.errors["user_id"])
+            form.addRow("", QLabel(self.tr("and the first thing to remember about them:")))
         for label, field, name in ((self.tr("Key"), self.key_edit, "key"),
                                    (self.tr("Value"), self.value_edit, "value"),
                                    (self.tr("Category"), self.category_combo, "category"),
@@ -88,14 +112,15 @@ class AddProfileDialog(QDialog):
         layout.addWidget(self.general_error)
         layout.addWidget(self.buttons)
         self.resize(460, self.sizeHint().height())
-        for edit in (self.key_edit, self.value_edit, self.confidence_edit, self.expiry_edit):
+        for edit in (self.user_edit, self.key_edit, self.value_edit, self.confidence_edit, self.expiry_edit):
             edit.textEdited.connect(self._on_field_text_edited)
 
     def show_error(self, field: str, message: str) -> None:
         label = self.errors.get(field, self.general_error)
         label.setText(message)
         label.setVisible(bool(message))
-        edit = {"key": self.key_edit, "value": self.value_edit, "confidence": self.confidence_edit,
+        edit = {"user_id": self.user_edit, "key": self.key_edit, "value": self.value_edit,
+                "confidence": self.confidence_edit,
                 "expires_at": self.expiry_edit}.get(field)
         if edit is not None:
             mark_invalid(edit, message)
@@ -110,8 +135,20 @@ class AddProfileDialog(QDialog):
     def _on_field_text_edited(self, _text: str) -> None:
         self._clear_errors()
 
+    def user_id(self) -> str:
+        return self.user_edit.text().strip()
+
     def _on_buttons_accepted(self) -> None:
         self._clear_errors()
+        if self._user_exists is not None:
+            user_id = self.user_id()
+            if not user_id:
+                self.show_error("user_id", QCoreApplication.translate("FieldValidation", "must not be empty"))
+                return
+            if self._user_exists(user_id):
+                self.show_error("user_id", self.tr("{user} already has memory: select them in the list and "
+                                                   "add the entry there").format(user=user_id))
+                return
         key, value = self.key_edit.text().strip(), self.value_edit.text()
         confidence_text = self.confidence_edit.text()
         for field, message in (("key", check_key_text(key)), ("value", check_value_text(value)),

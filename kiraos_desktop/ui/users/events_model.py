@@ -10,6 +10,7 @@ from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.expiry import format_timestamp
 from kiraos_desktop.ui.users.field_validation import CheckValidator, FieldErrorBubble, check_event_text, mark_invalid
+from kiraos_desktop.ui.users.text_dialog import needs_dialog
 
 PAGE_SIZE = 200
 COL_DATE, COL_SUMMARY = range(2)
@@ -115,6 +116,7 @@ class EventDelegate(QStyledItemDelegate):
     """Single-line editor for a summary; empty or too long text is refused at the field."""
 
     input_refused = Signal(str, str)
+    long_text_requested = Signal(QModelIndex)  # a long or multi-line text: edit it in the dialog
 
     def __init__(self, bubble_host: QWidget, parent=None) -> None:
         super().__init__(parent)
@@ -122,6 +124,9 @@ class EventDelegate(QStyledItemDelegate):
 
     def createEditor(self, parent, option, index):
         if index.column() != COL_SUMMARY:
+            return None
+        if needs_dialog(index.data(Qt.ItemDataRole.EditRole)):
+            self.long_text_requested.emit(QModelIndex(index))
             return None
         editor = QLineEdit(parent)
         editor.setObjectName("eventEditor")

@@ -8,7 +8,10 @@ from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
 from kiraos_desktop.ui.users.events_model import COL_DATE, COL_SUMMARY, EVENT_ID_ROLE, EventDelegate, EventsModel
-from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, build_table_tab
+from kiraos_desktop.core.records import MAX_EVENT_CHARS
+from kiraos_desktop.ui.users.field_validation import check_event_text
+from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, add_long_edit_action, build_table_tab
+from kiraos_desktop.ui.users.text_dialog import TextEditDialog, open_text_dialog
 
 
 class EventsTab(TableTab):
@@ -29,6 +32,10 @@ class EventsTab(TableTab):
         self.view.setItemDelegate(self.delegate)
         self.delete_action = add_delete_action(self.view, self.tr("Delete selected events"))
         self.delete_action.triggered.connect(self._on_delete_action_triggered)
+        self.text_dialog: TextEditDialog | None = None
+        self.long_edit_action = add_long_edit_action(self.view, self.tr("Edit in a larger editor…"))
+        self.long_edit_action.triggered.connect(self._on_long_edit_action_triggered)
+        self.delegate.long_text_requested.connect(self._open_text_dialog)
         self.add_button.clicked.connect(self._on_add_button_clicked)
         self.delete_button.clicked.connect(self._on_delete_action_triggered)
         self.model.write_failed.connect(self._on_model_write_failed)
@@ -41,6 +48,20 @@ class EventsTab(TableTab):
 
     def selected_event_ids(self) -> list[int]:
         return [index.data(EVENT_ID_ROLE) for index in self.view.selectionModel().selectedRows()]
+
+    def _on_long_edit_action_triggered(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self._open_text_dialog(self.model.index(index.row(), COL_SUMMARY))
+
+    def _open_text_dialog(self, index) -> None:
+        """The event's text in a multi-line editor; saving goes through the model (undoable)."""
+        self.text_dialog = open_text_dialog(self, self.model, index, self.tr("Edit event"), self.tr("Event"),
+                                            MAX_EVENT_CHARS, check_event_text)
+        self.text_dialog.destroyed.connect(self._on_text_dialog_destroyed)
+
+    def _on_text_dialog_destroyed(self, *_args) -> None:
+        self.text_dialog = None
 
     def _on_add_button_clicked(self) -> None:
         user_id = self.model.user_id

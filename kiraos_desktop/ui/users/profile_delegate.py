@@ -14,6 +14,7 @@ from kiraos_desktop.ui.users.field_validation import (
     mark_invalid,
     parse_confidence_text,
 )
+from kiraos_desktop.ui.users.text_dialog import needs_dialog
 from kiraos_desktop.ui.users.profile_model import COL_CATEGORY, COL_CONFIDENCE, COL_EXPIRES, COL_VALUE
 
 
@@ -21,6 +22,7 @@ class ProfileDelegate(QStyledItemDelegate):
     """Invalid text keeps the editor open on Enter (the validator refuses it) and is never written."""
 
     input_refused = Signal(str, str)  # field, message: an invalid edit was discarded
+    long_text_requested = Signal(QModelIndex)  # a long or multi-line value: edit it in the dialog
 
     def __init__(self, bubble_host: QWidget, parent=None) -> None:
         super().__init__(parent)
@@ -33,6 +35,9 @@ class ProfileDelegate(QStyledItemDelegate):
     def createEditor(self, parent: QWidget, option: QStyleOptionViewItem,
                      index: QModelIndex | QPersistentModelIndex) -> QWidget | None:
         column = index.column()
+        if column == COL_VALUE and needs_dialog(index.data(Qt.ItemDataRole.EditRole)):
+            self.long_text_requested.emit(QModelIndex(index))
+            return None
         if column in (COL_VALUE, COL_EXPIRES, COL_CONFIDENCE):
             editor = QLineEdit(parent)
             editor.setFrame(False)

@@ -4,7 +4,9 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QPushButton, QWidget
 
+from kiraos_desktop.core.records import MAX_VALUE_CHARS
 from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.ui.users.field_validation import check_value_text
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
 from kiraos_desktop.ui.users.profile_delegate import ProfileDelegate
@@ -19,7 +21,8 @@ from kiraos_desktop.ui.users.profile_model import (
     ProfileFilterProxy,
     ProfileModel,
 )
-from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, build_table_tab
+from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, add_long_edit_action, build_table_tab
+from kiraos_desktop.ui.users.text_dialog import TextEditDialog, open_text_dialog
 
 
 class ProfileTab(TableTab):
@@ -52,6 +55,10 @@ class ProfileTab(TableTab):
 
         self.delete_action = add_delete_action(self.view, self.tr("Delete selected entries"))
         self.delete_action.triggered.connect(self._on_delete_action_triggered)
+        self.text_dialog: TextEditDialog | None = None
+        self.long_edit_action = add_long_edit_action(self.view, self.tr("Edit the value in a larger editor…"))
+        self.long_edit_action.triggered.connect(self._on_long_edit_action_triggered)
+        self.delegate.long_text_requested.connect(self._open_text_dialog)
         self.add_button.clicked.connect(self._on_add_button_clicked)
         self.delete_button.clicked.connect(self._on_delete_action_triggered)
         self.purge_button.clicked.connect(self._on_purge_button_clicked)
@@ -103,6 +110,22 @@ class ProfileTab(TableTab):
         self.add_dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
         self.add_dialog.destroyed.connect(self._on_add_dialog_destroyed)
         self.add_dialog.open()
+
+    def _on_long_edit_action_triggered(self) -> None:
+        index = self.view.currentIndex()
+        if index.isValid():
+            self._open_text_dialog(index.siblingAtColumn(COL_VALUE))
+
+    def _open_text_dialog(self, index) -> None:
+        """A long or multi-line value in a multi-line editor; saving goes through the model (undoable)."""
+        key = index.data(KEY_ROLE)
+        self.text_dialog = open_text_dialog(self, self.model, index, self.tr("Edit {key}").format(key=key),
+                                            self.tr("Value of {key}").format(key=key), MAX_VALUE_CHARS,
+                                            check_value_text)
+        self.text_dialog.destroyed.connect(self._on_text_dialog_destroyed)
+
+    def _on_text_dialog_destroyed(self, *_args) -> None:
+        self.text_dialog = None
 
     def _on_add_dialog_destroyed(self, *_args) -> None:
         self.add_dialog = None

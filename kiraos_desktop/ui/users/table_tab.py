@@ -63,6 +63,16 @@ def add_delete_action(view: QTableView, text: str) -> QAction:
     return action
 
 
+def add_long_edit_action(view: QTableView, text: str) -> QAction:
+    """Ctrl+E (and the context menu) of `view`: edit the current text in the multi-line dialog."""
+    action = QAction(text, view)
+    action.setShortcut(QKeySequence("Ctrl+E"))
+    action.setShortcutContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+    view.addAction(action)
+    view.setContextMenuPolicy(Qt.ContextMenuPolicy.ActionsContextMenu)
+    return action
+
+
 class TableTab(QWidget):
     """A tab listing one user's rows. A subclass builds `model` (with `load(user_id)`, `refresh()`
     and `user_id`), `view` and `message_label` (build_table_tab), and implements `_update_state()`.

@@ -9,6 +9,7 @@ from PySide6.QtWidgets import (
     QHeaderView,
     QLabel,
     QLineEdit,
+    QPushButton,
     QSplitter,
     QStyle,
     QTableView,
@@ -22,6 +23,7 @@ from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
 from kiraos_desktop.ui.users.user_detail import UserDetail
 from kiraos_desktop.ui.users.users_model import COL_ACTIVITY, COL_EVENTS, COL_PROFILES, COL_USER, USER_ID_ROLE, UsersModel
 
@@ -35,6 +37,9 @@ class UsersPage(QWidget):
     def __init__(self, store: MemoryStore, writer: UndoableWriter, context: ContextBuilder, prompts: Prompts,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
+        self._store = store
+        self._writer = writer
+        self.new_user_dialog: AddProfileDialog | None = None
         self._stale: frozenset | None = frozenset()
         self._has_stale = False
         self.model = UsersModel(store, self)
@@ -78,7 +83,12 @@ class UsersPage(QWidget):
         options.addStretch(1)
         left_layout.addLayout(options)
         left_layout.addWidget(self.view, 1)
-        left_layout.addWidget(self.count_label)
+        self.new_user_button = QPushButton(self.tr("New user…"))
+        self.new_user_button.setToolTip(self.tr("Create a user's memory with a first profile entry (Ctrl+Shift+N)"))
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.count_label, 1)
+        bottom.addWidget(self.new_user_button)
+        left_layout.addLayout(bottom)
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.setObjectName("usersSplitter")
         self.splitter.addWidget(left)
@@ -116,6 +126,10 @@ class UsersPage(QWidget):
             switch = QShortcut(QKeySequence(keys), self)
             switch.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
             switch.activated.connect(lambda step=step: self._switch_tab(step))
+        new_user = QShortcut(QKeySequence("Ctrl+Shift+N"), self)
+        new_user.setContext(Qt.ShortcutContext.WidgetWithChildrenShortcut)
+        new_user.activated.connect(self.new_user)
+        self.new_user_button.clicked.connect(self.new_user)
         open_user = QShortcut(QKeySequence(Qt.Key.Key_Return), self.view)
         open_user.setContext(Qt.ShortcutContext.WidgetShortcut)
         open_user.activated.connect(self._on_open_user_shortcut_activated)
@@ -140,6 +154,28 @@ class UsersPage(QWidget):
             return False
         self._select_row(0)
         return True
+
+    def new_user(self) -> None:
+        """Ask for an id and a first profile entry; write them (undoable) and show the new user."""
+        def submit(key: str, value: str, category: str, confidence: float, expires_at: str | None) -> None:
+            user_id = dialog.user_id()
+            self._writer.write(self.tr("New user {user}").format(user=user_id),
+                               lambda batch: batch.set_profile(user_id, key, value, confidence=confidence,
+                                                               category=category, expires_at=expires_at))
+            self.refresh(frozenset([user_id]))
+            if not self.select_user(user_id):
+                self.detail.set_user(user_id)
+            self.status_message.emit(self.tr("Created {user}.").format(user=user_id))
+
+        dialog = AddProfileDialog(None, submit, set(), self,
+                                  user_exists=lambda uid: self._store.user_summary(uid) is not None)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.destroyed.connect(self._on_new_user_dialog_destroyed)
+        self.new_user_dialog = dialog
+        dialog.open()
+
+    def _on_new_user_dialog_destroyed(self, *_args) -> None:
+        self.new_user_dialog = None
 
     def refresh(self, changed_users: frozenset | None) -> None:
         """Apply a coalesced change now if the page is visible, else when it is shown."""
