@@ -12,6 +12,9 @@ from typing import Any
 # The KiraOS plugin's WebUI keys map onto our API keys when importing its config.
 ALIASES = {"webui_host": "api_host", "webui_port": "api_port", "webui_token": "api_token"}
 
+#: Colour scheme of the window.
+COLOR_SCHEMES = ("system", "light", "dark")
+
 #: UI language: "system" follows the locale; the others name a catalogue (resources/i18n).
 LANGUAGES = ("system", "en", "zh_CN")
 
@@ -35,6 +38,8 @@ class Settings:
     api_port: int = 8765
     api_token: str = ""
     language: str = "system"
+    close_to_tray: bool = True  # closing the window keeps the API serving in the tray (where one exists)
+    color_scheme: str = "system"  # "system" follows the desktop; "light" or "dark" forces one
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -69,9 +74,13 @@ def _check(key: str, value: Any) -> Any:
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise SettingsError("disabled_skills must be a list of skill names")
         return list(dict.fromkeys(value))
-    if key == "enable_slash_commands":
+    if key in ("enable_slash_commands", "close_to_tray"):
         if not isinstance(value, bool):
-            raise SettingsError(f"enable_slash_commands must be true or false, got {value!r}")
+            raise SettingsError(f"{key} must be true or false, got {value!r}")
+        return value
+    if key == "color_scheme":
+        if value not in COLOR_SCHEMES:
+            raise SettingsError(f"color_scheme must be one of {', '.join(COLOR_SCHEMES)}, got {value!r}")
         return value
     if key in ("api_host", "api_token"):
         if not isinstance(value, str):

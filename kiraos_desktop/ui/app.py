@@ -17,7 +17,8 @@ from kiraos_desktop.core.app_log import configure_logging
 from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.interrupt import close_on_interrupt
 from kiraos_desktop.ui.prompts import prompts
-from kiraos_desktop.ui.theme import ThemeWatcher, app_icon, apply_theme
+from kiraos_desktop.ui.single_instance import SingleInstance, instance_key
+from kiraos_desktop.ui.theme import ThemeWatcher, app_icon, apply_theme, set_scheme_preference
 
 log = logging.getLogger(__name__)
 ORGANIZATION = "KiraOS"
@@ -74,6 +75,8 @@ class AppController(QObject):
         self._owned_engines: list = []  # engines opened here (the CLI closes the first one)
         self.server = None
         self.window = None
+        self.tray = None
+        self._desktop = False
         self._open_window()
 
     def _open_window(self) -> None:
@@ -83,9 +86,60 @@ class AppController(QObject):
         window = MainWindow(self.engine, self.server, self._ui_settings, prompts, server_error=error)
         window.reopen_requested.connect(self._on_window_reopen_requested)
         self.window = window
+        if self._desktop:
+            self._wire_window(window)
         self.engine.start_watching(build_recall=False)  # the window builds the recall index, with progress
         if self.server is not None and self._start_server:
             start_server_in_background(self.server)
+
+    def use_desktop_close(self) -> None:
+        """The running app (not screenshots or the self-test): where a system tray exists, closing
+        the window keeps the API serving in it; where none exists, closing asks while the API serves."""
+        from kiraos_desktop.ui.tray import Tray, tray_available
+
+        self._desktop = True
+        if tray_available():
+            self.tray = Tray(self._ui_settings if self._ui_settings is not None else QSettings(), self)
+            self.tray.show_requested.connect(self._on_tray_show_requested)
+            self.tray.quit_requested.connect(self._on_tray_quit_requested)
+            QApplication.instance().setQuitOnLastWindowClosed(False)  # the tray keeps the app running
+        self._wire_window(self.window)
+
+    def _wire_window(self, window) -> None:
+        window.ask_before_stopping_api = True
+        window.keeps_serving_in_tray = self._keeps_serving_in_tray
+        window.hidden_to_tray.connect(self._on_window_hidden_to_tray)
+        window.closed.connect(self._on_window_closed)
+        window.server_state.state_changed.connect(self._on_window_server_state_changed)
+        self._on_window_server_state_changed()
+
+    def _keeps_serving_in_tray(self) -> bool:
+        return self.tray is not None and self.engine.settings.close_to_tray
+
+    def _on_window_server_state_changed(self, *_args) -> None:
+        if self.tray is not None and self.window is not None:
+            state = self.window.server_state
+            token = (getattr(self.server, "token", None) or "") if state.state == "running" else ""
+            self.tray.set_status(state.text(), token)
+
+    def _on_window_hidden_to_tray(self) -> None:
+        if self.tray is not None:
+            self.tray.notice_once()
+
+    def _on_tray_show_requested(self) -> None:
+        window = self.window
+        window.show()
+        window.setWindowState(window.windowState() & ~Qt.WindowState.WindowMinimized)
+        window.raise_()
+        window.activateWindow()
+
+    def _on_tray_quit_requested(self) -> None:
+        self.window.quit()
+
+    def _on_window_closed(self) -> None:
+        if self.tray is not None:  # the app no longer quits by itself when its last window closes
+            self.tray.dispose()
+            QApplication.instance().quit()
 
     def _on_theme_changed(self, _dark: bool) -> None:
         if self.window is not None:
@@ -182,6 +236,7 @@ def run_gui(engine, args) -> int:
         with tempfile.TemporaryDirectory(prefix="kiraos-shots-") as scratch:
             use_offscreen_platform(Path(scratch))
             app = ensure_application()
+            set_scheme_preference(engine.settings.color_scheme)
             apply_theme(app)
             apply_language(getattr(args, "language", None) or engine.settings.language)
             from kiraos_desktop.ui.screenshot import SIZE as SCREENSHOT_SIZE, take_screenshots
@@ -198,10 +253,21 @@ def run_gui(engine, args) -> int:
     # a windowed build has no console to print them on.
     configure_logging(engine.paths.logs_dir)
     app = ensure_application()
+    # One window per data folder: a second launch brings the first forward and exits 0 (before it
+    # starts an API server that would only find the port busy).
+    instance = SingleInstance(instance_key(engine.paths))
+    if instance.hand_over():
+        print(f"kiraos-desktop: already open on {engine.paths.data_dir}; brought that window forward")
+        return 0
+    set_scheme_preference(engine.settings.color_scheme)
     apply_theme(app)
     apply_language(getattr(args, "language", None) or engine.settings.language)
     watcher = ThemeWatcher(app)
     controller = AppController(engine, args)
+    controller.use_desktop_close()
+    if not instance.listen():
+        log.warning("cannot listen on the local socket %s: a second launch will open a second window", instance.key)
+    instance.activated.connect(controller._on_tray_show_requested)
     watcher.changed.connect(controller._on_theme_changed)
     controller.window.show()
     restore_interrupt = close_on_interrupt(controller.window, app)

@@ -25,7 +25,7 @@ def close_on_interrupt(window, parent: QObject) -> Callable[[], None]:
     wake.setObjectName("interruptWake")
     wake.timeout.connect(lambda: None)
     wake.start(WAKE_MS)
-    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, window.close))
+    signal.signal(signal.SIGINT, lambda *_: QTimer.singleShot(0, getattr(window, "quit", window.close)))
 
     def restore() -> None:
         wake.stop()

@@ -3,10 +3,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from typing import Callable
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
+    QApplication,
     QHBoxLayout,
     QLabel,
     QListWidget,
@@ -27,7 +29,7 @@ from kiraos_desktop.ui.retranslate import refresh_item_views
 from kiraos_desktop.ui.recall_build import RecallBuildIndicator
 from kiraos_desktop.ui.server_state import ServerStateRelay
 from kiraos_desktop.ui.store_signals import ChangeCoalescer, StoreSignals
-from kiraos_desktop.ui.theme import app_icon, themed_icon
+from kiraos_desktop.ui.theme import app_icon, apply_theme, set_scheme_preference, themed_icon
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.users_page import UsersPage
 
@@ -53,6 +55,8 @@ def placeholder_page(title: str, text: str) -> QWidget:
 
 class MainWindow(QMainWindow):
     reopen_requested = Signal(dict)  # {"data_dir": D} or {"kira_data": D}
+    hidden_to_tray = Signal()  # closed while the tray keeps the API serving
+    closed = Signal()  # closed for real (the app may quit)
 
     def __init__(self, engine, server, ui_settings: QSettings | None = None, prompts: Prompts | None = None,
                  parent: QWidget | None = None, *, server_error: str = "") -> None:
@@ -62,6 +66,11 @@ class MainWindow(QMainWindow):
         self._server = server
         self._ui_settings = ui_settings if ui_settings is not None else QSettings()
         self._prompts = prompts or default_prompts
+        # Set by the running app (not screenshots, the self-test or most tests): where a tray keeps
+        # the API serving, closing hides the window; elsewhere closing asks while the API serves.
+        self.keeps_serving_in_tray: Callable[[], bool] = lambda: False
+        self.ask_before_stopping_api = False
+        self._quitting = False
         self._guide = None
         self.setWindowTitle(self._title())
         self.setWindowIcon(app_icon())
@@ -186,7 +195,7 @@ class MainWindow(QMainWindow):
         self.export_action.triggered.connect(self._on_export_action_triggered)
         self.import_action.triggered.connect(self._on_import_action_triggered)
         self.purge_action.triggered.connect(self._on_purge_action_triggered)
-        self.quit_action.triggered.connect(self.close)
+        self.quit_action.triggered.connect(self.quit)
         self.settings_action.triggered.connect(self._on_settings_action_triggered)
         self.guide_action.triggered.connect(self.show_guide)
         self.about_action.triggered.connect(self._on_about_action_triggered)
@@ -354,6 +363,10 @@ class MainWindow(QMainWindow):
 
         if new.language != old.language:
             apply_language(new.language)  # Qt then sends LanguageChange to every widget
+        if new.color_scheme != old.color_scheme:
+            set_scheme_preference(new.color_scheme)
+            apply_theme(QApplication.instance())  # widgets with custom colours follow the PaletteChange
+            self.refresh_icons()
         if self._server is None or not api_settings_changed(old, new):
             return
         token = new.api_token or self._engine.api_token
@@ -409,7 +422,23 @@ class MainWindow(QMainWindow):
             self._unsubscribe_settings()
             self._unsubscribe_settings = None
 
+    def quit(self) -> bool:
+        """File > Quit and the tray's Quit: close for real (not into the tray); False when cancelled."""
+        self._quitting = True
+        closed = self.close()
+        self._quitting = False
+        return closed
+
     def closeEvent(self, event: QCloseEvent) -> None:
+        if not self._quitting and self.keeps_serving_in_tray():
+            event.ignore()  # the API keeps serving; the tray icon brings the window back
+            self.save_state()
+            self.hide()
+            self.hidden_to_tray.emit()
+            return
+        if self.ask_before_stopping_api and not self._may_stop_serving():
+            event.ignore()
+            return
         confirm_leave = getattr(self.skills_page, "confirm_leave", None)
         if callable(confirm_leave) and not confirm_leave():  # unsaved skill edits: the user cancelled
             event.ignore()
@@ -417,6 +446,14 @@ class MainWindow(QMainWindow):
         self.save_state()
         self.shutdown()
         super().closeEvent(event)
+        self.closed.emit()
+
+    def _may_stop_serving(self) -> bool:
+        if self.server_state.state != "running":
+            return True
+        question = self.tr("The API is serving at {url}. The bot loses its memory while KiraOS Desktop is "
+                           "closed.\n\nQuit anyway?").format(url=self.server_state.detail)
+        return self._prompts.confirm(self, self.tr("Quit KiraOS Desktop"), question, self.tr("Quit"))
 
 
 def _scrollable(page: QWidget) -> QWidget:

@@ -250,6 +250,19 @@ class SettingsDialog(QDialog):
         self._language.currentIndexChanged.connect(self._on_field_changed)
         self._add_row(form, "language", self.tr("Language:"), self._language, self._language.currentData,
                       self.tr("Applies at once; “System” follows the language of the desktop."), hint_beside=True)
+        self._scheme = QComboBox()
+        self._scheme.setObjectName("color_scheme")
+        for text, value in ((self.tr("System"), "system"), (self.tr("Light"), "light"), (self.tr("Dark"), "dark")):
+            self._scheme.addItem(text, value)
+        self._scheme.currentIndexChanged.connect(self._on_field_changed)
+        self._add_row(form, "color_scheme", self.tr("Colours:"), self._scheme, self._scheme.currentData,
+                      self.tr("Applies at once; “System” follows the desktop's light or dark mode."),
+                      hint_beside=True)
+        self._tray = QCheckBox(self.tr("Closing the window keeps the API serving in the tray"))
+        self._tray.setObjectName("close_to_tray")
+        self._tray.toggled.connect(self._on_field_changed)
+        self._add_row(form, "close_to_tray", self.tr("Tray:"), self._tray, self._tray.isChecked,
+                      self.tr("Where the desktop has a tray. Without one, closing asks while the API serves."))
         return group
 
     def _align_label_columns(self) -> None:
@@ -273,6 +286,8 @@ class SettingsDialog(QDialog):
         self._host.setText(settings.api_host)
         self._token.setText(settings.api_token)
         self._language.setCurrentIndex(max(0, self._language.findData(settings.language)))
+        self._scheme.setCurrentIndex(max(0, self._scheme.findData(settings.color_scheme)))
+        self._tray.setChecked(settings.close_to_tray)
         self._validate()
 
     def _fill_skills(self, disabled: list[str]) -> None:

@@ -56,10 +56,20 @@ def _light_palette(app: QApplication) -> QPalette:
     return palette
 
 
+_preference = {"scheme": "system"}
+
+
+def set_scheme_preference(scheme: str) -> None:
+    """The `color_scheme` setting: "system" follows the desktop, "light" or "dark" forces one."""
+    _preference["scheme"] = scheme if scheme in ("light", "dark") else "system"
+
+
 def is_dark_scheme() -> bool:
     forced = os.environ.get(ENV_SCHEME, "").strip().lower()
     if forced in ("dark", "light"):
         return forced == "dark"
+    if _preference["scheme"] != "system":
+        return _preference["scheme"] == "dark"
     hints = QGuiApplication.styleHints()
     return hints.colorScheme() == Qt.ColorScheme.Dark
 

@@ -1091,6 +1091,18 @@ Nothing was changed.</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
+        <source>The API is serving at {url}. The bot loses its memory while KiraOS Desktop is closed.
+
+Quit anyway?</source>
+        <translation>API 正在 {url} 提供服务。KiraOS Desktop 关闭期间，机器人将失去记忆。
+
+仍要退出吗？</translation>
+    </message>
+    <message>
+        <source>Quit KiraOS Desktop</source>
+        <translation>退出 KiraOS Desktop</translation>
+    </message>
+    <message>
         <source>Undo</source>
         <translation>撤销</translation>
     </message>
@@ -1962,6 +1974,34 @@ Changing host, port or token restarts the API server.</source>
         <translation>立即生效；“跟随系统”使用桌面环境的语言。</translation>
     </message>
     <message>
+        <source>Light</source>
+        <translation>浅色</translation>
+    </message>
+    <message>
+        <source>Dark</source>
+        <translation>深色</translation>
+    </message>
+    <message>
+        <source>Colours:</source>
+        <translation>配色：</translation>
+    </message>
+    <message>
+        <source>Applies at once; “System” follows the desktop&apos;s light or dark mode.</source>
+        <translation>立即生效；“跟随系统”随桌面的浅色或深色模式切换。</translation>
+    </message>
+    <message>
+        <source>Closing the window keeps the API serving in the tray</source>
+        <translation>关闭窗口后在托盘中继续提供 API 服务</translation>
+    </message>
+    <message>
+        <source>Tray:</source>
+        <translation>托盘：</translation>
+    </message>
+    <message>
+        <source>Where the desktop has a tray. Without one, closing asks while the API serves.</source>
+        <translation>仅在桌面有系统托盘时生效。没有托盘时，若 API 正在服务，关闭窗口前会先询问。</translation>
+    </message>
+    <message>
         <source> (has errors)</source>
         <translation>（有错误）</translation>
     </message>
@@ -2321,6 +2361,37 @@ Changing host, port or token restarts the API server.</source>
     <message>
         <source>this entry no longer exists</source>
         <translation>该条目已不存在</translation>
+    </message>
+</context>
+<context>
+    <name>Tray</name>
+    <message>
+        <source>Show window</source>
+        <translation>显示窗口</translation>
+    </message>
+    <message>
+        <source>Copy token</source>
+        <translation>复制令牌</translation>
+    </message>
+    <message>
+        <source>Quit KiraOS Desktop</source>
+        <translation>退出 KiraOS Desktop</translation>
+    </message>
+    <message>
+        <source>API stopped</source>
+        <translation>API 已停止</translation>
+    </message>
+    <message>
+        <source>KiraOS Desktop — {status}</source>
+        <translation>KiraOS Desktop — {status}</translation>
+    </message>
+    <message>
+        <source>KiraOS Desktop is still running</source>
+        <translation>KiraOS Desktop 仍在运行</translation>
+    </message>
+    <message>
+        <source>The API keeps serving your bot&apos;s memory. Open the window from this icon; quit from its menu.</source>
+        <translation>API 仍在为机器人提供记忆服务。点击此图标可打开窗口；要退出请使用它的菜单。</translation>
     </message>
 </context>
 <context>
