@@ -146,7 +146,7 @@ class SkillListPanel(QWidget):
         self.export_button.clicked.connect(self.exportRequested)
         self.view.sourceDropped.connect(self.importRequested)
         # Room for most names next to their command at 1024x700; a longer name loses its middle.
-        self.setMinimumWidth(200)
+        self.setMinimumWidth(230)
         self._update_buttons()
 
     def set_colors(self, colors) -> None:

@@ -70,7 +70,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 3)
-        self.splitter.setSizes([200, 460, 460])
+        self.splitter.setSizes([230, 460, 460])
         self.splitter.setObjectName("skillsPageSplitter")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
