@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui_skills_helpers import OFFSCREEN_NOTE, engine, make_page, page  # noqa: F401
+from ui_skills_helpers import OFFSCREEN_NOTE, make_page, page  # noqa: F401
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
