@@ -67,8 +67,10 @@ def test_unsaved_text_preview_is_what_the_call_returns_after_saving(qtbot, page,
 
 def test_missing_required_argument_is_refused_like_a_call(page):
     text = _preview(page, "tarot_reading", {}, "")
-    assert text == ""
+    # The status says a call would be refused; the pane still shows the result, the argument marked.
     assert "question" in page.workbench.preview.status.text()
+    assert "refused" in page.workbench.preview.status.text()
+    assert "<user_input>⟨question: missing⟩</user_input>" in text and "塔罗" in text
 
 
 def test_jinja_error_shows_the_error_result(qtbot, page):
