@@ -16,6 +16,7 @@ from kiraos_desktop.core.records import (
     ValidationError,
     check_user_id,
 )
+from kiraos_desktop.core.store_rows import ROW_LIVE
 from kiraos_desktop.core.templates import render_hot, template
 from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
 from kiraos_desktop.core.write_batch import live_head
@@ -106,7 +107,7 @@ class MemoryTools:
             return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
         except ValidationError as exc:
             return f"skip: set {label}: {_FIELD_REASONS.get(exc.field, sanitize(exc.message))}", 0
-        verb = "updated" if stored is not None and stored[7] else "set"  # replaced an unexpired entry
+        verb = "updated" if stored is not None and stored[ROW_LIVE] else "set"  # replaced an unexpired entry
         text = f"{verb} {sanitize(entry.key)}={sanitize(entry.value)} [{entry.category}]"
         if expires_at:
             text += f" (expires: {sanitize(ttl)})"

@@ -13,7 +13,6 @@ import peewee
 from kiraos_desktop.core import recall_index
 from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.records import (
-    CATEGORY_RANK,
     ChangeRecord,
     EventEntry,
     ProfileEntry,
@@ -22,6 +21,16 @@ from kiraos_desktop.core.records import (
     check_user_id,
 )
 from kiraos_desktop.core.schema import USER_HAS_DATA, ensure_schema
+from kiraos_desktop.core.store_rows import (
+    CHANGE_COLUMNS,
+    EVENT_SELECT,
+    LIVE_CONDITION,
+    NEWEST_EVENTS_FIRST,
+    PROFILE_SELECT,
+    event_from_row,
+    profile_from_row,
+    sort_profiles,
+)
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.core.write_batch import WriteBatch
 
@@ -39,8 +48,6 @@ WRITER_AUTOCHECKPOINT_PAGES = 40000
 CHECKPOINT_AFTER_COMMITS = 100
 CHECKPOINT_COMPLETE_FRAMES = 16000
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
-PROFILE_COLUMNS = "user_id, memory_key, memory_value, updated_at, confidence, category, expires_at"
-LIVE_CONDITION = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
 USER_SORT_COLUMNS = ("user_id", "profile_count", "event_count", "last_activity")
 
 
@@ -61,22 +68,6 @@ class _Events:
 
 class WriterBusy(RuntimeError):
     """A write asked not to wait found the writer busy; nothing was written."""
-
-
-def profile_from_row(row: tuple) -> ProfileEntry:
-    user_id, key, value, updated_at, confidence, category, expires_at = row
-    return ProfileEntry(
-        user_id, key, value, updated_at,
-        0.5 if confidence is None else float(confidence),
-        category or "basic", expires_at,
-    )
-
-
-def sort_profiles(entries) -> list[ProfileEntry]:
-    """Category priority, then higher confidence, then most recently updated (two stable sorts)."""
-    ordered = sorted(entries, key=lambda e: e.updated_at or "", reverse=True)
-    ordered.sort(key=lambda e: (CATEGORY_RANK.get(e.category, len(CATEGORY_RANK)), e.category, -e.confidence))
-    return ordered
 
 
 class MemoryStore:
@@ -345,7 +336,7 @@ class MemoryStore:
         latest, found = recall_index.recall_rows(conn, user_id, words, newest, state)
         counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
         total = max(len(found), counted[0] if counted else 0)
-        return [EventEntry(*row) for row in latest], [EventEntry(*row) for row in found], total
+        return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
 
     def checkpoint(self) -> None:
         """Copy committed WAL frames into the database (PASSIVE: other processes may go on writing).
@@ -416,39 +407,36 @@ class MemoryStore:
         return [r[0] for r in self._rows(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} ORDER BY user_id")]
 
     def get_profile(self, user_id: str, key: str) -> ProfileEntry | None:
-        rows = self._rows(f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ? AND memory_key = ?",
-                          (user_id, key))
+        rows = self._rows(f"{PROFILE_SELECT} WHERE user_id = ? AND memory_key = ?", (user_id, key))
         return profile_from_row(rows[0]) if rows else None
 
     def get_profiles(self, user_id: str, include_expired: bool = True, now: str | None = None) -> list[ProfileEntry]:
         check_user_id(user_id)
         if include_expired:
-            rows = self._rows(f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ?", (user_id,))
+            rows = self._rows(f"{PROFILE_SELECT} WHERE user_id = ?", (user_id,))
         else:
-            rows = self._rows(f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ? AND {LIVE_CONDITION}",
+            rows = self._rows(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}",
                               (user_id, now or now_iso()))
         return sort_profiles(profile_from_row(r) for r in rows)
 
     def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
-        rows = self._rows("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ? "
-                          "ORDER BY created_at DESC, id DESC LIMIT ? OFFSET ?",
+        rows = self._rows(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
                           (user_id, -1 if limit is None else limit, offset))
-        return [EventEntry(*row) for row in rows]
+        return [event_from_row(row) for row in rows]
 
     def get_event(self, event_id: int) -> EventEntry | None:
-        rows = self._rows("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE id = ?", (event_id,))
-        return EventEntry(*rows[0]) if rows else None
+        rows = self._rows(f"{EVENT_SELECT} WHERE id = ?", (event_id,))
+        return event_from_row(rows[0]) if rows else None
 
     def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:
         """What the context block needs, in two indexed queries on this thread's connection."""
         cursor = self.reader.connection().cursor()
         profiles = [profile_from_row(r) for r in cursor.execute(
-            f"SELECT {PROFILE_COLUMNS} FROM user_profiles WHERE user_id = ? AND {LIVE_CONDITION}", (user_id, now))]
+            f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}", (user_id, now))]
         events = []
         if max_events > 0:
-            events = [EventEntry(*r) for r in cursor.execute(
-                "SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ? "
-                "ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, max_events))]
+            events = [event_from_row(r) for r in cursor.execute(
+                f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?", (user_id, max_events))]
         cursor.close()
         return sort_profiles(profiles), events
 
@@ -458,7 +446,7 @@ class MemoryStore:
         if user_id is not None:
             return self._user_changes(user_id, limit, before_id)
         where, params = ("WHERE id < ?", (before_id,)) if before_id is not None else ("", ())
-        rows = self._rows(f"SELECT {_CHANGE_COLUMNS} FROM memory_changes {where} ORDER BY id DESC LIMIT ?",
+        rows = self._rows(f"SELECT {CHANGE_COLUMNS} FROM memory_changes {where} ORDER BY id DESC LIMIT ?",
                           params + (limit,))
         return [_change_from_row(row) for row in rows]
 
@@ -483,14 +471,14 @@ class MemoryStore:
         if start is None:
             return []
         rows = self._rows(
-            f"WITH RECURSIVE chain AS (SELECT {_CHANGE_COLUMNS}, prev_id FROM memory_changes WHERE id = ? "
+            f"WITH RECURSIVE chain AS (SELECT {CHANGE_COLUMNS}, prev_id FROM memory_changes WHERE id = ? "
             f"UNION ALL SELECT {_CHANGE_COLUMNS_OF_M}, m.prev_id FROM memory_changes AS m "
             "JOIN chain AS c ON m.id = c.prev_id AND m.id < c.id LIMIT ?) "
-            f"SELECT {_CHANGE_COLUMNS} FROM chain", (start, limit))
+            f"SELECT {CHANGE_COLUMNS} FROM chain", (start, limit))
         return [_change_from_row(row) for row in rows]
 
     def get_change(self, change_id: int) -> ChangeRecord | None:
-        rows = self._rows(f"SELECT {_CHANGE_COLUMNS} FROM memory_changes WHERE id = ?", (change_id,))
+        rows = self._rows(f"SELECT {CHANGE_COLUMNS} FROM memory_changes WHERE id = ?", (change_id,))
         return _change_from_row(rows[0]) if rows else None
 
     def last_change_id(self) -> int:
@@ -500,8 +488,7 @@ class MemoryStore:
 # As AUTOINCREMENT would number it: past every id ever used, even of rows since deleted.
 _NEXT_CHANGE_ID = ("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memory_changes'), 0), "
                    "coalesce((SELECT max(id) FROM memory_changes), 0)) + 1")
-_CHANGE_COLUMNS = "id, at, user_id, actor, action, target, before, after"
-_CHANGE_COLUMNS_OF_M = ", ".join("m." + name for name in _CHANGE_COLUMNS.split(", "))
+_CHANGE_COLUMNS_OF_M = ", ".join("m." + name for name in CHANGE_COLUMNS.split(", "))
 
 
 def _json_or_none(text: str | None) -> Any:
@@ -509,4 +496,6 @@ def _json_or_none(text: str | None) -> Any:
 
 
 def _change_from_row(row: tuple) -> ChangeRecord:
-    return ChangeRecord(*row[:6], _json_or_none(row[6]), _json_or_none(row[7]))
+    """The record of a row of CHANGE_COLUMNS (a chain walk may add prev_id after them)."""
+    change_id, at, user_id, actor, action, target, before, after = row[:8]
+    return ChangeRecord(change_id, at, user_id, actor, action, target, _json_or_none(before), _json_or_none(after))

@@ -3,12 +3,11 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import Any, Iterator, Protocol
 
 from kiraos_desktop.core.audit_json import dump_audit_value
 from kiraos_desktop.core.recall_text import repeat_key
 from kiraos_desktop.core.records import (
-    CATEGORY_RANK,
     EventEntry,
     LimitError,
     ProfileEntry,
@@ -21,34 +20,38 @@ from kiraos_desktop.core.records import (
     check_user_id,
     check_value,
 )
+from kiraos_desktop.core.store_rows import (
+    EVENT_SELECT,
+    LIVE_CONDITION,
+    NEWEST_EVENTS_FIRST,
+    PROFILE_COLUMNS,
+    PROFILE_SELECT,
+    ROW_KEY,
+    ROW_LIVE,
+    ROW_VALUE,
+    ProfileRow,
+    event_from_row,
+    profile_from_row,
+    sort_profile_rows,
+)
 from kiraos_desktop.core.timeutil import parse_timestamp, to_iso
 
-if TYPE_CHECKING:
-    from kiraos_desktop.core.store import MemoryStore
 
-_PROFILE_COLUMNS = "user_id, memory_key, memory_value, updated_at, confidence, category, expires_at"
-_PROFILE_SELECT = f"SELECT {_PROFILE_COLUMNS} FROM user_profiles"
-_LIVE = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
-_OTHER_RANK = len(CATEGORY_RANK)
+class BatchStore(Protocol):
+    """What a batch needs of the MemoryStore that opened it (the store imports this module, not back)."""
 
+    writer: Any  # the writer database; its connection runs the batch's SQL
+    max_profiles_per_user: int
+    max_event_keep: int
 
-# sort_profiles() on rows of _PROFILE_COLUMNS, read as profile_from_row reads them.
-def _newest_first(row: tuple) -> str:
-    return row[3] or ""
+    def allocate_change_ids(self, count: int) -> int: ...
 
 
-def _display_rank(row: tuple) -> tuple:
-    category = row[5] or "basic"
-    return CATEGORY_RANK.get(category, _OTHER_RANK), category, -(0.5 if row[4] is None else float(row[4]))
-
-
-def live_head(known: dict[str, tuple], limit: int) -> tuple[list[tuple[str, str]], int]:
+def live_head(known: dict[str, ProfileRow], limit: int) -> tuple[list[tuple[str, str]], int]:
     """(key, value) of the first `limit` unexpired entries of profile_rows() in display order, and
     how many unexpired entries there are: the memory_update reply needs only those few."""
-    rows = [row for row in known.values() if row[7]]
-    rows.sort(key=_newest_first, reverse=True)
-    rows.sort(key=_display_rank)
-    return [(row[1], row[2]) for row in rows[:limit]], len(rows)
+    rows = sort_profile_rows([row for row in known.values() if row[ROW_LIVE]])
+    return [(row[ROW_KEY], row[ROW_VALUE]) for row in rows[:limit]], len(rows)
 
 
 # An audit row names the same user's previous change (see schema.py): the one before it in this
@@ -75,11 +78,8 @@ def _flat(rows: list[tuple]) -> tuple:
 class WriteBatch:
     """Created by MemoryStore.batch(); valid only inside its `with` block (the write lock is held)."""
 
-    def __init__(self, store: "MemoryStore", actor: str) -> None:
-        from kiraos_desktop.core.store import profile_from_row  # avoid an import cycle at load time
-
+    def __init__(self, store: BatchStore, actor: str) -> None:
         self._store = store
-        self._profile_from_row = profile_from_row
         # The raw connection: peewee's execute_sql wrapper costs more than the statements here.
         self._sql = store.writer.connection().execute
         self.actor = actor
@@ -137,25 +137,25 @@ class WriteBatch:
     # ---- profiles ------------------------------------------------------------------------
 
     def profile(self, user_id: str, key: str) -> ProfileEntry | None:
-        row = self._sql(f"{_PROFILE_SELECT} WHERE user_id = ? AND memory_key = ?", (user_id, key)).fetchone()
-        return self._profile_from_row(row) if row else None
+        row = self._sql(f"{PROFILE_SELECT} WHERE user_id = ? AND memory_key = ?", (user_id, key)).fetchone()
+        return profile_from_row(row) if row else None
 
     def live_profile_count(self, user_id: str) -> int:
-        return self._sql(f"SELECT count(*) FROM user_profiles WHERE user_id = ? AND {_LIVE}",
+        return self._sql(f"SELECT count(*) FROM user_profiles WHERE user_id = ? AND {LIVE_CONDITION}",
                          (user_id, self.now)).fetchone()[0]
 
-    def profile_rows(self, user_id: str) -> dict[str, tuple]:
-        """Every entry of a user as rows (the columns of profile_from_row, then a live flag), by key.
+    def profile_rows(self, user_id: str) -> dict[str, ProfileRow]:
+        """Every entry of a user as rows (PROFILE_COLUMNS, then SQLite's live flag: ROW_LIVE), by key.
 
         For a run of writes to one user (memory_update): pass it as `known` to set_profile and
         delete_profile, which keep it current, and to live_head(); the run reads the user's
         entries once. Valid only while nothing else writes that user's entries in this batch.
         """
-        rows = self._sql(f"SELECT {_PROFILE_COLUMNS}, {_LIVE} FROM user_profiles WHERE user_id = ?",
+        rows = self._sql(f"SELECT {PROFILE_COLUMNS}, {LIVE_CONDITION} FROM user_profiles WHERE user_id = ?",
                          (self.now, user_id)).fetchall()
-        return {row[1]: row for row in rows}
+        return {row[ROW_KEY]: row for row in rows}
 
-    def _live_row(self, entry: ProfileEntry) -> tuple:
+    def _live_row(self, entry: ProfileEntry) -> ProfileRow:
         # The entry was validated (expiry normalised to naive ISO), so Python and SQLite agree on it.
         live = entry.expires_at is None or parse_timestamp(entry.expires_at) > self.now_moment
         return (entry.user_id, entry.key, entry.value, entry.updated_at, entry.confidence, entry.category,
@@ -163,7 +163,7 @@ class WriteBatch:
 
     def set_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
                     expires_at: Any = None, enforce_limit: bool = True,
-                    known: dict[str, tuple] | None = None) -> ProfileEntry:
+                    known: dict[str, ProfileRow] | None = None) -> ProfileEntry:
         """Insert or update one entry; returns the new entry. Raises ValidationError or LimitError.
 
         `known`: the user's profile_rows(), read instead of the database and kept current."""
@@ -175,11 +175,11 @@ class WriteBatch:
             is_new = before is None or before.is_expired(self.now)
         else:
             row = known.get(key)
-            before = self._profile_from_row(row[:7]) if row else None
-            is_new = row is None or not row[7]  # expired by SQLite's reading, as the limit counts
+            before = profile_from_row(row) if row else None
+            is_new = row is None or not row[ROW_LIVE]  # expired by SQLite's reading, as the limit counts
         limit = self._store.max_profiles_per_user
         if enforce_limit and is_new and limit:
-            live = self.live_profile_count(user_id) if known is None else sum(1 for r in known.values() if r[7])
+            live = self.live_profile_count(user_id) if known is None else sum(1 for r in known.values() if r[ROW_LIVE])
             if live >= limit:
                 raise LimitError(f"profile limit reached ({limit} entries); delete an entry or raise "
                                  f"max_profiles_per_user")
@@ -206,12 +206,12 @@ class WriteBatch:
         self.put_profile(entry)
         self.audit(entry.user_id, "profile_set", entry.key, before, entry)
 
-    def delete_profile(self, user_id: str, key: str, known: dict[str, tuple] | None = None) -> bool:
+    def delete_profile(self, user_id: str, key: str, known: dict[str, ProfileRow] | None = None) -> bool:
         if known is None:
             before = self.profile(user_id, key)
         else:
             row = known.pop(key, None)
-            before = self._profile_from_row(row[:7]) if row else None
+            before = profile_from_row(row) if row else None
         if before is None:
             return False
         self._sql("DELETE FROM user_profiles WHERE user_id = ? AND memory_key = ?", (user_id, key))
@@ -221,9 +221,8 @@ class WriteBatch:
     # ---- events --------------------------------------------------------------------------
 
     def _event(self, event_id: int) -> EventEntry | None:
-        row = self._sql("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE id = ?",
-                        (event_id,)).fetchone()
-        return EventEntry(*row) if row else None
+        row = self._sql(f"{EVENT_SELECT} WHERE id = ?", (event_id,)).fetchone()
+        return event_from_row(row) if row else None
 
     def add_event(self, user_id: str, summary: Any, *, created_at: str | None = None, trim: bool = True) -> int:
         user_id, summary = check_user_id(user_id), check_event_text(summary)
@@ -268,11 +267,11 @@ class WriteBatch:
         counted = self._sql("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
         if counted is not None and counted[0] <= keep:
             return 0  # the trigger-kept count is exact, so the common case costs one key lookup
-        rows = self._sql("SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ? "
-                         "ORDER BY created_at DESC, id DESC LIMIT -1 OFFSET ?", (user_id, keep)).fetchall()
+        rows = self._sql(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT -1 OFFSET ?",
+                         (user_id, keep)).fetchall()
         if not rows:
             return 0
-        dropped = [EventEntry(*r).to_dict() for r in rows]
+        dropped = [event_from_row(r).to_dict() for r in rows]
         self._sql(f"DELETE FROM event_logs WHERE id IN ({','.join('?' * len(rows))})", tuple(r[0] for r in rows))
         self.audit(user_id, "event_trim", None, {"events": dropped}, None)
         return len(rows)
@@ -299,10 +298,10 @@ class WriteBatch:
 
     def clear_user(self, user_id: str) -> tuple[int, int]:
         check_user_id(user_id)
-        profiles = [self._profile_from_row(r).to_dict() for r in
-                    self._sql(f"{_PROFILE_SELECT} WHERE user_id = ?", (user_id,)).fetchall()]
-        events = [EventEntry(*r).to_dict() for r in self._sql(
-            "SELECT id, user_id, event_summary, created_at FROM event_logs WHERE user_id = ?", (user_id,)).fetchall()]
+        profiles = [profile_from_row(r).to_dict() for r in
+                    self._sql(f"{PROFILE_SELECT} WHERE user_id = ?", (user_id,)).fetchall()]
+        events = [event_from_row(r).to_dict() for r in
+                  self._sql(f"{EVENT_SELECT} WHERE user_id = ?", (user_id,)).fetchall()]
         if not profiles and not events:
             return 0, 0
         self._sql("DELETE FROM user_profiles WHERE user_id = ?", (user_id,))
@@ -316,7 +315,7 @@ class WriteBatch:
         if user_id is not None:
             where += " AND user_id = ?"
             params += (user_id,)
-        rows = [self._profile_from_row(r) for r in self._sql(f"{_PROFILE_SELECT} WHERE {where}", params).fetchall()]
+        rows = [profile_from_row(r) for r in self._sql(f"{PROFILE_SELECT} WHERE {where}", params).fetchall()]
         if not rows:
             return 0
         self._sql(f"DELETE FROM user_profiles WHERE {where}", params)
