@@ -8,8 +8,7 @@ from pathlib import Path
 from typing import Sequence
 
 from kiraos_desktop import __version__
-
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+from kiraos_desktop.core.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 
 class UsageError(Exception):

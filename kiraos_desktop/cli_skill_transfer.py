@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from kiraos_desktop.cli import EXIT_OK, EXIT_USAGE
+from kiraos_desktop.core.exit_codes import EXIT_OK, EXIT_USAGE
 from kiraos_desktop.core.skills import SkillRouter
 from kiraos_desktop.core.skills.agent_io import (
     NameClashError,

@@ -17,10 +17,9 @@ from kiraos_desktop.api.mcp_server import build_mcp_server
 from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
 from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers
+from kiraos_desktop.core.exit_codes import EXIT_OK, EXIT_USAGE
 
 log = logging.getLogger(__name__)
-
-EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def serve_stdio(engine) -> int:

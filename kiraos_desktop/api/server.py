@@ -15,6 +15,7 @@ from kiraos_desktop.api.app import create_app
 from kiraos_desktop.api.counters import RequestCounters
 from kiraos_desktop.api.protocol import GuardedHttpProtocol
 from kiraos_desktop.api.security import is_loopback
+from kiraos_desktop.core.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 
 log = logging.getLogger(__name__)
 
@@ -22,7 +23,6 @@ StateListener = Callable[[str, str], None]
 _UNCHANGED = object()
 _ADDR_IN_USE = {errno.EADDRINUSE, 10048}  # 10048: WSAEADDRINUSE
 _ACCESS = {errno.EACCES, 10013}  # 10013: WSAEACCES (Windows reports a busy port this way too)
-EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
 
 class ApiStartError(RuntimeError):
