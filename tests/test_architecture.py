@@ -68,3 +68,58 @@ def test_every_ui_module_uses_qt():
                if path.name != "__init__.py"
                and not any(name.split(".")[0] == "PySide6" for name in imported_modules(path))]
     assert missing == []
+
+
+
+def _module_name(path: Path) -> str:
+    parts = list(path.relative_to(PACKAGE.parent).with_suffix("").parts)
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+def _load_time_imports(path: Path, modules: set[str]) -> set[str]:
+    """The package modules `path` imports while it loads (not inside functions, not for type checkers only)."""
+    name = _module_name(path)
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found: set[str] = set()
+
+    def visit(nodes) -> None:
+        for node in nodes:
+            if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+                continue
+            if isinstance(node, (ast.If, ast.Try)):
+                for block in (node.body, node.orelse, *[h.body for h in getattr(node, "handlers", [])]):
+                    visit(block)
+            elif isinstance(node, ast.Import):
+                found.update(alias.name for alias in node.names)
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    parent = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join(parent + ([base] if base else []))
+                found.add(base)
+                found.update(f"{base}.{alias.name}" for alias in node.names)
+
+    visit(ast.parse(path.read_text(encoding="utf-8")).body)
+    return {m for m in found if m in modules and m != name}
+
+
+def test_no_import_cycles_when_modules_load():
+    paths = {_module_name(p): p for p in PACKAGE.rglob("*.py")}
+    graph = {name: _load_time_imports(path, set(paths)) for name, path in paths.items()}
+    cycles = []
+    for start in graph:
+        stack, seen = [(start, [start])], set()
+        while stack:
+            node, trail = stack.pop()
+            for nxt in graph[node]:
+                if nxt == start:
+                    cycles.append(" -> ".join(trail + [start]))
+                elif nxt not in seen and nxt > start:  # each cycle once, from its smallest module
+                    seen.add(nxt)
+                    stack.append((nxt, trail + [nxt]))
+    assert cycles == []
+
+
+def test_a_write_batch_does_not_reach_back_into_the_store():
+    """The store opens batches; a batch gets what it needs of the store as an argument (BatchStore)."""
+    assert "kiraos_desktop.core.store" not in imported_modules(PACKAGE / "core" / "write_batch.py")
