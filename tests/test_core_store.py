@@ -348,3 +348,15 @@ def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
     assert wal_frames(store) < grown / 4
     assert [e.summary for e in store.get_events("u", limit=1)] == ["after"]
 
+
+
+@pytest.mark.parametrize("user_id", ["u1", "x" * 256, "x" * 257, "", " ", "\u3000", " a ", None, 5, ["u"]])
+def test_user_id_ok_agrees_with_check_user_id(user_id):
+    from kiraos_desktop.core.records import StoreError, check_user_id, user_id_ok
+
+    try:
+        check_user_id(user_id)
+        accepted = True
+    except StoreError:
+        accepted = False
+    assert user_id_ok(user_id) is accepted

@@ -44,14 +44,23 @@ def dump_json(data: Any) -> bytes:
     return _encode(data).encode("utf-8")
 
 
-async def send_json(send, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
-    """Send a whole JSON reply on a raw ASGI `send` (used where no Response object exists yet)."""
-    body = dump_json(data)
-    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode("ascii"))]
-    for name, value in (headers or {}).items():
-        raw.append((name.lower().encode("latin-1"), value.encode("latin-1")))
+_JSON_TYPE = (b"content-type", b"application/json")
+
+
+async def send_json_body(send, status: int, body: bytes, headers: dict[str, str] | None = None) -> int:
+    """Send an encoded JSON reply on a raw ASGI `send` (the fast paths and the error layer, where no
+    Response object exists); returns the status, which is what a fast path reports."""
+    raw = [_JSON_TYPE, (b"content-length", str(len(body)).encode("ascii"))]
+    if headers:
+        raw += [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": body})
+    return status
+
+
+async def send_json(send, status: int, data: Any, headers: dict[str, str] | None = None) -> None:
+    """Encode `data` and send it as a whole JSON reply (send_json_body)."""
+    await send_json_body(send, status, dump_json(data), headers)
 
 
 def json_reply(data: Any, status: int = 200) -> JSONResponse:

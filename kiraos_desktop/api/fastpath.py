@@ -10,18 +10,17 @@ from __future__ import annotations
 from collections import OrderedDict
 from urllib.parse import unquote_plus
 
-from kiraos_desktop.api.errors import dump_json
-from kiraos_desktop.api.schemas import MAX_USERS_PER_REQUEST
-from kiraos_desktop.api.routes_v1 import MAX_CHARS_LIMIT
+from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
+from kiraos_desktop.api.errors import dump_json, send_json_body
+from kiraos_desktop.api.schemas import MAX_CHARS_LIMIT, MAX_USERS_PER_REQUEST
 from kiraos_desktop.core.context import join_texts, unique_ids
-from kiraos_desktop.core.records import MAX_USER_ID_CHARS
+from kiraos_desktop.core.records import user_id_ok
 
 CONTEXT_PATH = "/v1/context"
 #: The bound of the kept replies, in bytes: some 10,000 users' blocks of the default budget.
 REPLY_CACHE_BYTES = 32 * 1024 * 1024
 _ENTRY_OVERHEAD = 160  # the dict slot, the tuple, the stamp and the objects' headers, roughly
 _MAX_CHARS_DIGITS = len(str(MAX_CHARS_LIMIT))  # longer texts (leading zeros too) go to the route
-_JSON_TYPE = (b"content-type", b"application/json")
 
 
 def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | None] | None:
@@ -41,7 +40,7 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | 
         except UnicodeError:
             return None
         if name == b"user_id":
-            if not text.strip() or len(text) > MAX_USER_ID_CHARS:
+            if not user_id_ok(text):
                 return None
             user_ids.append(text)
         elif name == b"max_chars" and max_chars is None and text.isascii() and text.isdigit() \
@@ -76,7 +75,7 @@ class ContextFastPath:
     def cache_bytes(self) -> int:
         return self._bytes
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> FastPathOutcome:
         """Send the reply and return its status, or return `receive` to let the router answer."""
         if scope["method"] != "GET":
             return receive
@@ -118,11 +117,8 @@ class ContextFastPath:
             self._bytes -= _entry_bytes(uid, evicted)
 
 
-async def _send(send, body: bytes) -> int:
-    await send({"type": "http.response.start", "status": 200,
-                "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
-    await send({"type": "http.response.body", "body": body})
-    return 200
+async def _send(send: Send, body: bytes) -> int:
+    return await send_json_body(send, 200, body)
 
 
 def _entry_bytes(user_id: str, body: bytes) -> int:

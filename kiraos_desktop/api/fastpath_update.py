@@ -8,7 +8,8 @@ route (with what was read replayed), which gives the same reply or the precise e
 from __future__ import annotations
 
 from kiraos_desktop.api.bodies import decode_json
-from kiraos_desktop.api.errors import ApiError, dump_json
+from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
+from kiraos_desktop.api.errors import ApiError, dump_json, send_json_body
 from kiraos_desktop.api.routes_tools import tool_reply
 from kiraos_desktop.api.tool_calls import is_plain_call, tool_call_error
 from kiraos_desktop.core.records import StoreError
@@ -22,7 +23,6 @@ from kiraos_desktop.core.tool_registry import (
 UPDATE_PATH = "/v1/tools/" + MEMORY_UPDATE
 #: Bigger bodies take the regular route (which enforces the 1 MiB cap while reading).
 FAST_BODY_BYTES = 64 * 1024
-_JSON_TYPE = (b"content-type", b"application/json")
 
 
 def plain_update_call(body: bytes) -> tuple[str, dict] | None:
@@ -66,7 +66,7 @@ class MemoryUpdateFastPath:
     def __init__(self, queue):
         self._queue = queue
 
-    async def __call__(self, scope, receive, send):
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> FastPathOutcome:
         if scope["method"] != "POST":
             return receive
         length = _declared_length(scope)
@@ -88,8 +88,4 @@ class MemoryUpdateFastPath:
             result = await self._queue.call(*call)
         except (UnknownToolError, ToolArgumentError, StoreError) as exc:
             raise tool_call_error(MEMORY_UPDATE, exc) from None
-        body = dump_json(tool_reply(result))
-        await send({"type": "http.response.start", "status": 200,
-                    "headers": [(b"content-length", str(len(body)).encode("ascii")), _JSON_TYPE]})
-        await send({"type": "http.response.body", "body": body})
-        return 200
+        return await send_json_body(send, 200, dump_json(tool_reply(result)))

@@ -72,7 +72,7 @@ def build_openapi() -> dict:
                             "maxItems": s.MAX_USERS_PER_REQUEST}},
                 {"name": "max_chars", "in": "query", "required": False,
                  "description": "character budget per user (0: unlimited; default: the setting)",
-                 "schema": {"type": "integer", "minimum": 0, "maximum": 1_000_000}},
+                 "schema": {"type": "integer", "minimum": 0, "maximum": s.MAX_CHARS_LIMIT}},
                 {"name": "query", "in": "query", "required": False,
                  "description": "the current message: the user's events relevant to it come first",
                  "schema": {"type": "string"}},

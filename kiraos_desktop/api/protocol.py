@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import logging
 
-from kiraos_desktop.api.errors import dump_json
+from kiraos_desktop.api.errors import dump_json, send_json_body
 from kiraos_desktop.api.security import AUTHORITY_KEY
 
 try:  # uvicorn[standard] brings httptools; without it uvicorn's own choice (h11) is used as it is
@@ -46,10 +46,7 @@ def _raw_reply(status: int, body: bytes) -> bytes:
 async def _busy(scope, receive, send) -> None:
     body = _error_body(503, "too_many_connections",
                        f"the server has {MAX_CONNECTIONS} connections open already; close idle ones and retry")
-    await send({"type": "http.response.start", "status": 503,
-                "headers": [(b"content-type", b"application/json"), (b"connection", b"close"),
-                            (b"content-length", str(len(body)).encode("ascii"))]})
-    await send({"type": "http.response.body", "body": body})
+    await send_json_body(send, 503, body, {"connection": "close"})
 
 
 def _authority(target: bytes) -> bytes | None:

@@ -6,8 +6,8 @@ from starlette.routing import Route
 from kiraos_desktop.api.bodies import query_params, read_json
 from kiraos_desktop.api.errors import invalid, json_reply, not_found
 from kiraos_desktop.api.tool_calls import ToolCaller
+from kiraos_desktop.core.tool_registry import TOOL_FORMATS
 
-TOOL_FORMATS = ("openai", "anthropic", "mcp")
 TOOLS_PARAMS = frozenset({"format"})
 
 

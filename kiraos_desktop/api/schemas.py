@@ -5,6 +5,8 @@ from kiraos_desktop.api.bodies import BodySchema
 from kiraos_desktop.core.records import CATEGORIES, MAX_EVENT_CHARS, MAX_KEY_CHARS, MAX_USER_ID_CHARS, MAX_VALUE_CHARS
 
 MAX_USERS_PER_REQUEST = 100
+#: The largest max_chars a context request may ask for (route, fast path and OpenAPI document).
+MAX_CHARS_LIMIT = 1_000_000
 NON_BLANK = r"\S"
 
 USER_ID = {"type": "string", "minLength": 1, "maxLength": MAX_USER_ID_CHARS, "pattern": NON_BLANK,

@@ -10,6 +10,7 @@ from urllib.parse import unquote_to_bytes
 from starlette.exceptions import HTTPException
 from starlette.requests import ClientDisconnect
 
+from kiraos_desktop.api.asgi_types import FastPath
 from kiraos_desktop.api.counters import REJECTED, UNMATCHED, RequestCounters
 from kiraos_desktop.api.errors import ApiError, error_payload, send_json
 
@@ -109,14 +110,13 @@ class GuardedApp:
     """
 
     def __init__(self, router, token: str | None, extra_hosts=(), counters: RequestCounters | None = None,
-                 fast_paths: dict | None = None, lifespan=None):
+                 fast_paths: dict[str, FastPath] | None = None, lifespan=None):
         self.router = router
         self._lifespan_context = lifespan  # () -> async context manager held for the app's life
         self.counters = counters or RequestCounters()
         self._hosts = allowed_host_names(extra_hosts)
         self._token = token.encode("utf-8") if token is not None else None
-        # path -> async (scope, receive, send) -> status answered, or the `receive` the router must
-        # use (the original one, or one replaying what the fast path read): the plain case first.
+        # path -> the FastPath tried first (the plain case); its FastPathOutcome says whether it answered.
         self._fast_paths = dict(fast_paths or {})
         self._verdicts: dict[tuple[bytes, bytes], bool] = {}  # (header, value) -> allowed, for Host/Origin
 

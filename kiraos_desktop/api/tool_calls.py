@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from kiraos_desktop.api.errors import ApiError, from_store_error, invalid, not_found
 from kiraos_desktop.api.schemas import TOOL_CALL_BODY
-from kiraos_desktop.core.records import MAX_USER_ID_CHARS, StoreError
+from kiraos_desktop.core.records import StoreError, user_id_ok
 from kiraos_desktop.core.tool_registry import (
     MEMORY_CLEAR,
     MEMORY_UPDATE,
@@ -37,7 +37,7 @@ def is_plain_call(body) -> bool:
     if type(body) is not dict or not 0 < len(body) <= 2:
         return False
     user_id = body.get("user_id")
-    if type(user_id) is not str or not user_id.strip() or len(user_id) > MAX_USER_ID_CHARS:
+    if not user_id_ok(user_id):
         return False
     return len(body) == 1 or type(body.get("arguments")) is dict
 

@@ -96,6 +96,11 @@ class ChangeRecord:
     after: Any
 
 
+def user_id_ok(user_id: Any) -> bool:
+    """Whether check_user_id() accepts `user_id`, without raising (the API's fast paths ask this)."""
+    return type(user_id) is str and 0 < len(user_id) <= MAX_USER_ID_CHARS and not user_id.isspace()
+
+
 def check_user_id(user_id: Any) -> str:
     if not isinstance(user_id, str) or not user_id.strip():
         raise ValidationError("user_id", "must be a non-empty text")
