@@ -13,6 +13,7 @@ from kiraos_desktop.api.errors import ApiError, invalid, is_plugin_path
 from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type
 from kiraos_desktop.core.jsontext import SURROGATE_MESSAGE, dotted_path, lone_surrogate_path, may_hold_surrogate
 from kiraos_desktop.core.schema_messages import describe
+from kiraos_desktop.core.schema_paths import error_field
 
 
 def _reject_constant(name: str) -> Any:
@@ -80,25 +81,13 @@ class BodySchema:
         failure = js_exceptions.best_match(self._validator.iter_errors(data), key=_error_rank)
         if failure is None:
             return data
-        field = error_field(failure)
+        field = error_field(failure, "body")
         raise invalid(field, _message(failure, field), plugin)
 
 
 def _error_rank(err: js_exceptions.ValidationError):
     # Prefer unknown and missing fields over deeper type errors: they are what the caller fixes first.
     return (err.validator not in ("additionalProperties", "required"), *js_exceptions.relevance(err))
-
-
-def error_field(err: js_exceptions.ValidationError) -> str:
-    """Dotted path of the field a schema error is about (`arguments.operations.0.key`), `body` for the root."""
-    path = [str(p) for p in err.absolute_path]
-    if err.validator == "required" and isinstance(err.instance, dict):
-        missing = [str(n) for n in err.validator_value if n not in err.instance]
-        path += missing[:1]
-    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
-        known = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
-        path += [str(k) for k in err.instance if k not in known][:1]
-    return ".".join(path) or "body"
 
 
 def _message(err: js_exceptions.ValidationError, field: str) -> str:

@@ -13,6 +13,7 @@ from jsonschema import exceptions as js_exceptions
 from markupsafe import Markup
 
 from ..schema_messages import describe
+from ..schema_paths import error_field
 from ..templates import template
 from .manifest import declared_names, manifest_parameters, schema_validator_class
 from .problems import (
@@ -77,7 +78,7 @@ def validate_arguments(schema: dict, arguments: Any) -> None:
     except Exception as exc:  # unresolvable $ref and the like
         raise SkillRenderError("parameters", f"the parameter schema cannot be used: {exc}") from exc
     if failure is not None:
-        raise SkillArgumentError(error_field(failure), describe(failure))
+        raise SkillArgumentError(error_field(failure, "arguments"), describe(failure))
 
 
 _VALIDATORS: dict[str, Any] = {}
@@ -92,24 +93,6 @@ def _validator(schema: dict):
             _VALIDATORS.clear()
         validator = _VALIDATORS[key] = schema_validator_class(schema)(schema)
     return validator
-
-
-def error_field(err: js_exceptions.ValidationError) -> str:
-    """A dotted path of the argument a jsonschema error is about (`operations.0.key`)."""
-    path = [str(p) for p in err.absolute_path]
-    if err.validator == "required" and isinstance(err.validator_value, list):
-        instance = err.instance if isinstance(err.instance, dict) else {}
-        missing = [str(n) for n in err.validator_value if n not in instance]
-        if missing:
-            path.append(missing[0])
-    elif err.validator == "additionalProperties" and isinstance(err.instance, dict):
-        props = err.schema.get("properties", {}) if isinstance(err.schema, dict) else {}
-        patterns = err.schema.get("patternProperties", {}) if isinstance(err.schema, dict) else {}
-        extra = [k for k in err.instance if k not in props
-                 and not any(re.search(p, k) for p in patterns)]
-        if extra:
-            path.append(str(extra[0]))
-    return ".".join(path) or "arguments"
 
 
 # ----------------------------------------------------------------------------- rendering
