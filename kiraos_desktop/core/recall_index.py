@@ -18,6 +18,7 @@ import logging
 import sqlite3
 from dataclasses import dataclass
 from kiraos_desktop.core.recall_text import TERMS_VERSION, terms
+from kiraos_desktop.core.store_rows import EVENT_COLUMNS, EVENT_SELECT, NEWEST_EVENTS_FIRST
 
 log = logging.getLogger(__name__)
 
@@ -211,12 +212,11 @@ def build_progress(conn: sqlite3.Connection) -> tuple[int, int]:
 #: instr() on lower(): Chinese words the segmenter cut differently, English in any ASCII case);
 #: older ones are found through the index.
 SCAN_LIMIT = 200
-_EVENT_COLUMNS = "id, user_id, event_summary, created_at"
 
 
 def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], newest: int,
                 state: BuildState) -> tuple[list[tuple], list[tuple]]:
-    """Rows (_EVENT_COLUMNS) of `user_id`: (the `newest` newest, newest first; those that may hold one
+    """Rows (EVENT_COLUMNS) of `user_id`: (the `newest` newest, newest first; those that may hold one
     of `words`, a superset the caller scores from their text).
 
     Candidates: the user's newest SCAN_LIMIT events that hold a word anywhere in their text, the
@@ -238,16 +238,16 @@ def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], 
         scans.append("(id > ? AND id <= ?)")
         params += [state.done, state.upto]
     found = conn.execute(
-        f"SELECT {_EVENT_COLUMNS} FROM (SELECT {_EVENT_COLUMNS} FROM event_logs WHERE user_id = ? "
-        f"ORDER BY created_at DESC, id DESC LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans) or 'false'}",
+        f"SELECT {EVENT_COLUMNS} FROM ({EVENT_SELECT} WHERE user_id = ? "
+        f"{NEWEST_EVENTS_FIRST} LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans) or 'false'}",
         (user_id, *params)).fetchall()
     ids.difference_update(row[0] for row in found)
     listed = sorted(ids)
     for start in range(0, len(listed), 500):
         chunk = listed[start:start + 500]
         found.extend(conn.execute(
-            f"SELECT {_EVENT_COLUMNS} FROM event_logs WHERE id IN ({','.join('?' * len(chunk))}) AND user_id = ?",
+            f"{EVENT_SELECT} WHERE id IN ({','.join('?' * len(chunk))}) AND user_id = ?",
             (*chunk, user_id)))
-    latest = conn.execute(f"SELECT {_EVENT_COLUMNS} FROM event_logs WHERE user_id = ? "
-                          "ORDER BY created_at DESC, id DESC LIMIT ?", (user_id, newest)).fetchall() if newest else []
+    latest = conn.execute(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?",
+                          (user_id, newest)).fetchall() if newest else []
     return latest, found
