@@ -330,3 +330,16 @@ def test_new_user_with_a_first_entry(qtbot, window, engine):
     assert page.selected_user_id() == "qq_42" and page.detail.user_id == "qq_42"
     window.undo_action.trigger()
     assert engine.store.user_summary("qq_42") is None
+
+
+@pytest.mark.parametrize("tab", [0, 1, 3])
+def test_at_1024x700_the_user_tables_need_no_sideways_scrolling(qtbot, window, engine, tab):
+    window.resize(1024, 700)
+    window.show_page(PAGE_USERS)
+    page = window.users_page
+    page.select_user("u1")
+    page.detail.tabs.setCurrentIndex(tab)
+    QApplication.processEvents()
+    view = page.detail.tabs.currentWidget().view
+    assert view.horizontalScrollBar().maximum() == 0, tab
+    assert page.view.columnWidth(0) >= page.view.fontMetrics().horizontalAdvance("qq_1000000001")

@@ -177,9 +177,9 @@ def test_table_tabs_keep_their_view_toolbar_and_shortcut_set_up(detail):
     tabs = {
         "profileView": (detail.profile_tab, QAbstractItemView.SelectionMode.ExtendedSelection,
                         edit.DoubleClicked | edit.EditKeyPressed | edit.AnyKeyPressed, profile_model.COL_VALUE,
-                        {profile_model.COL_KEY: 120, profile_model.COL_CATEGORY: 95,
-                         profile_model.COL_CONFIDENCE: 90, profile_model.COL_EXPIRES: 135,
-                         profile_model.COL_UPDATED: 95}),
+                        {profile_model.COL_KEY: 110, profile_model.COL_CATEGORY: 85,
+                         profile_model.COL_CONFIDENCE: 80, profile_model.COL_EXPIRES: 125,
+                         profile_model.COL_UPDATED: 85}),
         "eventsView": (detail.events_tab, QAbstractItemView.SelectionMode.ExtendedSelection,
                        edit.DoubleClicked | edit.EditKeyPressed, events_model.COL_SUMMARY,
                        {events_model.COL_DATE: 140}),

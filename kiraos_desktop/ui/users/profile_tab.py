@@ -41,8 +41,8 @@ class ProfileTab(TableTab):
         self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
             self, "profileView", self.proxy,
             (self.add_button, self.delete_button, self.show_expired_box, self.purge_button),
-            stretch_column=COL_VALUE, widths=((COL_KEY, 120), (COL_CATEGORY, 95), (COL_CONFIDENCE, 90),
-                                              (COL_EXPIRES, 135), (COL_UPDATED, 95)),
+            stretch_column=COL_VALUE, widths=((COL_KEY, 110), (COL_CATEGORY, 85), (COL_CONFIDENCE, 80),
+                                              (COL_EXPIRES, 125), (COL_UPDATED, 85)),
             multi_select=True, editable=True)
         self.view.horizontalHeader().setMinimumSectionSize(40)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked

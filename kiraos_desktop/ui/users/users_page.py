@@ -70,7 +70,12 @@ class UsersPage(QWidget):
         # number with a prefix), and a longer one loses its middle, not its distinguishing end.
         self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
         scrollbar = self.view.style().pixelMetric(QStyle.PixelMetric.PM_ScrollBarExtent)
-        self._list_min_width = metrics.horizontalAdvance(ID_SAMPLE) + 16 + fixed + scrollbar + 4
+        # In a small window the Last activity column goes (it is the user's detail header too), so the
+        # detail keeps room for its tables.
+        self._id_width = metrics.horizontalAdvance(ID_SAMPLE) + 16
+        self._full_width = self._id_width + fixed
+        self._scrollbar = scrollbar
+        self._list_min_width = self._full_width - header.sectionSize(COL_ACTIVITY) + scrollbar + 4
         self.empty_state = EmptyState(self.view)
         self.detail = UserDetail(store, writer, context, prompts)
         left = QWidget()
@@ -95,7 +100,7 @@ class UsersPage(QWidget):
         self.splitter.addWidget(self.detail)
         self.splitter.setStretchFactor(0, 2)
         self.splitter.setStretchFactor(1, 3)
-        self.splitter.setSizes([390, 730])
+        self.splitter.setSizes([360, 760])
         self.splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.splitter)
@@ -134,6 +139,7 @@ class UsersPage(QWidget):
         open_user.setContext(Qt.ShortcutContext.WidgetShortcut)
         open_user.activated.connect(self._on_open_user_shortcut_activated)
         self.search_edit.installEventFilter(self)
+        self.view.installEventFilter(self)
         self._update_count()
 
     # ---- public --------------------------------------------------------------------------
@@ -289,6 +295,9 @@ class UsersPage(QWidget):
             if not self.view.selectionModel().hasSelection() and self.model.rowCount():
                 self._select_row(0)
             return True
+        if watched is self.view and event.type() == QEvent.Type.Resize:
+            room = event.size().width() - self._scrollbar - 4  # the viewport is resized after this event
+            self.view.setColumnHidden(COL_ACTIVITY, room < self._full_width)
         return super().eventFilter(watched, event)
 
     def _on_model_busy_changed(self, _busy: bool) -> None:
