@@ -182,3 +182,30 @@ def test_debounced_preview_runs_off_the_gui_thread_and_keeps_the_newest(qtbot, p
     assert len(threads) <= 3  # a job superseded while waiting is never computed
     qtbot.wait(50)
     assert "丁 <user_input>甲</user_input>" in page.workbench.preview.text()
+
+
+def test_a_handled_debounce_leaves_no_timer_pending(qtbot, page, monkeypatch):
+    """Handling the timeout consumes the pending debounce: an edit's timer started before the
+    preview was computed must not fire again later and compute the same text a second time."""
+    import threading
+
+    from kiraos_desktop.ui.skills import page as page_module
+    from kiraos_desktop.ui.skills import preview_runner
+
+    threads = []
+    real = preview_runner.analyse
+
+    def spy(job, memory_block):
+        threads.append(threading.current_thread().name)
+        return real(job, memory_block)
+
+    monkeypatch.setattr(preview_runner, "analyse", spy)
+    page.open_skill("tarot_reading")
+    page.workbench.args_form.set_values({"question": "甲"})
+    threads.clear()
+    page.editor.instruction_edit.setPlainText("乙 {question}")
+    page._preview_timer.timeout.emit()
+    assert not page._preview_timer.isActive()
+    qtbot.waitUntil(lambda: "乙 <user_input>甲</user_input>" in page.workbench.preview.text())
+    qtbot.wait(page_module.PREVIEW_DELAY_MS + 100)  # as on a loaded machine: past the debounce
+    assert len(threads) == 1

@@ -266,6 +266,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         self._apply(self._runner.compute(job))
 
     def _on_preview_timer_timeout(self) -> None:
+        self._preview_timer.stop()  # the debounce is consumed, whoever reported it expired
         job = self._job()
         if job is None:
             self._show_nothing()
