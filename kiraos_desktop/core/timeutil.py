@@ -19,7 +19,11 @@ LATEST_STORABLE = datetime(9999, 12, 31, 23, 59, 59, 999000)
 
 
 class TTLError(ValueError):
-    pass
+    """`reason` says what is wrong ("form", "zero", "too_long") so a caller can word it in its language."""
+
+    def __init__(self, message: str, reason: str = "form") -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 class DateRangeError(ValueError):
@@ -55,13 +59,13 @@ def _parse_ttl_text(text: str) -> timedelta:
         raise TTLError(f"invalid ttl {_shown(text)}; accepted forms: {TTL_FORMS}")
     groups = [(n.lstrip("0") or "0", u) for n, u in _TTL_GROUP.findall(compact)]  # int() counts zeros too
     if any(len(n) > _MAX_TTL_DIGITS for n, _ in groups):
-        raise TTLError(f"ttl {_shown(text)} is longer than 100 years")
+        raise TTLError(f"ttl {_shown(text)} is longer than 100 years", "too_long")
     minutes = sum(int(n) * _UNIT_MINUTES[u.lower()] for n, u in groups)
     if minutes <= 0:
-        raise TTLError(f"ttl {_shown(text)} is zero; accepted forms: {TTL_FORMS}")
+        raise TTLError(f"ttl {_shown(text)} is zero; accepted forms: {TTL_FORMS}", "zero")
     delta = timedelta(minutes=minutes) if minutes < _MAX_TTL.total_seconds() / 60 else None
     if delta is None:
-        raise TTLError(f"ttl {_shown(text)} is longer than 100 years")
+        raise TTLError(f"ttl {_shown(text)} is longer than 100 years", "too_long")
     return delta
 
 

@@ -157,6 +157,10 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <source>this user already has “{key}”; edit it in the table</source>
         <translation>该用户已有“{key}”，请在表格中编辑</translation>
     </message>
+    <message>
+        <source>“{text}” is in the past: the entry would expire at once. Use a later date or a TTL such as 7d, or leave it empty for “never”.</source>
+        <translation>“{text}”已经过去：该条目会立即过期。请填写更晚的日期或 7d 之类的有效期；留空表示“永不过期”。</translation>
+    </message>
 </context>
 <context>
     <name>AgentBadgeDelegate</name>
@@ -545,6 +549,14 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     <message>
         <source>“{text}” is outside the dates that can be stored: from the year 1 to 9999-12-31 23:59:59.</source>
         <translation>“{text}”超出了可保存的日期范围：从公元 1 年到 9999-12-31 23:59:59。</translation>
+    </message>
+    <message>
+        <source>“{text}” is a TTL of zero. Use at least one minute, such as 30m, 12h or 7d, or leave it empty for “never”.</source>
+        <translation>“{text}”的有效期为零。请至少填写一分钟，例如 30m、12h 或 7d；留空表示“永不过期”。</translation>
+    </message>
+    <message>
+        <source>“{text}” is longer than 100 years. Use a shorter TTL or a date, or leave it empty for “never”.</source>
+        <translation>“{text}”超过了 100 年。请填写更短的有效期或一个日期；留空表示“永不过期”。</translation>
     </message>
     <message>
         <source>“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”.</source>

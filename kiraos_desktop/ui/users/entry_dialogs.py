@@ -1,6 +1,7 @@
 """Dialogs that add a profile entry or an event; every error is shown under the field it concerns."""
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, Qt
@@ -25,6 +26,7 @@ from kiraos_desktop.core.records import (
     LimitError,
     ValidationError,
 )
+from kiraos_desktop.core.timeutil import parse_timestamp
 from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
 from kiraos_desktop.ui.users.field_validation import (
     check_confidence_text,
@@ -163,6 +165,12 @@ class AddProfileDialog(QDialog):
             expires_at = parse_expiry_input(self.expiry_edit.text())
         except ExpiryInputError as exc:
             self.show_error("expires_at", str(exc))
+            return
+        if expires_at is not None and parse_timestamp(expires_at) <= datetime.now():
+            # An entry born expired is hidden at once and reaches no bot: surely not what was meant.
+            self.show_error("expires_at", self.tr("“{text}” is in the past: the entry would expire at once. "
+                                                  "Use a later date or a TTL such as 7d, or leave it empty "
+                                                  "for “never”.").format(text=self.expiry_edit.text().strip()))
             return
         try:
             self._submit(key, value, self.category_combo.currentText(), round(parse_confidence_text(confidence_text), 2),

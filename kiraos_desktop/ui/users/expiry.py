@@ -30,7 +30,7 @@ def parse_expiry_input(text: str, now: datetime | None = None) -> str | None:
         try:
             return to_iso((moment + parse_ttl(value)).replace(microsecond=0))
         except TTLError as exc:
-            raise ExpiryInputError(str(exc)) from None
+            raise ExpiryInputError(_ttl_message(value, exc.reason)) from None
         except OverflowError:
             raise ExpiryInputError(Expiry.tr("that TTL reaches past the year 9999")) from None
     try:
@@ -40,11 +40,20 @@ def parse_expiry_input(text: str, now: datetime | None = None) -> str | None:
             Expiry.tr("“{text}” is outside the dates that can be stored: from the year 1 "
                       "to 9999-12-31 23:59:59.").format(text=value)) from None
     except ValueError:
-        raise ExpiryInputError(
-            Expiry.tr("“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w "
-                      "or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”."
-                      ).format(text=value)
-        ) from None
+        raise ExpiryInputError(_ttl_message(value, "form")) from None
+
+
+def _ttl_message(value: str, reason: str) -> str:
+    """The core's TTL errors are English protocol texts; the window says them in its own language."""
+    if reason == "zero":
+        return Expiry.tr("“{text}” is a TTL of zero. Use at least one minute, such as 30m, 12h or 7d, "
+                         "or leave it empty for “never”.").format(text=value)
+    if reason == "too_long":
+        return Expiry.tr("“{text}” is longer than 100 years. Use a shorter TTL or a date, "
+                         "or leave it empty for “never”.").format(text=value)
+    return Expiry.tr("“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w "
+                     "or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”."
+                     ).format(text=value)
 
 
 def format_timestamp(text: str | None, with_time: bool = True) -> str:

@@ -1,0 +1,44 @@
+"""Bad input through the window's forms: a clear message in the window's language, nothing written."""
+from __future__ import annotations
+
+import pytest
+
+from kiraos_desktop.ui.i18n import apply_language, language_manager
+from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
+from tests.test_ui_profile_tab import engine, stack, tab  # noqa: F401 (fixtures)
+from tests.ui_helpers import OFFSCREEN_NOTE, snapshot
+
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+
+
+@pytest.fixture
+def chinese(qapp):
+    apply_language("zh_CN")
+    yield
+    language_manager().clear()
+
+
+@pytest.mark.parametrize("text", ["0m", "0d0h", "99999999999999999999d", "5300w"])
+def test_ttl_errors_are_in_the_window_language(chinese, text):
+    with pytest.raises(ExpiryInputError) as caught:
+        parse_expiry_input(text)
+    message = str(caught.value)
+    assert text in message
+    assert "ttl" not in message.lower() and "accepted forms" not in message  # the core's English text
+    assert any("\u4e00" <= ch <= "\u9fff" for ch in message)
+
+
+@pytest.mark.parametrize("expiry", ["2020-01-01", "0001-01-01", "2026-01-01 00:00"])
+def test_adding_an_entry_that_has_already_expired_is_refused(qtbot, tab, engine, expiry):
+    """It would vanish from the table at once (expired entries are hidden) and reach no bot."""
+    before = snapshot(engine.store.path)
+    tab.add_button.click()
+    dialog = tab.add_dialog
+    dialog.key_edit.setText("新键")
+    dialog.value_edit.setText("值")
+    dialog.expiry_edit.setText(expiry)
+    dialog.buttons.accepted.emit()
+    assert dialog.isVisible() and dialog.errors["expires_at"].isVisible()
+    assert "past" in dialog.errors["expires_at"].text()
+    assert snapshot(engine.store.path) == before
+    dialog.reject()
