@@ -42,3 +42,36 @@ def test_adding_an_entry_that_has_already_expired_is_refused(qtbot, tab, engine,
     assert "past" in dialog.errors["expires_at"].text()
     assert snapshot(engine.store.path) == before
     dialog.reject()
+
+
+@pytest.mark.parametrize("key,text", [
+    ("api_token", "abc\ndef"), ("api_token", "两个字"), ("api_token", "with space"),
+    ("api_host", "a b"), ("api_host", "localhost\nx"), ("api_host", "999.1.1.1"), ("api_host", "host/path"),
+])
+def test_settings_refuse_a_host_or_token_the_api_could_never_use(qtbot, engine, key, text):
+    """A token travels in an HTTP header and a host is bound by the server: neither may be saved
+    in a form that only fails later, after the dialog closed."""
+    from tests.test_ui_settings_dialog import ok_button, settings_text
+    from kiraos_desktop.ui.settings_dialog import SettingsDialog
+
+    before = settings_text(engine)
+    dialog = SettingsDialog(engine)
+    qtbot.addWidget(dialog)
+    dialog.field_editor(key).setText(text)
+    assert dialog.field_error(key)
+    assert not ok_button(dialog).isEnabled()
+    dialog.accept()
+    assert settings_text(engine) == before
+
+
+@pytest.mark.parametrize("key,text", [("max_events_per_user", "1e5"), ("max_context_chars", "-1"),
+                                      ("api_port", "70000"), ("api_host", " "), ("api_token", "a b")])
+def test_settings_errors_are_in_the_window_language(qtbot, chinese, engine, key, text):
+    from kiraos_desktop.ui.settings_dialog import SettingsDialog
+
+    dialog = SettingsDialog(engine)
+    qtbot.addWidget(dialog)
+    dialog.field_editor(key).setText(text)
+    message = dialog.field_error(key)
+    assert message and any("\u4e00" <= ch <= "\u9fff" for ch in message), message
+    assert "must" not in message.lower()

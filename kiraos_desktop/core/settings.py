@@ -2,8 +2,10 @@
 from __future__ import annotations
 
 import dataclasses
+import ipaddress
 import json
 import os
+import re
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -22,7 +24,12 @@ INT_KEYS = ("max_events_per_user", "max_profiles_per_user", "max_event_keep", "m
 
 
 class SettingsError(ValueError):
-    """Raised with a message that names the offending key."""
+    """Raised with a message that names the offending key; `code` names the rule (for a translated
+    message in the window): whole_number, negative, port_max, host_empty, host_invalid, token_invalid."""
+
+    def __init__(self, message: str, code: str = "") -> None:
+        super().__init__(message)
+        self.code = code
 
 
 @dataclass
@@ -57,14 +64,31 @@ def _field_names() -> set[str]:
     return {f.name for f in dataclasses.fields(Settings)}
 
 
+_TOKEN = re.compile(r"^[\x21-\x7e]*$")  # empty = the generated token
+_HOST_LABEL = re.compile(r"^(?!-)[A-Za-z0-9-]{1,63}(?<!-)$")
+
+
+def _is_host(text: str) -> bool:
+    """An IPv4/IPv6 address or a DNS name: what the server can be asked to bind."""
+    try:
+        ipaddress.ip_address(text.strip("[]"))
+        return True
+    except ValueError:
+        pass
+    labels = text.rstrip(".").split(".")
+    if len(text) > 253 or all(label.isdigit() for label in labels):  # 999.1.1.1 is no address
+        return False
+    return all(_HOST_LABEL.match(label) for label in labels)
+
+
 def _check(key: str, value: Any) -> Any:
     if key in INT_KEYS:
         if isinstance(value, bool) or not isinstance(value, int):
-            raise SettingsError(f"{key} must be a whole number, got {value!r}")
+            raise SettingsError(f"{key} must be a whole number, got {value!r}", "whole_number")
         if value < 0:
-            raise SettingsError(f"{key} must be 0 or more, got {value}")
+            raise SettingsError(f"{key} must be 0 or more, got {value}", "negative")
         if key == "api_port" and value > 65535:
-            raise SettingsError(f"api_port must be at most 65535, got {value}")
+            raise SettingsError(f"api_port must be at most 65535, got {value}", "port_max")
         return value
     if key == "skills_dir":
         if value is not None and not isinstance(value, str):
@@ -85,9 +109,16 @@ def _check(key: str, value: Any) -> Any:
     if key in ("api_host", "api_token"):
         if not isinstance(value, str):
             raise SettingsError(f"{key} must be a string, got {value!r}")
-        if key == "api_host" and not value.strip():
-            raise SettingsError("api_host must not be empty")
-        return value.strip()
+        value = value.strip()
+        if key == "api_host":
+            if not value:
+                raise SettingsError("api_host must not be empty", "host_empty")
+            if not _is_host(value):
+                raise SettingsError(f"api_host must be a host name or an IP address, got {value!r}", "host_invalid")
+        if key == "api_token" and not _TOKEN.match(value):
+            raise SettingsError("api_token must be printable ASCII without spaces (it is sent in an HTTP header)",
+                                "token_invalid")
+        return value
     if key == "language":
         if value not in LANGUAGES:
             raise SettingsError(f"language must be one of {', '.join(LANGUAGES)}, got {value!r}")

@@ -353,13 +353,13 @@ class SettingsDialog(QDialog):
             try:
                 self._original.replace(**{key: value})
             except SettingsError as exc:
-                errors[key_of_error(str(exc)) or key] = _readable(key, str(exc))
+                errors[key_of_error(str(exc)) or key] = self._message(key, exc)
         if not errors:
             try:
                 self._original.replace(**values)
             except SettingsError as exc:  # a rule that spans fields: show it where the key says
                 key = key_of_error(str(exc)) or "api_host"
-                errors[key] = _readable(key, str(exc))
+                errors[key] = self._message(key, exc)
         self._errors = errors
         for key, field in self._fields.items():
             message = errors.get(key, "")
@@ -371,6 +371,26 @@ class SettingsDialog(QDialog):
         self._host_warning.setVisible(bool(host) and "api_host" not in errors and host not in LOOPBACK_HOSTS)
         self._buttons.button(QDialogButtonBox.StandardButton.Ok).setEnabled(not errors)
         return not errors
+
+    def _message(self, key: str, exc: SettingsError) -> str:
+        """The rule broken, in the window's language (the core's English text for any other rule)."""
+        value = self.values().get(key)
+        code = getattr(exc, "code", "")
+        if code == "whole_number":
+            return self.tr("Use a whole number such as 10, not “{text}”.").format(text=value)
+        if code == "negative":
+            return self.tr("Use 0 or more, not {n}.").format(n=value)
+        if code == "port_max":
+            return self.tr("A port is at most 65535, not {n}.").format(n=value)
+        if code == "host_empty":
+            return self.tr("The host must not be empty: enter one such as 127.0.0.1.")
+        if code == "host_invalid":
+            return self.tr("“{text}” is not a host name or an IP address; use e.g. 127.0.0.1 or localhost."
+                           ).format(text=value)
+        if code == "token_invalid":
+            return self.tr("The token is sent in an HTTP header: use letters, digits and ASCII punctuation "
+                           "only, without spaces or line breaks.")
+        return _readable(key, str(exc))
 
     @Slot()
     def _on_field_changed(self, *_args) -> None:

@@ -2026,6 +2026,30 @@ Changing host, port or token restarts the API server.</source>
         <translation>技能文件夹中没有技能。</translation>
     </message>
     <message>
+        <source>Use a whole number such as 10, not “{text}”.</source>
+        <translation>请填写整数，例如 10，而不是“{text}”。</translation>
+    </message>
+    <message>
+        <source>Use 0 or more, not {n}.</source>
+        <translation>请填写 0 或更大的数，而不是 {n}。</translation>
+    </message>
+    <message>
+        <source>A port is at most 65535, not {n}.</source>
+        <translation>端口最大为 65535，而不是 {n}。</translation>
+    </message>
+    <message>
+        <source>The host must not be empty: enter one such as 127.0.0.1.</source>
+        <translation>主机不能为空：请填写例如 127.0.0.1。</translation>
+    </message>
+    <message>
+        <source>“{text}” is not a host name or an IP address; use e.g. 127.0.0.1 or localhost.</source>
+        <translation>“{text}”不是主机名或 IP 地址；请使用例如 127.0.0.1 或 localhost。</translation>
+    </message>
+    <message>
+        <source>The token is sent in an HTTP header: use letters, digits and ASCII punctuation only, without spaces or line breaks.</source>
+        <translation>令牌通过 HTTP 请求头发送：只能使用字母、数字和 ASCII 标点，不能含空格或换行。</translation>
+    </message>
+    <message>
         <source>Choose the skills folder</source>
         <translation>选择技能文件夹</translation>
     </message>
