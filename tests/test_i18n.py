@@ -258,3 +258,29 @@ def test_screenshots_in_chinese_at_another_size(qtbot, qapp, engine, tmp_path):
         language_manager().clear()
     with open(out / "02-users-profile.png", "rb") as handle:
         assert struct.unpack(">II", handle.read(24)[16:24]) == (1024, 700)
+
+
+def test_the_tray_menu_follows_a_language_switch(qtbot, engine, tmp_path, monkeypatch):
+    """The tray is no widget (Qt sends it no LanguageChange): it follows the window."""
+    from types import SimpleNamespace
+
+    from PySide6.QtWidgets import QSystemTrayIcon
+
+    from kiraos_desktop.ui.app import AppController
+
+    monkeypatch.setattr(QSystemTrayIcon, "isSystemTrayAvailable", staticmethod(lambda: True))
+    monkeypatch.setattr(QSystemTrayIcon, "show", lambda self: None)  # the offscreen platform has no tray
+    controller = AppController(engine, SimpleNamespace(port=0, host="127.0.0.1"), ui_settings=ui_settings(tmp_path))
+    controller.use_desktop_close()
+    window = controller.window
+    qtbot.addWidget(window)
+    try:
+        qtbot.waitUntil(lambda: window.server_state.state == "running", timeout=15000)
+        texts = lambda: [a.text() for a in controller.tray.menu.actions() if not a.isSeparator()]  # noqa: E731
+        assert texts()[0] == "Show window" and texts()[1].startswith("API running at")
+        engine.update_settings(engine.settings.replace(language="zh_CN"))
+        qtbot.waitUntil(lambda: texts()[1].startswith("API 运行于"), timeout=5000)
+        assert texts()[0] == "显示窗口"
+    finally:
+        controller.shutdown()
+        language_manager().clear()

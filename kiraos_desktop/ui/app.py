@@ -111,6 +111,13 @@ class AppController(QObject):
         window.hidden_to_tray.connect(self._on_window_hidden_to_tray)
         window.closed.connect(self._on_window_closed)
         window.server_state.state_changed.connect(self._on_window_server_state_changed)
+        window.retranslated.connect(self._on_window_retranslated)
+        self._on_window_server_state_changed()
+
+    def _on_window_retranslated(self) -> None:
+        """The tray is no widget: Qt sends it no LanguageChange; it follows the window."""
+        if self.tray is not None:
+            self.tray.retranslate()
         self._on_window_server_state_changed()
 
     def _keeps_serving_in_tray(self) -> bool:

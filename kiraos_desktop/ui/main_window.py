@@ -57,6 +57,7 @@ class MainWindow(QMainWindow):
     reopen_requested = Signal(dict)  # {"data_dir": D} or {"kira_data": D}
     hidden_to_tray = Signal()  # closed while the tray keeps the API serving
     closed = Signal()  # closed for real (the app may quit)
+    retranslated = Signal()  # after a language switch, once this window has re-set its texts
 
     def __init__(self, engine, server, ui_settings: QSettings | None = None, prompts: Prompts | None = None,
                  parent: QWidget | None = None, *, server_error: str = "") -> None:
@@ -243,6 +244,7 @@ class MainWindow(QMainWindow):
         self._on_server_state_changed(self.server_state.state, self.server_state.detail)
         refresh_item_views(self)
         self._on_coalescer_triggered(None)  # counts and summaries are texts made from data
+        self.retranslated.emit()
 
     def _title_sidebar(self) -> None:
         native = QKeySequence.SequenceFormat.NativeText
