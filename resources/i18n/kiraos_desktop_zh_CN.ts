@@ -859,7 +859,7 @@ Nothing was changed.</source>
     <message numerus="yes">
         <source>%n entries</source>
         <translation>
-            <numerusform>%n 条条目</numerusform>
+            <numerusform>%n 条画像条目</numerusform>
         </translation>
     </message>
     <message numerus="yes">
