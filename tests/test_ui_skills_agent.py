@@ -253,3 +253,20 @@ def test_the_window_says_when_an_import_changes_the_command(qtbot, page, engine,
     info = [a for a in page.prompter.asked if a[0] == "info"]
     assert info and "/tarot" in info[0][2] and "/a_tarot" in info[0][2]
     assert engine.skills.match_command("/tarot x").skill == "tarot_reading"
+
+
+def test_a_narrow_list_shows_the_name_before_the_badge(qtbot, engine):
+    """At 1024x700 the name column is about as wide as the badge: the name must stay readable."""
+    write_agent_skill(engine.skills.skills_dir, "pdf-processing", PDF_SKILL_MD)
+    page = make_page(qtbot, engine)
+    try:
+        view = page.list_panel.view
+        delegate = view.itemDelegateForColumn(NAME)
+        metrics = view.fontMetrics()
+        narrow = metrics.horizontalAdvance(delegate.badge_text()) + 20
+        shown, badge = delegate.fit("pdf-processing", narrow, metrics)
+        assert not badge and shown.startswith("pdf-")
+        shown, badge = delegate.fit("pdf-processing", 400, metrics)
+        assert badge and shown == "pdf-processing"
+    finally:
+        page.dispose()

@@ -27,7 +27,19 @@ class AgentBadgeDelegate(QStyledItemDelegate):
         return self.tr("Agent Skills")
 
     def _badge_width(self, option: QStyleOptionViewItem) -> int:
-        return option.fontMetrics.horizontalAdvance(self.badge_text()) + 2 * _PAD
+        return self._badge_width_for(option.fontMetrics)
+
+    def fit(self, text: str, width: int, metrics, mode=Qt.TextElideMode.ElideRight) -> tuple[str, bool]:
+        """The name as shown in `width` pixels and whether the badge goes beside it. The name comes
+        first: when the badge would leave it fewer than a few characters, the badge is left out
+        (the tooltip still names the format)."""
+        beside = width - self._badge_width_for(metrics) - _GAP
+        if metrics.horizontalAdvance(text) <= beside or beside >= metrics.horizontalAdvance("M" * 6):
+            return metrics.elidedText(text, mode, max(0, beside)), True
+        return metrics.elidedText(text, mode, width), False
+
+    def _badge_width_for(self, metrics) -> int:
+        return metrics.horizontalAdvance(self.badge_text()) + 2 * _PAD
 
     def sizeHint(self, option: QStyleOptionViewItem, index: QModelIndex) -> QSize:  # noqa: N802
         size = super().sizeHint(option, index)
@@ -49,12 +61,14 @@ class AgentBadgeDelegate(QStyledItemDelegate):
         text_rect = style.subElementRect(QStyle.SubElement.SE_ItemViewItemText, opt, widget)
         margin = style.pixelMetric(QStyle.PixelMetric.PM_FocusFrameHMargin, None, widget) + 1
         text_rect.setLeft(text_rect.left() + margin)
-        text_rect.setRight(max(text_rect.left(), text_rect.right() - badge_width - _GAP))
+        elided, with_badge = self.fit(text, text_rect.width(), opt.fontMetrics, opt.textElideMode)
         selected = bool(opt.state & QStyle.StateFlag.State_Selected)
         painter.save()
         painter.setPen(opt.palette.color(QPalette.ColorRole.HighlightedText if selected else QPalette.ColorRole.Text))
-        elided = opt.fontMetrics.elidedText(text, Qt.TextElideMode.ElideRight, text_rect.width())
         painter.drawText(text_rect, int(Qt.AlignmentFlag.AlignVCenter | Qt.AlignmentFlag.AlignLeft), elided)
+        if not with_badge:
+            painter.restore()
+            return
         height = opt.fontMetrics.height() + 2
         left = text_rect.left() + opt.fontMetrics.horizontalAdvance(elided) + _GAP
         badge = QRect(left, opt.rect.center().y() - height // 2 + 1, badge_width, height)
