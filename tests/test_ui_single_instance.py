@@ -9,7 +9,9 @@ import pytest
 
 from kiraos_desktop.core.paths import DataPaths
 from kiraos_desktop.ui.single_instance import SingleInstance, instance_key
-from tests.ui_helpers import open_engine
+from tests.ui_helpers import OFFSCREEN_NOTE, open_engine
+
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE, "This plugin does not support raise")
 
 
 def test_the_key_follows_the_data_folder(tmp_path):
@@ -81,3 +83,25 @@ def test_a_second_launch_of_the_program_exits_0_and_brings_the_first_forward(qtb
         first.close()
     assert process.returncode == 0, err
     assert "already open" in out and "in use" not in err
+
+
+def test_after_opening_another_folder_later_launches_on_that_folder_come_here(qtbot, tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
+    from kiraos_desktop.ui.app import AppController
+    from tests.ui_helpers import ui_settings
+
+    engine = open_engine(tmp_path / "first")
+    controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path), start_server=False)
+    qtbot.addWidget(controller.window)
+    controller.serve_instance(SingleInstance(instance_key(engine.paths)))
+    try:
+        assert controller.reopen(data_dir=str(tmp_path / "second"))
+        qtbot.addWidget(controller.window)
+        with qtbot.waitSignal(controller.instance.activated, timeout=5000):
+            assert SingleInstance(instance_key(controller.engine.paths)).hand_over()
+        assert not SingleInstance(instance_key(engine.paths)).hand_over()  # the first folder is free again
+    finally:
+        controller.instance.close()
+        controller.shutdown()
+        engine.close()

@@ -76,6 +76,7 @@ class AppController(QObject):
         self.server = None
         self.window = None
         self.tray = None
+        self.instance: SingleInstance | None = None
         self._desktop = False
         self._open_window()
 
@@ -104,6 +105,22 @@ class AppController(QObject):
             self.tray.quit_requested.connect(self._on_tray_quit_requested)
             QApplication.instance().setQuitOnLastWindowClosed(False)  # the tray keeps the app running
         self._wire_window(self.window)
+
+    def serve_instance(self, instance: SingleInstance) -> None:
+        """Answer later launches on this data folder (and on the folder opened instead, after a reopen)."""
+        self.instance = instance
+        if not instance.listen():
+            log.warning("cannot listen on the local socket %s: a second launch opens a second window", instance.key)
+        instance.activated.connect(self._on_tray_show_requested)
+
+    def _follow_instance_key(self) -> None:
+        instance = self.instance
+        if instance is None or instance.key == instance_key(self.engine.paths):
+            return
+        instance.close()
+        instance.key = instance_key(self.engine.paths)
+        if not instance.listen():
+            log.warning("cannot listen on the local socket %s: a second launch opens a second window", instance.key)
 
     def _wire_window(self, window) -> None:
         window.ask_before_stopping_api = True
@@ -190,6 +207,7 @@ class AppController(QObject):
         self._open_window()
         if geometry_visible:
             self.window.show()
+        self._follow_instance_key()
         self.reopened.emit()
         return True
 
@@ -272,9 +290,7 @@ def run_gui(engine, args) -> int:
     watcher = ThemeWatcher(app)
     controller = AppController(engine, args)
     controller.use_desktop_close()
-    if not instance.listen():
-        log.warning("cannot listen on the local socket %s: a second launch will open a second window", instance.key)
-    instance.activated.connect(controller._on_tray_show_requested)
+    controller.serve_instance(instance)
     watcher.changed.connect(controller._on_theme_changed)
     controller.window.show()
     restore_interrupt = close_on_interrupt(controller.window, app)
