@@ -75,3 +75,18 @@ def test_settings_errors_are_in_the_window_language(qtbot, chinese, engine, key,
     message = dialog.field_error(key)
     assert message and any("\u4e00" <= ch <= "\u9fff" for ch in message), message
     assert "must" not in message.lower()
+
+
+def test_profile_limit_is_explained_in_the_window_language(qtbot, chinese, tab, engine):
+    engine.update_settings(engine.settings.replace(max_profiles_per_user=4))
+    before = snapshot(engine.store.path)
+    tab.add_button.click()
+    dialog = tab.add_dialog
+    dialog.key_edit.setText("新键")
+    dialog.value_edit.setText("值")
+    dialog.buttons.accepted.emit()
+    message = dialog.general_error.text()
+    assert dialog.isVisible() and "4" in message
+    assert "max_profiles_per_user" not in message and any("\u4e00" <= ch <= "\u9fff" for ch in message)
+    assert snapshot(engine.store.path) == before
+    dialog.reject()

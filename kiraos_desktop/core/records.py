@@ -27,7 +27,11 @@ class ValidationError(StoreError, ValueError):
 
 
 class LimitError(StoreError):
-    pass
+    """`limit` is the number reached (0 when the message is about something else)."""
+
+    def __init__(self, message: str, limit: int = 0) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class NotFoundError(StoreError, LookupError):

@@ -182,7 +182,7 @@ class WriteBatch:
             live = self.live_profile_count(user_id) if known is None else sum(1 for r in known.values() if r[ROW_LIVE])
             if live >= limit:
                 raise LimitError(f"profile limit reached ({limit} entries); delete an entry or raise "
-                                 f"max_profiles_per_user")
+                                 f"max_profiles_per_user", limit)
         after = ProfileEntry(user_id, key, value, self.now, confidence, category, expires_at)
         self.put_profile(after)
         if known is not None:

@@ -161,6 +161,10 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
         <source>“{text}” is in the past: the entry would expire at once. Use a later date or a TTL such as 7d, or leave it empty for “never”.</source>
         <translation>“{text}”已经过去：该条目会立即过期。请填写更晚的日期或 7d 之类的有效期；留空表示“永不过期”。</translation>
     </message>
+    <message>
+        <source>This user already has {n} profile entries, the limit. Delete an entry, or raise “Profile entries per user” in Settings.</source>
+        <translation>该用户已有 {n} 条画像条目，达到上限。请删除一条，或在设置中调高“每个用户的画像条目数”。</translation>
+    </message>
 </context>
 <context>
     <name>AgentBadgeDelegate</name>

@@ -179,7 +179,11 @@ class AddProfileDialog(QDialog):
             self.show_error(exc.field, exc.message)
             return
         except LimitError as exc:
-            self.show_error("", str(exc))
+            message = str(exc)
+            if exc.limit:
+                message = self.tr("This user already has {n} profile entries, the limit. Delete an entry, or raise "
+                                  "“Profile entries per user” in Settings.").format(n=exc.limit)
+            self.show_error("", message)
             return
         self.accept()
 
