@@ -5,7 +5,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable
 
-from kiraos_desktop.core.context import ContextItem, UserContext, context_items, render_items
+from kiraos_desktop.core.context_format import ContextItem, UserContext, context_items, render_items
 from kiraos_desktop.core.recall import Recall, RecalledEvent, pick_events
 
 

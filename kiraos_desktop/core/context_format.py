@@ -1,0 +1,143 @@
+"""The memory block's text: sanitising, the items of a block, rendering and fitting them to a budget."""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from types import SimpleNamespace
+
+from kiraos_desktop.core.records import CATEGORIES, EventEntry, ProfileEntry
+from kiraos_desktop.core.templates import template
+
+# Control characters (C0, DEL, C1) and the Unicode line and paragraph separators become spaces, like
+# CR and LF: none of them may end a line of the block or hide in it (NUL, ESC sequences, U+0085).
+_CONTROLS = [chr(c) for c in (*range(0x20), *range(0x7F, 0xA0), 0x2028, 0x2029)]
+_SANITIZE = str.maketrans({"<": "＜", ">": "＞", **{c: " " for c in _CONTROLS}})
+_NEEDS_SANITIZING = re.compile("[<>\x00-\x1f\x7f-\x9f\u2028\u2029]").search
+
+
+def sanitize(text: object) -> str:
+    """Keep stored text from breaking out of the block: no tags, no line breaks, no control characters."""
+    text = str(text)
+    # translate() looks every character up in the table: a search first is several times faster
+    # on the usual text, which needs nothing replaced.
+    return text.translate(_SANITIZE) if _NEEDS_SANITIZING(text) else text
+
+
+def confidence_mark(confidence: float) -> str:
+    if confidence >= 0.8:
+        return "✓"
+    if confidence >= 0.5:
+        return "?"
+    return "~"
+
+
+@dataclass(frozen=True)
+class ContextItem:
+    kind: str  # a category name or "events"
+    label: str  # what the item says, for people (e.g. "昵称=小明" or "2025-03-01 完成半马")
+    payload: dict
+
+
+@dataclass(frozen=True)
+class UserContext:
+    user_id: str
+    text: str
+    budget: int  # 0 = unlimited
+    kept: tuple[ContextItem, ...]
+    dropped: tuple[ContextItem, ...]
+
+    @property
+    def truncated(self) -> bool:
+        return bool(self.dropped)
+
+
+@dataclass(frozen=True)
+class ContextResult:
+    text: str
+    users: list[str]
+    per_user: list[UserContext] = field(default_factory=list)
+
+    @property
+    def truncated(self) -> bool:
+        return any(u.truncated for u in self.per_user)
+
+
+def context_items(profiles: list[ProfileEntry], events: list[EventEntry]) -> list[ContextItem]:
+    """All items in priority order: basic, preference, social, other (then unknown), then events."""
+    rank = {name: i for i, name in enumerate(CATEGORIES)}
+    ordered = sorted(profiles, key=lambda p: rank.get(p.category, len(rank)))  # stable: keeps in-category order
+    items = [
+        ContextItem(p.category, f"{p.key}={p.value}",
+                    {"key": sanitize(p.key), "value": sanitize(p.value), "mark": confidence_mark(p.confidence)})
+        for p in ordered
+    ]
+    for e in events:
+        date = (e.created_at or "")[:10]
+        items.append(ContextItem("events", f"{date} {e.summary}", {"date": date, "summary": sanitize(e.summary)}))
+    return items
+
+
+def render_items(user_id: str, items) -> str:
+    """The block text of `items` as given (in the order shown), without a budget."""
+    # Namespaces, not dicts: Jinja2 tries getattr before [] for `e.key`, and a failed getattr per
+    # field made rendering twice as slow (a cache miss is paid on every write to a user).
+    sections: list[SimpleNamespace] = []
+    for item in items:
+        if not sections or sections[-1].label != item.kind:
+            sections.append(SimpleNamespace(label=item.kind, entries=[]))
+        sections[-1].entries.append(SimpleNamespace(**item.payload))
+    return template("context.j2").render(user_id=sanitize(user_id), sections=sections)
+
+
+def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[EventEntry],
+                      max_chars: int) -> UserContext:
+    """Keep items in priority order; the first item that does not fit ends the block (never cut)."""
+    return fit_items(user_id, tuple(context_items(profiles, events)), max_chars)
+
+
+def fit_items(user_id: str, items: tuple[ContextItem, ...], max_chars: int,
+              known: UserContext | None = None) -> UserContext:
+    """The block of `items` within `max_chars` (0: all of them). `known`, the block of the same items
+    under another budget, narrows the search: a larger budget keeps at least what it kept, and
+    when it dropped an item, a budget smaller than its own keeps no more."""
+    count = len(items)
+    if not max_chars:
+        text = known.text if known is not None and not known.dropped else render_items(user_id, items)
+        return UserContext(user_id, text, 0, items, ())
+    low, high, best = 0, count - 1, ""  # the answer keeps from `low` to `high + 1` items; `best` keeps `low`
+    if known is not None:
+        kept = len(known.kept)
+        if len(known.text) > max_chars:
+            high = kept - 1
+        else:
+            low, best = kept, known.text
+            if kept == count or (known.budget and max_chars < known.budget):
+                return UserContext(user_id, best, max_chars, items[:kept], items[kept:])
+    elif count:
+        full = render_items(user_id, items)  # the common case: everything fits
+        if len(full) <= max_chars:
+            return UserContext(user_id, full, max_chars, items, ())
+        high = count - 2
+    # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
+    while low <= high:
+        mid = (low + high) // 2
+        text = render_items(user_id, items[:mid + 1])
+        if len(text) <= max_chars:
+            low, best = mid + 1, text
+        else:
+            high = mid - 1
+    return UserContext(user_id, best, max_chars, items[:low], items[low:])
+
+
+def unique_ids(user_ids) -> list[str]:
+    """The users in the order given, each once: a user named twice still gets one block."""
+    return list(dict.fromkeys(user_ids)) if len(user_ids) > 1 else list(user_ids)
+
+
+def join_texts(texts) -> str:
+    """Several users' blocks in one text: one block per user, empty blocks left out."""
+    return "\n".join(text for text in texts if text)
+
+
+def _joined(user_ids: list[str], blocks: list[UserContext]) -> ContextResult:
+    return ContextResult(join_texts(b.text for b in blocks), list(user_ids), blocks)
