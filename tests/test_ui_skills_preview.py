@@ -209,3 +209,16 @@ def test_a_handled_debounce_leaves_no_timer_pending(qtbot, page, monkeypatch):
     qtbot.waitUntil(lambda: "乙 <user_input>甲</user_input>" in page.workbench.preview.text())
     qtbot.wait(page_module.PREVIEW_DELAY_MS + 100)  # as on a loaded machine: past the debounce
     assert len(threads) == 1
+
+
+def test_a_closed_page_reads_the_store_no_more(qtbot, engine, page):
+    """A change queued while the page closes must not reload the user list afterwards (the data
+    folder may be gone by then: the self-test deletes its own). The reload only ever comes from
+    the picker's timer, so the timer must be off and stay off."""
+    picker = page.workbench.user_picker
+    engine.store.add_event("late", "写入", actor="cli")  # queues a reload
+    qtbot.waitUntil(picker._store_timer.isActive)
+    page.dispose()
+    assert not picker._store_timer.isActive()
+    picker._on_store_changed()  # a notification that was already queued when the page closed
+    assert not picker._store_timer.isActive()

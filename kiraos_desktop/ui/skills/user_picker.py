@@ -94,6 +94,7 @@ class UserPicker(QWidget):
         self.combo.currentIndexChanged.connect(self._on_combo_current_index_changed)
         self._storeChanged.connect(self._on_store_changed, Qt.ConnectionType.QueuedConnection)
         self._unsubscribe = store.changes.subscribe(self._on_store_event)
+        self._detached = False
         self.destroyed.connect(self._unsubscribe)
         self._current = ""
         # Writes can arrive hundreds of times a second: one queued emit per burst, one reload per
@@ -106,9 +107,12 @@ class UserPicker(QWidget):
         self.model.refresh()
 
     def detach(self) -> None:
-        """Stop following the store (safe to call more than once)."""
+        """Stop following the store (safe to call more than once); a change already queued is dropped,
+        so nothing reads the store after the page is closed (its data dir may be gone)."""
         self._unsubscribe()
+        self._detached = True
         self._search_timer.stop()
+        self._store_timer.stop()
 
     def current_user(self) -> str:
         return self._current
@@ -171,7 +175,7 @@ class UserPicker(QWidget):
 
     def _on_store_changed(self) -> None:
         self._store_pending.clear()
-        if not self._store_timer.isActive():
+        if not self._detached and not self._store_timer.isActive():
             self._store_timer.start()
 
     def _on_store_timer_timeout(self) -> None:
