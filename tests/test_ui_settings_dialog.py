@@ -211,3 +211,22 @@ def test_restore_defaults_fills_default_values(qtbot, engine):
     dlg.findChild(QDialogButtonBox).button(QDialogButtonBox.StandardButton.RestoreDefaults).click()
     assert dlg.values()["max_events_per_user"] == 10
     assert dlg.values()["api_port"] == 8765
+
+
+def test_dialog_fits_a_700_pixel_high_screen_and_scrolls_its_fields(qtbot, engine, monkeypatch):
+    # At 1024x700 the four groups need ~790 px: they scroll, the OK/Cancel row stays in view.
+    from PySide6.QtCore import QRect
+    from PySide6.QtWidgets import QScrollArea
+
+    from kiraos_desktop.ui import settings_dialog
+
+    monkeypatch.setattr(settings_dialog, "_available_screen", lambda widget: QRect(0, 0, 1024, 700))
+    dlg = SettingsDialog(engine)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    assert dlg.frameGeometry().height() <= 700
+    area = dlg.findChild(QScrollArea)
+    assert area is not None and area.widget().findChild(QLineEdit) is not None
+    assert area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
+    assert ok_button(dlg).isVisible() and not area.isAncestorOf(ok_button(dlg))

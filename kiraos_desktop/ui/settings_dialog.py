@@ -4,7 +4,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any, Callable
 
-from PySide6.QtCore import Qt, Slot
+from PySide6.QtCore import QRect, Qt, Slot
 from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QToolButton,
     QVBoxLayout,
     QWidget,
@@ -86,11 +87,22 @@ class SettingsDialog(QDialog):
         self.setWindowTitle(self.tr("Settings"))
         self.setMinimumWidth(640)
 
+        # The groups scroll (vertically only) and the button row stays below them: all four need
+        # more height than a 700-pixel screen has.
+        fields = QWidget()
+        groups = QVBoxLayout(fields)
+        groups.setContentsMargins(0, 0, 0, 0)
+        groups.addWidget(self._memory_group())
+        groups.addWidget(self._skills_group())
+        groups.addWidget(self._api_group())
+        groups.addWidget(self._window_group())
+        self._scroll = QScrollArea()
+        self._scroll.setWidget(fields)
+        self._scroll.setWidgetResizable(True)
+        self._scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self._scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         layout = QVBoxLayout(self)
-        layout.addWidget(self._memory_group())
-        layout.addWidget(self._skills_group())
-        layout.addWidget(self._api_group())
-        layout.addWidget(self._window_group())
+        layout.addWidget(self._scroll)
         self._buttons = QDialogButtonBox(
             QDialogButtonBox.StandardButton.Ok | QDialogButtonBox.StandardButton.Cancel
             | QDialogButtonBox.StandardButton.RestoreDefaults)
@@ -101,7 +113,19 @@ class SettingsDialog(QDialog):
         layout.addWidget(self._buttons)
         self._align_label_columns()
         self._load(self._original)
-        self.resize(self.sizeHint().expandedTo(self.minimumSizeHint()))
+        self._fit_to_screen()
+
+    def _fit_to_screen(self) -> None:
+        """As tall as the fields need, but no taller than the screen (a frame's worth to spare)."""
+        fields = self._scroll.widget()
+        wanted = self.sizeHint()
+        wanted.setHeight(wanted.height() - self._scroll.sizeHint().height() + fields.sizeHint().height())
+        wanted.setWidth(max(wanted.width(), fields.sizeHint().width() + self._scroll.verticalScrollBar()
+                            .sizeHint().width() + 2 * self.layout().contentsMargins().left()))
+        room = _available_screen(self)
+        if room.isValid():
+            wanted.setHeight(min(wanted.height(), room.height() - 60))
+        self.resize(wanted)
 
     # ---- building ------------------------------------------------------------------------
 
@@ -430,3 +454,9 @@ class SettingsDialog(QDialog):
                               self.tr("The settings could not be saved:\n{0}").format(exc))
                 return
         super().accept()
+
+
+def _available_screen(widget: QWidget) -> QRect:
+    """The desktop area the dialog may use (the parent's screen, else the primary one)."""
+    screen = widget.screen()
+    return screen.availableGeometry() if screen is not None else QRect()
