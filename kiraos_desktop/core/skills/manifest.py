@@ -9,7 +9,7 @@ from jsonschema import exceptions as js_exceptions
 from jsonschema import validators
 
 from .. import jsontext
-from ..schema_messages import describe
+from ..schema_messages import describe, json_type
 from .problems import (
     COMMAND_RE,
     MAX_FILE_BYTES,
@@ -62,7 +62,7 @@ def validate_manifest_text(text: str) -> tuple[dict | None, list[Problem]]:
         return None, [error("manifest", f"manifest.json: {exc}")]
     if not isinstance(data, dict):
         return None, [error("manifest", "manifest.json must hold a JSON object ({...}), "
-                                        f"not a {_json_type(data)}.", 1)]
+                                        f"not a {json_type(data)}.", 1)]
     return data, manifest_problems(data, text)
 
 
@@ -78,7 +78,7 @@ def manifest_problems(data: dict, text: str = "") -> list[Problem]:
         problems.append(error("name", 'The manifest has no "name"; add one such as '
                                       '"name": "my_skill" (letters, digits, _ or -, at most 64).'))
     elif not isinstance(name, str):
-        problems.append(error("name", f'"name" must be a string, not a {_json_type(name)}.', line("name")))
+        problems.append(error("name", f'"name" must be a string, not a {json_type(name)}.', line("name")))
     elif not NAME_RE.match(name):
         problems.append(error("name", f'"name" {name!r} is not a valid tool name: use 1 to 64 ASCII '
                                       "letters, digits, _ or - (no spaces).", line("name")))
@@ -89,7 +89,7 @@ def manifest_problems(data: dict, text: str = "") -> list[Problem]:
     for field in _TEXT_FIELDS:
         value = data.get(field)
         if value is not None and not isinstance(value, str):
-            problems.append(error(field, f'"{field}" must be a string, not a {_json_type(value)}.',
+            problems.append(error(field, f'"{field}" must be a string, not a {json_type(value)}.',
                                   line(field)))
     if not _text(data.get("trigger")) and not _text(data.get("description")):
         problems.append(warning("description", 'Neither "trigger" nor "description" is set, so the '
@@ -100,7 +100,7 @@ def manifest_problems(data: dict, text: str = "") -> list[Problem]:
     if command is not None and command != "":
         if not isinstance(command, str):
             problems.append(error("command", f'"command" must be a string such as "/tarot", '
-                                             f"not a {_json_type(command)}.", line("command")))
+                                             f"not a {json_type(command)}.", line("command")))
         elif not COMMAND_RE.match(command):
             problems.append(error("command", f'"command" {command!r} must be "/" followed by one word '
                                              "(letters, digits, _ or -), e.g. \"/tarot\".",
@@ -126,7 +126,7 @@ def parameters_problems(params: Any, line=lambda *path: None) -> list[Problem]:
     if not isinstance(params, dict):
         return [error("parameters", '"parameters" must be a JSON Schema object such as '
                                     '{"type": "object", "properties": {...}}, not a '
-                                    f"{_json_type(params)}.", line("parameters"))]
+                                    f"{json_type(params)}.", line("parameters"))]
     problems: list[Problem] = []
     if "$schema" in params and validators.validator_for(params, default=None) is None:
         return [error("parameters", f'"parameters" names an unknown "$schema" {params["$schema"]!r}; '
@@ -184,17 +184,3 @@ def declared_names(data: dict | None) -> list[str]:
 
 def _text(value: Any) -> str:
     return value.strip() if isinstance(value, str) else ""
-
-
-def _json_type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    return "object"
