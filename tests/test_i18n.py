@@ -14,8 +14,8 @@ from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QTabWidget
 
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.ui.i18n import language_manager, resolve_language, system_language
-from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
+from kiraos_desktop.ui.main_window import PAGE_USERS
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 REPO = Path(__file__).resolve().parent.parent
@@ -154,12 +154,8 @@ def engine(engine):
 
 @pytest.fixture
 def window(qtbot, engine, tmp_path):
-    window = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.close()
+    with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+        yield window
     language_manager().clear()  # later tests expect the source texts
 
 

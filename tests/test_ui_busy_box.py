@@ -9,10 +9,9 @@ from PySide6.QtCore import QEventLoop, QTimer
 from PySide6.QtWidgets import QApplication, QPushButton
 
 from kiraos_desktop.ui import file_actions, tasks
-from kiraos_desktop.ui.main_window import MainWindow
 from kiraos_desktop.ui.prompts import prompts
 from tests.modal_driver import ModalDriver, busy_boxes, visible_busy_boxes
-from tests.ui_helpers import OFFSCREEN_NOTE, seed, ui_settings
+from tests.ui_helpers import OFFSCREEN_NOTE, seed, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
@@ -35,12 +34,8 @@ def engine(engine):
 @pytest.fixture
 def window(qtbot, engine, tmp_path):
     """The real window with the real message boxes; only the file dialogs are answered by the test."""
-    window = MainWindow(engine, None, ui_settings(tmp_path))
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.close()
+    with shown_window(qtbot, engine, tmp_path) as window:
+        yield window
 
 
 def drive(qtbot, action, press=(), linger_ms=LINGER_MS) -> ModalDriver:

@@ -6,12 +6,12 @@ import struct
 from types import SimpleNamespace
 
 import pytest
-from PySide6.QtCore import QSettings
 
 from kiraos_desktop.ui.app import AppController
 from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
 from kiraos_desktop.ui.screenshot import take_screenshots
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, snapshot, ui_settings
+from tests.ui_helpers import (OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, shown_window, snapshot,
+                             ui_settings)
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
@@ -24,12 +24,8 @@ def engine(engine):
 
 @pytest.fixture
 def window(qtbot, engine, tmp_path):
-    window = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.close()
+    with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+        yield window
 
 
 def test_sidebar_pages_and_status_bar(qtbot, window, engine):

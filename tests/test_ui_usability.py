@@ -12,7 +12,7 @@ from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
 from kiraos_desktop.ui.users.expiry import describe_remaining
 from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
@@ -25,12 +25,8 @@ def engine(engine):
 
 @pytest.fixture
 def window(qtbot, engine, tmp_path):
-    window = MainWindow(engine, None, ui_settings(tmp_path), ScriptedPrompts())
-    qtbot.addWidget(window)
-    window.show()
-    qtbot.waitExposed(window)
-    yield window
-    window.close()
+    with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+        yield window
 
 
 @pytest.fixture

@@ -2,7 +2,9 @@
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Iterator
 
 from PySide6.QtCore import QSettings
 
@@ -47,6 +49,24 @@ def snapshot(db_path: Path) -> tuple[list, list]:
 
 def ui_settings(tmp_path: Path) -> QSettings:
     return QSettings(str(tmp_path / "ui.ini"), QSettings.Format.IniFormat)
+
+
+@contextmanager
+def shown_window(qtbot, engine: Engine, tmp_path: Path, prompts=None) -> Iterator:
+    """The main window on `engine`, shown and exposed; closed when the block ends.
+
+    `prompts` None keeps the real message boxes (tests that drive them through the event loop)."""
+    from kiraos_desktop.ui.main_window import MainWindow
+
+    window = MainWindow(engine, None, ui_settings(tmp_path)) if prompts is None else \
+        MainWindow(engine, None, ui_settings(tmp_path), prompts)
+    qtbot.addWidget(window)
+    window.show()
+    qtbot.waitExposed(window)
+    try:
+        yield window
+    finally:
+        window.close()
 
 
 class ScriptedPrompts:
