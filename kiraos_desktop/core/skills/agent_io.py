@@ -230,14 +230,20 @@ def _place(built: Path, skills_dir: Path, staging: Path, name: str, existing: Pa
         target = _free_folder(skills_dir, name)
         os.rename(built, target)
         return ImportResult(name, target, False, restored, changed)
-    old = staging / "replaced"
-    os.rename(existing, old)
-    try:
-        os.rename(built, existing)
-    except OSError:
-        os.rename(old, existing)
-        raise
+    _swap_in(built, existing, staging)
     return ImportResult(name, existing, True, restored, changed)
+
+
+def _swap_in(built: Path, target: Path, staging: Path) -> None:
+    """Put `built` where `target` is, moving the old folder into `staging` (removed with it);
+    the old folder goes back when the second rename fails."""
+    old = staging / "replaced"
+    os.rename(target, old)
+    try:
+        os.rename(built, target)
+    except OSError:
+        os.rename(old, target)
+        raise
 
 
 def _write(path: Path, text: str) -> None:
@@ -287,13 +293,7 @@ def export_skill(folder: Path, dest_dir: Path, overwrite: bool = False) -> Path:
         if not os.path.lexists(target):
             os.rename(built, target)
         else:
-            old = staging / "replaced"
-            os.rename(target, old)
-            try:
-                os.rename(built, target)
-            except OSError:
-                os.rename(old, target)
-                raise
+            _swap_in(built, target, staging)
     except (OSError, SkillTransferError) as exc:
         shutil.rmtree(staging, ignore_errors=True)
         if created:
