@@ -293,9 +293,12 @@ class SelfTest:
         return ", ".join(TEMPLATE_NAMES)
 
     def check_window(self) -> str:
-        from kiraos_desktop.selftest_window import open_and_close_window
+        from kiraos_desktop.selftest_window import WindowCheckFailed, open_and_close_window
 
-        return open_and_close_window(self.engine, self.server, self.root)
+        try:
+            return open_and_close_window(self.engine, self.server, self.root)
+        except WindowCheckFailed as exc:
+            raise StepFailed(str(exc)) from None
 
     def close(self) -> None:
         if self.server is not None:

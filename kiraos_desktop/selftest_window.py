@@ -6,14 +6,13 @@ import sys
 import time
 from pathlib import Path
 
-from kiraos_desktop.selftest import StepFailed
-
 #: Modules the window replaces by a placeholder page when they cannot be imported.
 OPTIONAL_PAGES = {"Skills": "kiraos_desktop.ui.skills.page", "API": "kiraos_desktop.ui.api_page"}
 
 
-class WindowCheckFailed(StepFailed):
-    """The window or the About dialog is not what it should be."""
+class WindowCheckFailed(Exception):
+    """The window or the About dialog is not what it should be (the self-test reports it as its step's
+    failure; this module does not import the self-test, so the two form no import cycle)."""
 
 
 def _settle(app, seconds: float = 0.2) -> None:
