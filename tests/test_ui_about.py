@@ -216,3 +216,17 @@ def test_declared_license_merges_field_and_classifiers():
 
 def test_declared_license_none_when_nothing_is_declared():
     assert declared_license(FakeDist({})) is None
+
+
+def test_every_listed_component_has_its_metadata_bundled_by_the_frozen_build():
+    # The frozen About dialog reads licenses from dist-info folders that build.spec copies; a
+    # component missing from its list fails the frozen self-test (only CI's `make selftest-dist` saw it).
+    from pathlib import Path
+
+    spec = (Path(kiraos_desktop.__file__).resolve().parent.parent / "build.spec").read_text(encoding="utf-8")
+    listed = spec[spec.index("BUNDLED_DISTRIBUTIONS = ["):]
+    listed = listed[:listed.index("]\n")]
+    missing = [component for component, names, _ in about_dialog.COMPONENTS
+               if not any(f'"{name}"' in listed for name in names)]
+    assert not missing, f"add to BUNDLED_DISTRIBUTIONS in build.spec: {missing}"
+    assert {"PyYAML", "MCP Python SDK"} <= {component for component, _, _ in about_dialog.COMPONENTS}

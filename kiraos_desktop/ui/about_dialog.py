@@ -56,6 +56,8 @@ COMPONENTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("typing_extensions", ("typing_extensions", "typing-extensions"), "PSF-2.0"),
     ("platformdirs", ("platformdirs",), "MIT"),
     ("rjieba", ("rjieba",), "MIT"),
+    ("PyYAML", ("PyYAML", "pyyaml"), "MIT"),
+    ("MCP Python SDK", ("mcp",), "MIT"),
 )
 
 # Recognisable first lines of license texts, for packages that only ship the file.
