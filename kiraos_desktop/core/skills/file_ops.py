@@ -100,14 +100,20 @@ def save_skill_files(folder: Path, manifest_text: str, instruction_text: str) ->
 def save_skill_md(folder: Path, text: str) -> None:
     """Write the SKILL.md of an Agent Skills folder (temp file, synced, then os.replace)."""
     folder = Path(folder)
-    temp = None
     try:
-        temp = _stage(folder, AGENT_SKILL_FILE, text)
-        os.replace(temp, folder / AGENT_SKILL_FILE)
+        _replace_file(folder, AGENT_SKILL_FILE, text)
     except OSError as exc:
-        if temp is not None:
-            _unlink_quietly(temp)
         raise SkillFileError(f"cannot save the skill in {folder}: {exc.strerror or exc}") from exc
+
+
+def _replace_file(folder: Path, name: str, text: str) -> None:
+    """One file written through a synced temp file and os.replace; no temp file is left on failure."""
+    temp = _stage(folder, name, text)
+    try:
+        os.replace(temp, folder / name)
+    except OSError:
+        _unlink_quietly(temp)
+        raise
 
 
 def _stage(folder: Path, name: str, text: str) -> str:
@@ -228,13 +234,9 @@ def rename_skill(folder: Path, new_name: str) -> Path:
             os.rename(folder, target)
         except OSError as exc:
             raise SkillFileError(f"cannot rename {folder.name} to {new_name}: {exc.strerror or exc}") from exc
-    temp = None
     try:
-        temp = _stage(target, MANIFEST_FILE, new_manifest)
-        os.replace(temp, target / MANIFEST_FILE)
+        _replace_file(target, MANIFEST_FILE, new_manifest)
     except OSError as exc:
-        if temp is not None:
-            _unlink_quietly(temp)
         if moved:
             os.rename(target, folder)
         raise SkillFileError(f"cannot write the new name into {MANIFEST_FILE}: {exc}") from exc
