@@ -158,7 +158,9 @@ def test_screenshot_method_fills_arguments_user_and_preview(qtbot, page, engine)
         "tarot_reading", "u7", page.workbench.args_form.arguments()).content
 
 
-def test_debounced_preview_runs_off_the_gui_thread_and_keeps_the_newest(qtbot, page, monkeypatch):
+@pytest.fixture
+def analyse_threads(monkeypatch):
+    """The names of the threads the preview analysis ran on, in order."""
     import threading
 
     from kiraos_desktop.ui.skills import preview_runner
@@ -171,6 +173,11 @@ def test_debounced_preview_runs_off_the_gui_thread_and_keeps_the_newest(qtbot, p
         return real(job, memory_block)
 
     monkeypatch.setattr(preview_runner, "analyse", spy)
+    return threads
+
+
+def test_debounced_preview_runs_off_the_gui_thread_and_keeps_the_newest(qtbot, page, analyse_threads):
+    threads = analyse_threads
     page.open_skill("tarot_reading")
     page.workbench.args_form.set_values({"question": "甲"})
     threads.clear()  # opening a skill computes inline, on the GUI thread
@@ -184,22 +191,12 @@ def test_debounced_preview_runs_off_the_gui_thread_and_keeps_the_newest(qtbot, p
     assert "丁 <user_input>甲</user_input>" in page.workbench.preview.text()
 
 
-def test_a_handled_debounce_leaves_no_timer_pending(qtbot, page, monkeypatch):
+def test_a_handled_debounce_leaves_no_timer_pending(qtbot, page, analyse_threads):
     """Handling the timeout consumes the pending debounce: an edit's timer started before the
     preview was computed must not fire again later and compute the same text a second time."""
-    import threading
-
     from kiraos_desktop.ui.skills import page as page_module
-    from kiraos_desktop.ui.skills import preview_runner
 
-    threads = []
-    real = preview_runner.analyse
-
-    def spy(job, memory_block):
-        threads.append(threading.current_thread().name)
-        return real(job, memory_block)
-
-    monkeypatch.setattr(preview_runner, "analyse", spy)
+    threads = analyse_threads
     page.open_skill("tarot_reading")
     page.workbench.args_form.set_values({"question": "甲"})
     threads.clear()
