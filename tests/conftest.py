@@ -29,3 +29,29 @@ def engine(data_dir):
     opened = Engine.open(data_dir=data_dir)
     yield opened
     opened.close()
+
+
+# ---- PostgreSQL (tests/pg_server.py): one server per test session, one empty database per test ----
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """The session's PostgreSQL server. Skipped with the reason when none can be had, unless
+    KIRAOS_REQUIRE_POSTGRES=1 (CI), where that is a failure: CI never skips these tests."""
+    from tests.pg_server import PostgresUnavailable, start_server
+
+    try:
+        server = start_server()
+    except PostgresUnavailable as exc:
+        if os.environ.get("KIRAOS_REQUIRE_POSTGRES") == "1":
+            pytest.fail(f"PostgreSQL is required here (KIRAOS_REQUIRE_POSTGRES=1): {exc}")
+        pytest.skip(f"no PostgreSQL for these tests: {exc}")
+    yield server
+    server.shutdown()
+
+
+@pytest.fixture
+def pg_url(pg_server):
+    """The URL (password included) of a new, empty database, dropped after the test."""
+    url = pg_server.new_database()
+    yield url
+    pg_server.drop_database(url)
