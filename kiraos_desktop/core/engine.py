@@ -8,6 +8,7 @@ from typing import Callable
 from kiraos_desktop.core.context import ContextBuilder
 from kiraos_desktop.core.memory_tools import MemoryTools
 from kiraos_desktop.core.paths import DataPaths, resolve_paths
+from kiraos_desktop.core.pg_notify import ChangeListener
 from kiraos_desktop.core.settings import Settings, load_settings, save_settings
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
 from kiraos_desktop.core.store import MemoryStore
@@ -49,6 +50,8 @@ class Engine:
         self._ticks = 0
         self._build_recall = False
         self._watcher = ExternalChangeWatcher(self._on_watch_tick, interval=WATCH_TICK_S)
+        # On a shared PostgreSQL database: other instances' writes, heard through LISTEN/NOTIFY.
+        self.change_listener: ChangeListener | None = None
 
     @classmethod
     def open(cls, data_dir=None, kira_data=None, db=None, skills_dir=None, install_examples: bool = True) -> "Engine":
@@ -116,7 +119,11 @@ class Engine:
         events in the background (the window runs that build as a task with progress instead)."""
         self._build_recall = build_recall
         self._watcher.start()
+        if self.change_listener is not None:
+            self.change_listener.start()
 
     def close(self) -> None:
         self._watcher.stop()
+        if self.change_listener is not None:
+            self.change_listener.stop()
         self.store.close()
