@@ -23,6 +23,7 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.ui import file_actions
 from kiraos_desktop.ui.i18n import apply_language
+from kiraos_desktop.ui.db_state import DatabaseOutageLabel
 from kiraos_desktop.ui.overview_page import OverviewPage
 from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
 from kiraos_desktop.ui.retranslate import refresh_item_views
@@ -261,6 +262,9 @@ class MainWindow(QMainWindow):
         self.db_status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         self.recall_build = RecallBuildIndicator(self._engine.store, self)
         self.recall_build.message.connect(self._on_page_status_message)
+        self.db_outage = DatabaseOutageLabel(self._engine.change_listener, self)
+        self.db_outage.outage_changed.connect(self._on_db_outage_changed)
+        self.statusBar().addPermanentWidget(self.db_outage)
         self.statusBar().addPermanentWidget(self.recall_build)
         self.statusBar().addPermanentWidget(self.api_status)
         self.statusBar().addPermanentWidget(self.db_status)
@@ -301,6 +305,9 @@ class MainWindow(QMainWindow):
 
     def _on_page_status_message(self, text: str) -> None:
         self.statusBar().showMessage(text, 8000)
+
+    def _on_db_outage_changed(self, unreachable: bool) -> None:
+        self.statusBar().showMessage(self.db_outage.message(), 0 if unreachable else 8000)
 
     def _on_writer_failed(self, message: str) -> None:
         self.statusBar().showMessage(self.tr("Undo/redo failed: {message}").format(message=message), 10000)
@@ -413,6 +420,7 @@ class MainWindow(QMainWindow):
         self.recall_build.stop()
         self.store_signals.detach()
         self.server_state.detach()
+        self.db_outage.detach()
         self.users_page.shutdown()
         dispose = getattr(self.api_page, "dispose", None)
         if callable(dispose):

@@ -461,6 +461,21 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     </message>
 </context>
 <context>
+    <name>DatabaseOutageLabel</name>
+    <message>
+        <source>Database server unreachable</source>
+        <translation>无法连接数据库服务器</translation>
+    </message>
+    <message>
+        <source>The database server does not answer; reconnecting. Changes cannot be saved until it is back, and what is shown may be out of date.</source>
+        <translation>数据库服务器没有响应，正在重新连接。恢复连接之前无法保存更改，显示的内容可能不是最新的。</translation>
+    </message>
+    <message>
+        <source>The database server answers again; the window shows its current data.</source>
+        <translation>已重新连接数据库服务器，窗口显示的是最新数据。</translation>
+    </message>
+</context>
+<context>
     <name>EventsModel</name>
     <message>
         <source>When</source>

@@ -1,0 +1,43 @@
+"""The window on a shared PostgreSQL database: an outage is shown in the status bar, then cleared."""
+from __future__ import annotations
+
+import pytest
+
+from kiraos_desktop.core.changes import ChangeEvent
+from kiraos_desktop.core.pg_notify import ChangeListener
+from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
+
+pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+WAIT_MS = 15000
+
+
+def test_an_outage_shows_in_the_status_bar_and_clears_when_the_server_is_back(qtbot, engine, tmp_path,
+                                                                                 pg_server, pg_url):
+    if not pg_server.managed:
+        pytest.skip("the developer's own server is not stopped by the tests")
+    engine.change_listener = ChangeListener(pg_url, engine.store.changes, first_retry_s=0.05, max_retry_s=0.5)
+    refreshes: list[ChangeEvent] = []
+    engine.store.changes.subscribe(refreshes.append)
+    engine.start_watching(build_recall=False)
+    assert engine.change_listener.wait_listening(10)
+    with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+        label = window.db_outage
+        assert not label.isVisible()
+        pg_server.stop()
+        try:
+            qtbot.waitUntil(label.isVisible, timeout=WAIT_MS)
+            assert "unreachable" in label.text()
+            assert "reconnecting" in window.statusBar().currentMessage()
+        finally:
+            pg_server.start()
+        qtbot.waitUntil(lambda: not label.isVisible(), timeout=WAIT_MS)
+        assert "answers again" in window.statusBar().currentMessage()
+        # Notifications sent while it was away are lost: every page is refreshed.
+        qtbot.waitUntil(lambda: ChangeEvent(None, "external", "external") in refreshes, timeout=WAIT_MS)
+
+
+def test_on_sqlite_the_outage_label_never_shows(qtbot, engine, tmp_path):
+    assert engine.change_listener is None
+    with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+        assert not window.db_outage.isVisible()
+        assert window.db_outage.message()
