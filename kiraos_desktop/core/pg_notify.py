@@ -15,9 +15,11 @@ CHANNEL = "kiraos_desktop_changes"
 EXTERNAL = "external"
 # How long one wait for notifications lasts: the longest a stop() waits for the thread.
 WAIT_S = 0.2
-# Reconnection delays after a lost connection: doubled per failed attempt, up to the last.
+# Reconnection delays after a lost connection: doubled per failed attempt, up to the last (a
+# connection attempt a second costs a down server nothing, and bounds how stale a block can get
+# after the server is back).
 FIRST_RETRY_S = 0.2
-MAX_RETRY_S = 5.0
+MAX_RETRY_S = 1.0
 # Dead peers without a FIN (a cable, a crashed host) are noticed through TCP keepalives.
 _CONNECT_OPTIONS = {"autocommit": True, "connect_timeout": 5, "keepalives": 1, "keepalives_idle": 10,
                     "keepalives_interval": 5, "keepalives_count": 3,
