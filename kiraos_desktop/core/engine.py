@@ -111,12 +111,16 @@ class Engine:
         else:
             self.store.checkpoint_if_due()
         self.store.recall_catch_up()  # other processes' events into the recall index
+        self.store.user_search_catch_up()  # and every write into the user search index
         if self._build_recall and not self.store.recall_build_complete:
             self.store.recall_build_step()
+        elif self._build_recall and not self.store.user_search_build_complete:
+            self.store.user_search_build_step()
 
     def start_watching(self, build_recall: bool = True) -> None:
         """Watch for other processes' writes; with `build_recall`, also index an existing database's
-        events in the background (the window runs that build as a task with progress instead)."""
+        events (recall) and users (search) in the background (the window runs those builds as a task
+        with progress instead)."""
         self._build_recall = build_recall
         self._watcher.start()
         if self.change_listener is not None:

@@ -5,6 +5,7 @@ import peewee
 
 from kiraos_desktop.core.recall_index import ensure_recall_schema
 from kiraos_desktop.core.records import StoreError
+from kiraos_desktop.core.user_search_index import ensure_user_search_schema
 
 #: 2: the audit log is chained per user (memory_changes.prev_id, user_summary.last_change_id)
 #: instead of indexed by user.
@@ -201,6 +202,7 @@ def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
             _chain_history(db)
             done.append("chained the audit history per user")
         done.extend(ensure_recall_schema(db.connection()))
+        done.extend(ensure_user_search_schema(db.connection()))
         db.execute_sql(
             "INSERT INTO kiraos_desktop_meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

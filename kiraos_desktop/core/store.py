@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import peewee
 
-from kiraos_desktop.core import recall_index
+from kiraos_desktop.core import recall_index, user_search, user_search_index
 from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.records import (
     ChangeRecord,
@@ -103,6 +103,7 @@ class MemoryStore:
             self.migrations = ensure_schema(self.writer)
             self._data_version = self.writer.data_version
             self._recall_state = recall_index.read_build_state(self.writer.connection())
+            self._search_state = user_search_index.read_build_state(self.writer.connection())
 
     def close(self) -> None:
         with self._write_lock:
@@ -338,6 +339,42 @@ class MemoryStore:
         total = max(len(found), counted[0] if counted else 0)
         return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
 
+    # ---- user search index (core/user_search_index.py) ------------------------------------
+
+    def user_search_catch_up(self, everything: bool = False) -> int:
+        """Index what the user-search queue holds (the watcher calls this); the number of rows taken.
+        One batch per call unless `everything`."""
+        taken = 0
+        while self._rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
+            with self._write_lock:
+                if self.writer.is_closed():
+                    return taken
+                conn = self.writer.connection()
+                with self._transaction(wait=True):
+                    state = self._search_state  # read again while a build runs (maybe in another process)
+                    moved = user_search_index.drain(conn, state if state.complete else
+                                                    user_search_index.read_build_state(conn))
+            taken += moved
+            if not everything or not moved:
+                break
+        return taken
+
+    @property
+    def user_search_build_complete(self) -> bool:
+        return self._search_state.complete
+
+    def user_search_build_step(self, users: int = user_search_index.BUILD_USERS,
+                               events: int = user_search_index.BUILD_EVENTS) -> tuple[int, int]:
+        """Index the next users' profiles or events of an existing database for user search; (done, total), estimated."""
+        with self._write_lock:
+            if self.writer.is_closed():
+                return 1, 1
+            conn = self.writer.connection()
+            with self._transaction(wait=True):
+                self._search_state = user_search_index.build_step(conn, users, events)
+                progress = user_search_index.build_progress(conn)
+        return progress
+
     def checkpoint(self) -> None:
         """Copy committed WAL frames into the database (PASSIVE: other processes may go on writing).
 
@@ -369,34 +406,47 @@ class MemoryStore:
                          f"FROM user_summary WHERE {USER_HAS_DATA}")[0]
         return Stats(int(row[0]), int(row[1]), int(row[2]))
 
-    def _user_filter(self, search: str, in_content: bool) -> tuple[str, tuple]:
+    def _user_filter(self, search: str) -> tuple[str, tuple]:
         if not search:
             return f"WHERE {USER_HAS_DATA}", ()
-        like = "%" + search.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
-        clause = "user_id LIKE ? ESCAPE '\\'"
-        params: tuple = (like,)
-        if in_content:
-            clause = (f"({clause} OR user_id IN (SELECT user_id FROM user_profiles WHERE memory_key LIKE ? "
-                      "ESCAPE '\\' OR memory_value LIKE ? ESCAPE '\\' UNION SELECT user_id FROM event_logs "
-                      "WHERE event_summary LIKE ? ESCAPE '\\'))")
-            params = (like, like, like, like)
-        return f"WHERE {USER_HAS_DATA} AND {clause}", params
+        return f"WHERE {USER_HAS_DATA} AND user_id LIKE ? ESCAPE '\\'", (user_search.like_pattern(search),)
 
     def count_users(self, search: str = "", in_content: bool = False) -> int:
-        where, params = self._user_filter(search, in_content)
+        if in_content and search.strip():
+            return len(self.search_user_ids(search))
+        where, params = self._user_filter(search)
         return int(self._rows(f"SELECT count(*) FROM user_summary {where}", params)[0][0])
 
     def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
                    descending: bool = False, offset: int = 0, limit: int = 200) -> list[UserSummary]:
         if order_by not in USER_SORT_COLUMNS:
             raise ValueError(f"cannot sort users by {order_by!r}")
-        where, params = self._user_filter(search, in_content)
+        if in_content and search.strip():
+            ids = self.search_user_ids(search, order_by, descending)
+            return self.user_summaries(ids[offset:] if limit < 0 else ids[offset:offset + limit])
+        where, params = self._user_filter(search)
         direction = "DESC" if descending else "ASC"
         tie = "" if order_by == "user_id" else f", user_id {direction}"
         rows = self._rows(
             f"SELECT user_id, profile_count, event_count, last_activity FROM user_summary {where} "
             f"ORDER BY {order_by} {direction}{tie} LIMIT ? OFFSET ?", params + (limit, offset))
         return [UserSummary(*row) for row in rows]
+
+    def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
+        """Ids of the users whose id contains `search` or whose keys, values or events match it (see
+        core/user_search.py), in the list's order; what other processes queued is indexed first."""
+        self.user_search_catch_up(everything=True)
+        return user_search.search_user_ids(self.reader.connection(), search, self._search_state, order_by, descending)
+
+    def user_summaries(self, user_ids: list[str]) -> list[UserSummary]:
+        """The summaries of these users in the given order; users without entries or events left out."""
+        found: dict[str, UserSummary] = {}
+        for start in range(0, len(user_ids), 500):
+            chunk = user_ids[start:start + 500]
+            for row in self._rows("SELECT user_id, profile_count, event_count, last_activity FROM user_summary "
+                                  f"WHERE user_id IN ({','.join('?' * len(chunk))}) AND {USER_HAS_DATA}", tuple(chunk)):
+                found[row[0]] = UserSummary(*row)
+        return [found[user_id] for user_id in user_ids if user_id in found]
 
     def user_summary(self, user_id: str) -> UserSummary | None:
         rows = self._rows("SELECT user_id, profile_count, event_count, last_activity FROM user_summary "

@@ -1,17 +1,23 @@
-"""The status bar's recall-index build: an existing database's events indexed off the GUI thread,
-with progress and a Stop button (what was indexed stays; the build goes on at the next start)."""
+"""The status bar's index builds: an existing database's events indexed for recall, then its keys,
+values and events for the user search, off the GUI thread, with progress and a Stop button (what
+was indexed stays; the build goes on at the next start)."""
 from __future__ import annotations
 
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
+from kiraos_desktop.core import user_search
 from kiraos_desktop.core.recall import build_index
 from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.tasks import TaskRunner
 
+# Each build's share of the progress bar's range (the bar shows them one after the other).
+_PHASE = 1000
+_RECALL, _SEARCH = "recall", "search"
+
 
 class RecallBuildIndicator(QWidget):
-    """Hidden unless the store's recall index is being built."""
+    """Hidden unless the store's recall index or user search index is being built."""
 
     message = Signal(str)  # for the status bar: how the build ended
 
@@ -19,6 +25,8 @@ class RecallBuildIndicator(QWidget):
         super().__init__(parent)
         self._store = store
         self._runner: TaskRunner | None = None
+        self._phases: list[str] = []
+        self._phase = 0
         self.label = QLabel(self.tr("Indexing events for recall"))
         self.progress = QProgressBar()
         self.progress.setObjectName("recallBuildProgress")
@@ -38,13 +46,23 @@ class RecallBuildIndicator(QWidget):
         self.hide()
 
     def start(self) -> bool:
-        """Start the build when the index needs one; True when it started."""
-        if self._store.recall_build_complete or self.is_running():
-            return False
+        """Start the builds the indexes need; True when they started."""
         store = self._store
+        phases = [name for name, complete in ((_RECALL, store.recall_build_complete),
+                                              (_SEARCH, store.user_search_build_complete)) if not complete]
+        if not phases or self.is_running():
+            return False
+        self._phases, self._phase = phases, 0
+        self.label.setText(self._label(phases[0]))
 
         def work(progress, is_cancelled):
-            return build_index(store, progress=progress, is_cancelled=is_cancelled)
+            for number, name in enumerate(phases):
+                def report(done: int, total: int, start: int = number * _PHASE) -> None:
+                    progress(start + (_PHASE * done // total if total else 0), _PHASE * len(phases))
+                build = build_index if name == _RECALL else user_search.build_index
+                if not build(store, progress=report, is_cancelled=is_cancelled):
+                    return False
+            return True
 
         runner = TaskRunner(work, self)
         runner.progressed.connect(self._on_runner_progressed)
@@ -73,15 +91,24 @@ class RecallBuildIndicator(QWidget):
             self.stop_button.setEnabled(False)
             self._runner.cancel()
 
+    def _label(self, phase: str) -> str:
+        return self.tr("Indexing events for recall") if phase == _RECALL else self.tr("Indexing users for search")
+
     @Slot(int, int)
     def _on_runner_progressed(self, done: int, total: int) -> None:
         self.progress.setValue(int(100 * done / total) if total else 0)
+        phase = min(done // _PHASE, len(self._phases) - 1)
+        if phase != self._phase:
+            self._phase = phase
+            self.label.setText(self._label(self._phases[phase]))
 
     @Slot(object)
     def _on_runner_succeeded(self, finished: object) -> None:
         self.hide()
-        if finished:
+        if finished and _RECALL in self._phases:
             self.message.emit(self.tr("Recall index built: every event can be recalled."))
+        elif finished:
+            self.message.emit(self.tr("Search index built: keys, values and events are searched quickly."))
         else:
             self._paused()
 
@@ -96,4 +123,7 @@ class RecallBuildIndicator(QWidget):
     @Slot(str)
     def _on_runner_failed(self, message: str) -> None:
         self.hide()
-        self.message.emit(self.tr("Indexing events for recall failed: {message}").format(message=message))
+        if self._phases[self._phase] == _RECALL:
+            self.message.emit(self.tr("Indexing events for recall failed: {message}").format(message=message))
+        else:
+            self.message.emit(self.tr("Indexing users for search failed: {message}").format(message=message))

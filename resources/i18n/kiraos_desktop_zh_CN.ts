@@ -1783,8 +1783,16 @@ Quit anyway?</source>
         <translation>停止建立索引：已建好的部分保留，其余在下次启动时继续。期间召回照常可用，只是较慢。</translation>
     </message>
     <message>
+        <source>Indexing users for search</source>
+        <translation>正在为搜索建立用户索引</translation>
+    </message>
+    <message>
         <source>Recall index built: every event can be recalled.</source>
         <translation>召回索引已建好：所有事件都可以被召回。</translation>
+    </message>
+    <message>
+        <source>Search index built: keys, values and events are searched quickly.</source>
+        <translation>搜索索引已建好：可以快速搜索键、值和事件。</translation>
     </message>
     <message>
         <source>Indexing stopped; it goes on at the next start.</source>
@@ -1793,6 +1801,10 @@ Quit anyway?</source>
     <message>
         <source>Indexing events for recall failed: {message}</source>
         <translation>为记忆召回建立事件索引失败：{message}</translation>
+    </message>
+    <message>
+        <source>Indexing users for search failed: {message}</source>
+        <translation>为搜索建立用户索引失败：{message}</translation>
     </message>
 </context>
 <context>
@@ -2595,6 +2607,10 @@ The bot will no longer receive any memory for this user. You can undo this with 
     <message>
         <source>Also search in keys, values and events</source>
         <translation>同时搜索键、值和事件</translation>
+    </message>
+    <message>
+        <source>Also lists users who have every word of the search in their keys, values or events (each word may be in a different one). Chinese is split into words (橘猫, 面试); letters and digits match whole words in any case; particles and punctuation (的, the, !) are left out. A single character, or a search of particles only, is looked for as written (slower on a big database).</source>
+        <translation>同时列出键、值或事件中包含搜索内容全部词语的用户（各个词语可以出现在不同的条目或事件中）。中文按词切分（如 橘猫、面试）；字母和数字按整词匹配，不区分大小写；助词和标点（的、the、!）不参与匹配。单个字符或只含助词的搜索按原文查找（在大型数据库上较慢）。</translation>
     </message>
     <message>
         <source>New user…</source>

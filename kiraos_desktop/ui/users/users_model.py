@@ -19,9 +19,10 @@ COL_USER, COL_PROFILES, COL_EVENTS, COL_ACTIVITY = range(4)
 class UsersModel(KeyedTableModel):
     """Holds loaded `UserSummary` rows; `fetchMore` reads the next page of `store.list_users`.
 
-    Plain searches (user id) run on the GUI thread: an indexed table, milliseconds. Searching
-    inside keys, values and events scans the memory tables, so it runs on a worker thread and
-    loads the whole (usually small) result at once.
+    Plain searches (user id) run on the GUI thread: an indexed table, milliseconds. A search in
+    keys, values and events (core/user_search.py) runs on a worker thread: it gives the ordered ids
+    of every matching user (the count) and their first page; `fetchMore` reads later pages of
+    those ids, so the count and the list agree.
     """
 
     reloaded = Signal()  # rows were replaced (new search or sort): views restore their selection
@@ -36,6 +37,8 @@ class UsersModel(KeyedTableModel):
         self._order_by = "user_id"
         self._descending = False
         self._total = 0
+        self._found: list[str] = []  # a content search's user ids, in the list's order
+        self._next_found = 0  # how many of them were read into rows
         self._worker = QueryWorker("kiraos-user-search", self)
         self._worker.finished.connect(self._on_worker_finished)
         self._busy = False
@@ -86,10 +89,17 @@ class UsersModel(KeyedTableModel):
         return Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
 
     def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
-        return not parent.isValid() and not self._in_content and len(self._rows) < self._total
+        if parent.isValid():
+            return False
+        if self._in_content:
+            return self._next_found < len(self._found)
+        return len(self._rows) < self._total
 
     def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
         if not self.canFetchMore(parent):
+            return
+        if self._in_content:
+            self.append_rows(self._found_page())
             return
         page = self._list(offset=len(self._rows), limit=PAGE_SIZE)
         before = len(self._rows)
@@ -179,7 +189,15 @@ class UsersModel(KeyedTableModel):
             del self._rows[position]
             self.endRemoveRows()
         if self._in_content:
-            self._total = len(self._rows)
+            self._total -= len(gone)
+
+    def _found_page(self) -> list[UserSummary]:
+        """The next page of a content search's users (those whose data went meanwhile are left out)."""
+        ids = self._found[self._next_found:self._next_found + PAGE_SIZE]
+        self._next_found += len(ids)
+        page = self._store.user_summaries(ids)
+        self._total -= len(ids) - len(page)
+        return page
 
     def _list(self, offset: int, limit: int) -> list[UserSummary]:
         return self._store.list_users(self._search, False, self._order_by, self._descending, offset, limit)
@@ -188,9 +206,11 @@ class UsersModel(KeyedTableModel):
         store, search = self._store, self._search
         order_by, descending = self._order_by, self._descending
 
-        def work() -> list[UserSummary]:
-            return store.list_users(search, True, order_by, descending, 0, -1)
+        def work() -> tuple[list[str], list[UserSummary]]:
+            ids = store.search_user_ids(search, order_by, descending)
+            return ids, store.user_summaries(ids[:PAGE_SIZE])
 
+        self._found, self._next_found = [], 0  # the rows shown meanwhile are the previous search's
         self._worker.submit(work)
         self._set_busy(True)
 
@@ -211,8 +231,10 @@ class UsersModel(KeyedTableModel):
         if error is not None:
             self.failed.emit(str(error))
             return
-        self._total = len(result)
-        self.set_rows_reset(result)
+        ids, first_page = result
+        self._found, self._next_found = ids, min(len(ids), PAGE_SIZE)
+        self._total = len(ids) - (self._next_found - len(first_page))
+        self.set_rows_reset(first_page)
         self.reloaded.emit()
 
     def shutdown(self) -> None:

@@ -1,0 +1,285 @@
+"""The user-search word index: which users have a word in their keys, values or events.
+
+Layout (our tables only; the plugin's are untouched):
+- `usersearch_events (term, user_id, n)`: n = how many of the user's events hold the word. Ordered
+  by word, so the users of a word are one range of the table.
+- `usersearch_profiles (term, user_id)`: the words of the user's profile keys and values, and
+  `usersearch_profile_users (user_id, terms)` the same words per user (what to remove when they change).
+- `usersearch_queue`: every insert, update and delete on `event_logs` (with the text to count out
+  and/or in) and on `user_profiles` (the user only), by any process. The triggers are built-in SQL
+  only, so the plugin's own writes never need anything of ours. This process moves the queue into
+  the index (`drain`): a user's profile words are recomputed from their rows (the plugin's
+  INSERT OR REPLACE deletes without a delete trigger, so counting would drift), event words are
+  counted in and out.
+- An existing database is indexed by a resumable build (`build_step`): profiles user by user, then
+  events up to the id that was the newest when the index was created; later writes come through
+  the queue. The queue is drained before each build step, in the same transaction, so a change
+  is never counted twice.
+Words are those of recall (`recall_text.terms`): the index is rebuilt when they change.
+"""
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections import Counter
+from dataclasses import dataclass
+
+from kiraos_desktop.core.recall_text import TERMS_VERSION, terms
+
+log = logging.getLogger(__name__)
+
+#: Bump when the layout changes (the words' own version is TERMS_VERSION): the index is rebuilt.
+INDEX_VERSION = "1"
+#: Queue rows moved into the index per transaction (short, so other writers never wait long).
+DRAIN_BATCH = 2000
+#: Users (profiles) or events indexed per transaction of the build.
+BUILD_USERS = 2000
+BUILD_EVENTS = 5000
+
+USER_SEARCH_DDL = (
+    """CREATE TABLE IF NOT EXISTS usersearch_events (
+        term TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        n INTEGER NOT NULL,
+        PRIMARY KEY (term, user_id)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS usersearch_profiles (
+        term TEXT NOT NULL,
+        user_id TEXT NOT NULL,
+        PRIMARY KEY (term, user_id)
+    ) WITHOUT ROWID""",
+    """CREATE TABLE IF NOT EXISTS usersearch_profile_users (
+        user_id TEXT PRIMARY KEY,
+        terms TEXT NOT NULL
+    )""",
+    """CREATE TABLE IF NOT EXISTS usersearch_queue (
+        seq INTEGER PRIMARY KEY,
+        user_id TEXT NOT NULL,
+        event_id INTEGER,
+        old_text TEXT,
+        new_text TEXT
+    )""",
+)
+
+USER_SEARCH_TRIGGER_NAMES = ("kd_usearch_ev_ins", "kd_usearch_ev_del", "kd_usearch_ev_upd",
+                             "kd_usearch_pr_ins", "kd_usearch_pr_del", "kd_usearch_pr_upd")
+
+# A queue row with an event id is an event's text leaving (old_text) and/or arriving (new_text);
+# one without is "this user's profile entries changed".
+USER_SEARCH_TRIGGERS = (
+    """CREATE TRIGGER kd_usearch_ev_ins AFTER INSERT ON event_logs BEGIN
+        INSERT INTO usersearch_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
+    END""",
+    """CREATE TRIGGER kd_usearch_ev_del AFTER DELETE ON event_logs BEGIN
+        INSERT INTO usersearch_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
+    END""",
+    """CREATE TRIGGER kd_usearch_ev_upd AFTER UPDATE OF id, user_id, event_summary ON event_logs BEGIN
+        INSERT INTO usersearch_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
+        INSERT INTO usersearch_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
+    END""",
+    """CREATE TRIGGER kd_usearch_pr_ins AFTER INSERT ON user_profiles BEGIN
+        INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
+    END""",
+    """CREATE TRIGGER kd_usearch_pr_del AFTER DELETE ON user_profiles BEGIN
+        INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
+    END""",
+    """CREATE TRIGGER kd_usearch_pr_upd AFTER UPDATE OF user_id, memory_key, memory_value ON user_profiles BEGIN
+        INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
+        INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
+    END""",
+)
+
+_META = "SELECT value FROM kiraos_desktop_meta WHERE key = ?"
+_SET_META = ("INSERT INTO kiraos_desktop_meta (key, value) VALUES (?, ?) "
+             "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
+_ADD_EVENT_TERM = ("INSERT INTO usersearch_events (term, user_id, n) VALUES (?, ?, ?) "
+                   "ON CONFLICT(term, user_id) DO UPDATE SET n = n + excluded.n")
+_DROP_EVENT_TERM = "DELETE FROM usersearch_events WHERE term = ? AND user_id = ? AND n <= 0"
+#: Stands for "no user yet" in the profile build's cursor (every user id sorts after it).
+_START = ""
+
+
+def _version() -> str:
+    return f"{INDEX_VERSION}/{TERMS_VERSION}"
+
+
+def ensure_user_search_schema(conn: sqlite3.Connection) -> list[str]:
+    """Create the index tables and triggers (inside the schema transaction); returns what was done.
+
+    A new index (or one of another version) on a database with data is marked for a build.
+    """
+    done = []
+    for ddl in USER_SEARCH_DDL:
+        conn.execute(ddl)
+    for name in USER_SEARCH_TRIGGER_NAMES:
+        conn.execute(f"DROP TRIGGER IF EXISTS {name}")
+    for ddl in USER_SEARCH_TRIGGERS:
+        conn.execute(ddl)
+    version = conn.execute(_META, ("usersearch_version",)).fetchone()
+    if version is None or version[0] != _version():
+        for table in ("usersearch_events", "usersearch_profiles", "usersearch_profile_users", "usersearch_queue"):
+            conn.execute(f"DELETE FROM {table}")
+        newest = conn.execute("SELECT coalesce(max(id), 0) FROM event_logs").fetchone()[0]
+        has_profiles = conn.execute("SELECT 1 FROM user_profiles LIMIT 1").fetchone() is not None
+        conn.execute(_SET_META, ("usersearch_version", _version()))
+        conn.execute(_SET_META, ("usersearch_events_upto", str(newest)))
+        conn.execute(_SET_META, ("usersearch_events_done", "0"))
+        conn.execute(_SET_META, ("usersearch_profiles_after", _START))
+        conn.execute(_SET_META, ("usersearch_profiles_done", "0" if has_profiles else "1"))
+        if newest or has_profiles:
+            done.append("user search index to build")
+    return done
+
+
+@dataclass(frozen=True)
+class BuildState:
+    """Profiles of users after `profiles_after` (unless `profiles_done`) and events with ids in
+    (events_done, events_upto] are not in the index yet."""
+
+    profiles_after: str
+    profiles_done: bool
+    events_done: int
+    events_upto: int
+
+    @property
+    def complete(self) -> bool:
+        return self.profiles_done and self.events_done >= self.events_upto
+
+    def event_pending(self, event_id: int) -> bool:
+        return self.events_done < event_id <= self.events_upto
+
+
+COMPLETE = BuildState(_START, True, 0, 0)
+
+
+def read_build_state(conn: sqlite3.Connection) -> BuildState:
+    def meta(key: str, default: str) -> str:
+        row = conn.execute(_META, (key,)).fetchone()
+        return row[0] if row else default
+    return BuildState(meta("usersearch_profiles_after", _START), meta("usersearch_profiles_done", "1") == "1",
+                      int(meta("usersearch_events_done", "0")), int(meta("usersearch_events_upto", "0")))
+
+
+def profile_terms(rows) -> set[str]:
+    """The words of profile entries given as (key, value) rows."""
+    found: set[str] = set()
+    for key, value in rows:
+        found.update(terms(key or ""))
+        found.update(terms(value or ""))
+    return found
+
+
+def _reindex_profiles(conn: sqlite3.Connection, user_ids) -> None:
+    """Recompute the profile words of these users from their rows."""
+    for user_id in user_ids:
+        new = profile_terms(conn.execute(
+            "SELECT memory_key, memory_value FROM user_profiles WHERE user_id = ?", (user_id,)))
+        row = conn.execute("SELECT terms FROM usersearch_profile_users WHERE user_id = ?", (user_id,)).fetchone()
+        old = set(row[0].split(" ")) if row and row[0] else set()
+        if old - new:
+            conn.executemany("DELETE FROM usersearch_profiles WHERE term = ? AND user_id = ?",
+                             [(term, user_id) for term in sorted(old - new)])
+        if new - old:
+            conn.executemany("INSERT OR IGNORE INTO usersearch_profiles (term, user_id) VALUES (?, ?)",
+                             [(term, user_id) for term in sorted(new - old)])
+        if new:
+            # Words are runs of letters and digits (see recall_text), so a space separates them.
+            conn.execute("INSERT INTO usersearch_profile_users (user_id, terms) VALUES (?, ?) "
+                         "ON CONFLICT(user_id) DO UPDATE SET terms = excluded.terms", (user_id, " ".join(sorted(new))))
+        elif row is not None:
+            conn.execute("DELETE FROM usersearch_profile_users WHERE user_id = ?", (user_id,))
+
+
+def _count_events(conn: sqlite3.Connection, deltas: Counter) -> None:
+    """Add the (term, user_id) -> change of event count to the index; rows that reach 0 go."""
+    changed = sorted((term, user_id, n) for (term, user_id), n in deltas.items() if n)
+    if not changed:
+        return
+    conn.executemany(_ADD_EVENT_TERM, changed)
+    gone = [(term, user_id) for term, user_id, n in changed if n < 0]
+    if gone:
+        conn.executemany(_DROP_EVENT_TERM, gone)
+
+
+def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH) -> int:
+    """Move up to `limit` queue rows into the index, oldest first (inside a write transaction).
+
+    A batch that cannot be read or segmented is dropped with a log line: a write must never fail
+    because of the index (and a search confirms the users it is unsure of from their rows).
+    """
+    try:
+        rows = conn.execute("SELECT seq, user_id, event_id, old_text, new_text FROM usersearch_queue "
+                            "ORDER BY seq LIMIT ?", (limit,)).fetchall()
+    except sqlite3.OperationalError:  # e.g. text that is not UTF-8
+        log.exception("the user search queue could not be read")
+        rows = conn.execute("SELECT seq FROM usersearch_queue ORDER BY seq LIMIT ?", (limit,)).fetchall()
+        if rows:
+            conn.execute("DELETE FROM usersearch_queue WHERE seq <= ?", (rows[-1][0],))
+        return len(rows)
+    if not rows:
+        return 0
+    conn.execute("SAVEPOINT kd_usearch")
+    try:
+        profile_users: dict[str, None] = {}
+        deltas: Counter = Counter()
+        for _, user_id, event_id, old_text, new_text in rows:
+            if event_id is None:
+                profile_users[user_id] = None
+            elif not state.event_pending(event_id):  # a pending event is read by the build as it is then
+                for term in terms(old_text) if old_text else ():
+                    deltas[(term, user_id)] -= 1
+                for term in terms(new_text) if new_text else ():
+                    deltas[(term, user_id)] += 1
+        _count_events(conn, deltas)
+        _reindex_profiles(conn, profile_users)
+    except Exception:
+        conn.execute("ROLLBACK TO kd_usearch")
+        log.exception("the user search index could not take %d queued changes; they are skipped", len(rows))
+    conn.execute("RELEASE kd_usearch")
+    conn.execute("DELETE FROM usersearch_queue WHERE seq <= ?", (rows[-1][0],))
+    return len(rows)
+
+
+def build_step(conn: sqlite3.Connection, users: int = BUILD_USERS, events: int = BUILD_EVENTS) -> BuildState:
+    """Drain the queue, then index the next users' profiles or the next events (inside a write
+    transaction); returns the new state."""
+    state = read_build_state(conn)
+    while drain(conn, state):
+        pass
+    if state.complete:
+        return state
+    if not state.profiles_done:
+        batch = [r[0] for r in conn.execute(
+            "SELECT DISTINCT user_id FROM user_profiles WHERE user_id > ? ORDER BY user_id LIMIT ?",
+            (state.profiles_after, users))]
+        _reindex_profiles(conn, batch)
+        finished = len(batch) < users
+        after = batch[-1] if batch else state.profiles_after
+        conn.execute(_SET_META, ("usersearch_profiles_after", after))
+        conn.execute(_SET_META, ("usersearch_profiles_done", "1" if finished else "0"))
+        return BuildState(after, finished, state.events_done, state.events_upto)
+    rows = conn.execute("SELECT id, user_id, event_summary FROM event_logs WHERE id > ? AND id <= ? "
+                        "ORDER BY id LIMIT ?", (state.events_done, state.events_upto, events)).fetchall()
+    deltas: Counter = Counter()
+    for _, user_id, text in rows:
+        for term in terms(text or ""):
+            deltas[(term, user_id)] += 1
+    _count_events(conn, deltas)
+    done = rows[-1][0] if len(rows) == events else state.events_upto
+    conn.execute(_SET_META, ("usersearch_events_done", str(done)))
+    return BuildState(state.profiles_after, True, done, state.events_upto)
+
+
+def build_progress(conn: sqlite3.Connection) -> tuple[int, int]:
+    """(done, total) of the build, estimated: profiles count as a tenth of it, events (by id) the rest."""
+    state = read_build_state(conn)
+    if state.complete:
+        return 1, 1
+    first = conn.execute("SELECT coalesce(min(id), 0) FROM event_logs").fetchone()[0]
+    events_total = max(0, state.events_upto - first + 1)
+    events_done = max(0, min(events_total, state.events_done - first + 1))
+    profiles_total = max(1, events_total // 9)
+    if not state.profiles_done:
+        # User ids are not numbers: the share of profile rows up to the cursor would cost a count.
+        return 0, profiles_total + events_total
+    return profiles_total + events_done, profiles_total + events_total
