@@ -7,6 +7,10 @@ Measures, with the real MainWindow, UsersPage and UserDetail on a generated plug
   summary build  the one-time user_summary build when Engine.open meets an unmigrated plugin db
   first page     Engine.open + MainWindow built + Users page shown until the user list has painted
   search         user-id search: from the (debounced) search firing to the filtered list painted
+  content search "Also search in keys, values and events" ticked: from the search firing to the list of
+                 matching users (count and first page, read on a worker thread) painted; words of events
+                 (common and rare), of profile values, two words, English, and no match. A one-character
+                 search (the documented LIKE fallback, a scan) is measured and printed apart, without a target.
   open user      select a user until its Profile tab painted; and Profile + Events + Context tabs
   stall          longest gap of a 10 ms QTimer heartbeat on the GUI thread while threads (or, with
                  --driver process, another process) drive memory_update over HTTP at --rate
@@ -45,7 +49,10 @@ import gui_data  # noqa: E402
 from gui_load import TOKEN, drive_writes, drive_writes_in_process, heartbeat_gaps  # noqa: E402
 from kiraos_desktop.core.engine import Engine  # noqa: E402
 
-TARGETS_MS = {"first_page": 1000.0, "search": 150.0, "open_user": 100.0, "stall": 100.0}
+TARGETS_MS = {"first_page": 1000.0, "search": 150.0, "content_search": 150.0, "open_user": 100.0, "stall": 100.0}
+#: Content searches: every word of gui_data's texts is common (a few thousand to ~90k users each).
+CONTENT_TERMS = ["面试", "冰岛", "吉他 火锅", "Python", "周杰伦", "演唱会 冰岛 杭州", "没有这个词语"]
+FALLBACK_TERM = "猫"
 FULL = (100_000, 1_000_000, 5_000_000)
 QUICK = (10_000, 100_000, 500_000)
 
@@ -239,6 +246,51 @@ def measure_search(app: QApplication, window, terms: list[str]) -> list[float]:
     return results
 
 
+def measure_content_search(app: QApplication, window, terms: list[str]) -> list[float]:
+    """Search each term in keys, values and events; from the search starting (UsersModel.set_search) to
+    the list painted after the worker's answer arrived (UsersModel.reloaded)."""
+    page = window.users_page
+    model = page.model
+    probe = PaintProbe(page.view.viewport())
+    page.content_box.setChecked(True)
+    settle(app, 0.3)
+    started: list[float] = []
+    answered: list[float] = []
+    original = model.set_search
+
+    def timed_set_search(*args, **kwargs):
+        started.append(time.perf_counter())
+        return original(*args, **kwargs)
+
+    def on_reloaded():
+        answered.append(time.perf_counter())
+        probe.reset()
+    model.set_search = timed_set_search
+    model.reloaded.connect(on_reloaded)
+    results = []
+    try:
+        for term in terms:
+            started.clear()
+            answered.clear()
+            page.search_edit.setText(term)
+            deadline = time.perf_counter() + 60
+            while not answered and time.perf_counter() < deadline:
+                pump()
+            if not started or not answered:
+                raise RuntimeError(f"the content search for {term!r} never answered")
+            probe.wait(app)
+            results.append(ms(probe.painted_at - started[0]))
+            if model.search_text != term.strip() or model.rowCount() > model.total:
+                raise RuntimeError(f"the list does not show the search for {term!r}")
+    finally:
+        del model.set_search
+        model.reloaded.disconnect(on_reloaded)
+    page.search_edit.setText("")
+    page.content_box.setChecked(False)
+    settle(app, 0.4)
+    return results
+
+
 def measure_open_user(app: QApplication, window, user_ids: list[str]) -> tuple[list[float], list[float]]:
     from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT, TAB_EVENTS, TAB_PROFILE
 
@@ -347,8 +399,10 @@ def main(argv: list[str] | None = None) -> int:
     apply_theme(app)
     results: dict = {"pyside6": PySide6.__version__, "driver": args.driver, "sizes": dict(zip(("users", "profiles", "events"), sizes)),
                      "summary_build_ms": meta["summary_build_ms"], "summary_build_measured_at": meta["measured_at"],
-                     "recall_index_build_ms": meta.get("recall_index_build_ms")}
+                     "recall_index_build_ms": meta.get("recall_index_build_ms"),
+                     "user_search_index_build_ms": meta.get("user_search_index_build_ms")}
     opens, searches, open_profile, open_full, stalls = [], [], [], [], []
+    content, fallback = [], []
     with tempfile.TemporaryDirectory(prefix="kiraos-gui-bench-", dir=OUT) as scratch:
         work = Path(scratch) / "kiraos.db"
         print(f"copying {migrated.name} to a scratch file ...", flush=True)
@@ -358,6 +412,9 @@ def main(argv: list[str] | None = None) -> int:
             engine, server, window, timing = open_window(app, work, data_dir)
             opens.append(timing)
             searches.extend(measure_search(app, window, search_terms(engine, 6, rep)))
+            content.extend(measure_content_search(app, window, CONTENT_TERMS))
+            if rep == 0:
+                fallback.extend(measure_content_search(app, window, [FALLBACK_TERM]))
             profile, full = measure_open_user(app, window, pick_users(engine, 5, rep))
             open_profile.extend(profile)
             open_full.extend(full)
@@ -386,6 +443,8 @@ def main(argv: list[str] | None = None) -> int:
         "engine_open_ms": med([t["engine_open"] for t in opens]),
         "window_build_ms": med([t["window"] for t in opens]),
         "search_ms": med(searches), "search_max_ms": max(searches),
+        "content_search_ms": med(content), "content_search_max_ms": max(content),
+        "content_search_fallback_ms": fallback[0],
         "open_user_ms": med(open_profile), "open_user_full_ms": med(open_full),
         "open_user_full_max_ms": max(open_full),
         "stall_ms": med([s["max_gap_ms"] for s in stalls]),
@@ -393,6 +452,7 @@ def main(argv: list[str] | None = None) -> int:
     })
     checks = [("first page shown after open", results["first_page_ms"], TARGETS_MS["first_page"]),
               ("search by user id", results["search_ms"], TARGETS_MS["search"]),
+              ("search in keys, values and events", results["content_search_ms"], TARGETS_MS["content_search"]),
               ("open user (Profile tab)", results["open_user_ms"], TARGETS_MS["open_user"]),
               ("open user (Profile+Events+Context)", results["open_user_full_ms"], TARGETS_MS["open_user"]),
               (f"longest GUI stall at {args.rate:g} writes/s ({args.driver})", results["stall_ms"],
@@ -405,9 +465,13 @@ def main(argv: list[str] | None = None) -> int:
           f"(measured {results['summary_build_measured_at']}; --remigrate to measure again)")
     if results.get("recall_index_build_ms") is not None:
         print(f"  one-time recall index build of the cached db: {results['recall_index_build_ms']:.0f} ms")
+    if results.get("user_search_index_build_ms") is not None:
+        print(f"  one-time user search index build of the cached db: {results['user_search_index_build_ms']:.0f} ms")
     print(f"  Engine.open {results['engine_open_ms']} ms, window build {results['window_build_ms']} ms")
     for label, value, target in checks:
         print(f"  {label:<40} {value:>8.1f} ms   target < {target:.0f} ms   {'PASS' if value < target else 'FAIL'}")
+    print(f"  search in keys, values and events: max {results['content_search_max_ms']} ms; one character "
+          f"({FALLBACK_TERM}, the LIKE scan, no target): {results['content_search_fallback_ms']} ms")
     load = [s["load"] for s in stalls]
     print(f"  writes achieved: {', '.join(str(x['rate']) for x in load)} /s; request p99 "
           f"{', '.join(str(x['p99_ms']) for x in load)} ms; errors {sum(x['errors'] for x in load)}; "

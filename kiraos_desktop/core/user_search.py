@@ -55,18 +55,6 @@ def _users_with(conn: sqlite3.Connection, word: str, among: set[str] | None) -> 
     return found
 
 
-def _indexed_users(conn: sqlite3.Connection, words: tuple[str, ...]) -> set[str]:
-    """Users the index holds every word for."""
-    found: set[str] | None = None
-    for word in words:
-        narrow = found if found is not None and len(found) <= _NARROW_IN else None
-        users = _users_with(conn, word, narrow)
-        found = users if found is None else found & users
-        if not found:
-            break
-    return found or set()
-
-
 def user_terms(conn: sqlite3.Connection, user_id: str) -> set[str]:
     """Every word of the user's keys, values and events, from their rows."""
     found = index.profile_terms(conn.execute(
@@ -76,44 +64,92 @@ def user_terms(conn: sqlite3.Connection, user_id: str) -> set[str]:
     return found
 
 
-def _unsure_users(conn: sqlite3.Connection, words: tuple[str, ...], state: index.BuildState) -> set[str]:
-    """Users whose index words may be out of date for these words: changes still queued, and rows
-    the build has not reached that may hold a word (SQL's lower() folds ASCII only: a word that
-    NFKC or full case folding made is found in such rows only once they are indexed)."""
-    unsure = {r[0] for r in conn.execute("SELECT DISTINCT user_id FROM usersearch_queue")}
-    if state.complete:
-        return unsure
+def _queued_users(conn: sqlite3.Connection) -> list[str]:
+    """Users with changes the index has not taken yet (its words for them may be out of date)."""
+    return [r[0] for r in conn.execute("SELECT DISTINCT user_id FROM usersearch_queue ORDER BY user_id")]
+
+
+def _unbuilt_words(conn: sqlite3.Connection, words: tuple[str, ...], state: index.BuildState) -> dict[str, set[str]]:
+    """While the build runs: user -> the words found in their rows it has not reached (the index holds
+    the rest of their words). The rows are picked with SQL's instr() on lower(), which folds ASCII
+    only: a word that NFKC or full case folding made is found in such rows once they are indexed."""
+    held: dict[str, set[str]] = {}
+    wanted = set(words)
+
+    def take(user_id: str, *texts: str) -> None:
+        found = {w for text in texts for w in terms(text or "")} & wanted
+        if found:
+            held.setdefault(user_id, set()).update(found)
+
     holds = " OR ".join(["instr(lower({col}), ?) > 0"] * len(words))
     if not state.profiles_done:
         cond = f"({holds.format(col='memory_key')} OR {holds.format(col='memory_value')})"
-        unsure.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT user_id FROM user_profiles WHERE user_id > ? AND {cond}",
-            (state.profiles_after, *words, *words)))
+        for user_id, key, value in conn.execute(
+                f"SELECT user_id, memory_key, memory_value FROM user_profiles WHERE user_id > ? AND {cond}",
+                (state.profiles_after, *words, *words)):
+            take(user_id, key, value)
     if state.events_done < state.events_upto:
-        unsure.update(r[0] for r in conn.execute(
-            f"SELECT DISTINCT user_id FROM event_logs WHERE id > ? AND id <= ? AND ({holds.format(col='event_summary')})",
-            (state.events_done, state.events_upto, *words)))
-    return unsure
+        for user_id, text in conn.execute(
+                f"SELECT user_id, event_summary FROM event_logs WHERE id > ? AND id <= ? AND "
+                f"({holds.format(col='event_summary')})", (state.events_done, state.events_upto, *words)):
+            take(user_id, text)
+    return held
 
 
-def _content_users(conn: sqlite3.Connection, text: str) -> set[str]:
-    """Users whose keys, values or events contain `text` as it is (the fallback)."""
-    like = like_pattern(text)
-    return {r[0] for r in conn.execute(
-        "SELECT user_id FROM user_profiles WHERE memory_key LIKE ?1 ESCAPE '\\' OR memory_value LIKE ?1 ESCAPE '\\' "
-        "UNION SELECT user_id FROM event_logs WHERE event_summary LIKE ?1 ESCAPE '\\'", (like,))}
+def _confirmed(conn: sqlite3.Connection, words: tuple[str, ...], user_ids) -> list[str]:
+    """Those of the users who have every word, read from their rows."""
+    wanted = set(words)
+    return [user_id for user_id in user_ids if wanted <= user_terms(conn, user_id)]
 
 
-def matching_users(conn: sqlite3.Connection, text: str, state: index.BuildState) -> set[str]:
-    """Users whose keys, values or events match `text` (see the module's docstring); not the id part."""
+def _matching_users(conn: sqlite3.Connection, words: tuple[str, ...], state: index.BuildState) -> set[str]:
+    """Users who have every word (the general way: sets in Python, any number of words, any build state)."""
+    queued = set(_queued_users(conn))
+    held = _unbuilt_words(conn, words, state) if not state.complete else {}
+    found: set[str] | None = None
+    for word in words:
+        narrow = found if found is not None and len(found) <= _NARROW_IN else None
+        users = _users_with(conn, word, narrow)
+        users.update(user_id for user_id, have in held.items() if word in have)
+        found = users if found is None else found & users
+        if not found:
+            break
+    found = (found or set()) - queued
+    found.update(_confirmed(conn, words, queued))
+    return found
+
+
+#: Up to this many words (and queued users), a search with a complete index is one SQL statement.
+_SQL_WORDS = 16
+_SQL_QUEUED = 500
+_WORD_IN = ("user_id IN (SELECT user_id FROM usersearch_profiles WHERE term = ? "
+            "UNION ALL SELECT user_id FROM usersearch_events WHERE term = ?)")
+_TEXT_IN = ("user_id IN (SELECT user_id FROM user_profiles WHERE memory_key LIKE ? ESCAPE '\\' "
+            "OR memory_value LIKE ? ESCAPE '\\' UNION SELECT user_id FROM event_logs WHERE event_summary LIKE ? ESCAPE '\\')")
+
+
+def _match_condition(conn: sqlite3.Connection, text: str, state: index.BuildState) -> tuple[str, list] | None:
+    """An SQL condition on user_summary's user_id for the users whose keys, values or events match
+    `text`, when one statement can say it; None when the general way must."""
     words = search_words(text)
     if not words:
-        return _content_users(conn, text.strip()) if text.strip() else set()
-    unsure = _unsure_users(conn, words, state)
-    found = _indexed_users(conn, words) - unsure
-    wanted = set(words)
-    found.update(user_id for user_id in unsure if wanted <= user_terms(conn, user_id))
-    return found
+        like = like_pattern(text)
+        return _TEXT_IN, [like, like, like]
+    if not state.complete or len(words) > _SQL_WORDS:
+        return None
+    queued = _queued_users(conn)
+    if len(queued) > _SQL_QUEUED:
+        return None
+    cond = " AND ".join([_WORD_IN] * len(words))
+    params: list = [p for word in words for p in (word, word)]
+    if queued:
+        cond += f" AND user_id NOT IN ({','.join('?' * len(queued))})"
+        params += queued
+    confirmed = _confirmed(conn, words, queued)
+    if confirmed:
+        cond = f"({cond}) OR user_id IN ({','.join('?' * len(confirmed))})"
+        params += confirmed
+    return f"({cond})", params
 
 
 def search_user_ids(conn: sqlite3.Connection, text: str, state: index.BuildState, order_by: str = "user_id",
@@ -126,28 +162,31 @@ def search_user_ids(conn: sqlite3.Connection, text: str, state: index.BuildState
     text = text.replace("\x00", "").strip()  # SQL's LIKE would end the pattern at a NUL: match all
     if not text:
         return []
+    order = "DESC" if descending else "ASC"
+    order = f"ORDER BY {order_by} {order}, user_id {order}" if order_by != "user_id" else f"ORDER BY user_id {order}"
+    by_id = "user_id LIKE ? ESCAPE '\\'"
     began = not conn.in_transaction
     if began:
         conn.execute("BEGIN")
     try:
         if not state.complete:  # read in the transaction: another process of ours may have moved it on
             state = index.read_build_state(conn)
-        found = matching_users(conn, text, state)
-        direction = "DESC" if descending else "ASC"
-        by_id = conn.execute(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND user_id LIKE ? ESCAPE '\\'",
-                             (like_pattern(text),)).fetchall()
-        found.update(r[0] for r in by_id)
-        if not found:
-            return []
+        condition = _match_condition(conn, text, state)
+        if condition is not None:
+            cond, params = condition
+            return [r[0] for r in conn.execute(
+                f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND ({by_id} OR {cond}) {order}",
+                [like_pattern(text), *params])]
+        found = _matching_users(conn, search_words(text), state)
+        found.update(r[0] for r in conn.execute(
+            f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND {by_id}", (like_pattern(text),)))
         if len(found) <= _NARROW_IN:
             listed = sorted(found)
-            rows = conn.execute(
-                f"SELECT user_id FROM user_summary WHERE user_id IN ({','.join('?' * len(listed))}) AND {USER_HAS_DATA} "
-                f"ORDER BY {order_by} {direction}, user_id {direction}", listed).fetchall()
-            return [r[0] for r in rows]
-        rows = conn.execute(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} "
-                            f"ORDER BY {order_by} {direction}, user_id {direction}")
-        return [r[0] for r in rows if r[0] in found]
+            return [r[0] for r in conn.execute(
+                f"SELECT user_id FROM user_summary WHERE user_id IN ({','.join('?' * len(listed))}) "
+                f"AND {USER_HAS_DATA} {order}", listed)]
+        return [r[0] for r in conn.execute(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} {order}")
+                if r[0] in found]
     finally:
         if began:
             conn.execute("COMMIT")
