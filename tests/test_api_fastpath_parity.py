@@ -18,6 +18,9 @@ CONTEXT_QUERIES = [
     "user_id=u1",  # a good one: both answer it, alike
     "user_id=u1&max_chars=50",
     "user_id=u1&user_id=u2",
+    "user_id=u1&query=%E5%B0%8F%E6%98%8E",  # with a message (小明): asked twice below, the second from the caches
+    "user_id=u1&user_id=u2&query=%E5%B0%8F%E6%98%8E&max_chars=40",
+    "user_id=u1&query=%22%20OR%20*",
     "",
     "user_id=",
     "user_id=%20%20",
@@ -78,6 +81,7 @@ def test_context_fast_path_and_route_give_the_same_reply(apps, engine, query):
     fast = _exchange(served, "GET", url)
     slow = _exchange(routed, "GET", url)
     assert fast == slow
+    assert _exchange(served, "GET", url) == fast
     assert fast[0] in (200, 422), fast
 
 

@@ -34,6 +34,18 @@ def test_context_with_a_query_recalls_the_planted_event(api, api_engine):
     assert nothing == plain
 
 
+def test_a_repeated_query_follows_a_memory_update_of_the_user(api, api_engine):
+    plant(api_engine)
+    params = {"user_id": "qq_1", "query": "冲浪和潜水"}
+    first = api.get("/v1/context", params=params).json()
+    assert api.get("/v1/context", params=params).json() == first  # answered from the cache
+    assert "潜水" not in first["context"]
+    update = {"user_id": "qq_1", "arguments": {"operations": [{"op": "event", "value": "第一次潜水"}]}}
+    assert api.post("/v1/tools/memory_update", json=update).status_code == 200
+    again = api.get("/v1/context", params=params).json()
+    assert "第一次潜水" in again["context"] and PLANTED in again["context"]
+
+
 def test_inject_with_a_query_recalls_the_planted_event(api, api_engine):
     plant(api_engine)
     body = {"user_ids": ["qq_1"], "system": [{"name": "memory", "content": ""}], "query": "冲浪"}

@@ -152,12 +152,15 @@ def test_another_processs_plain_sql_writes_are_recalled_before_and_after_the_cat
         other = sqlite3.connect(engine.paths.db_path)
         other.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('u', '学会了游泳', ?)", (OLD,))
         other.commit()
+        # Blocks are cached until the watcher (every second) sees another process's commit: as it does.
+        assert engine.store.poll_external_change()
         assert "学会了游泳" in engine.context.build(["u"], query="游泳").text  # read from the queue
         assert engine.store.recall_catch_up() == 1
         assert "学会了游泳" in engine.context.build(["u"], query="游泳").text  # from the index
         other.execute("DELETE FROM event_logs WHERE event_summary = '学会了游泳'")
         other.commit()
         other.close()
+        assert engine.store.poll_external_change()
         assert "游泳" not in engine.context.build(["u"], query="游泳").text
         engine.store.recall_catch_up()
         assert engine.store._rows("SELECT count(*) FROM recall_terms WHERE term = '游泳'")[0][0] == 0

@@ -1,7 +1,7 @@
 """GET /v1/context answered below the router from the per-user cache (the bot's hot path).
 
 Only the plain case is handled here: a well-formed query of user_id (and max_chars, query). A block that
-is not cached is built right here, on the event loop: two indexed queries cost less than handing
+is not cached is built right here, on the event loop: a few indexed queries cost less than handing
 the work to a thread and back while the loop is busy (writes of memory_update run on it too).
 Anything else goes through the regular route, which gives the same reply and produces the errors.
 """
@@ -58,7 +58,8 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | 
 
 
 class ContextFastPath:
-    """Keeps the encoded reply of each single user's cached block, keyed on the block's stamp.
+    """Keeps the encoded reply of each single user's last cached block (plain or for a message),
+    keyed on the block's stamp.
 
     Only replies made from cached blocks (the configured budget) are kept, at most `max_bytes` of
     them, the oldest going first: a client varying max_chars or the users it asks for together
@@ -83,17 +84,14 @@ class ContextFastPath:
         if parsed is None:
             return receive
         user_ids, max_chars, query = parsed
-        if query:  # the block for a message: made here, never kept (the query varies freely)
-            body = _encode(user_ids, [self._context.user_block(uid, max_chars=max_chars, query=query)
-                                      for uid in user_ids])
-            return await _send(send, body)
         peek = self._context.peek_cached
         blocks = []
         cached = True
         for uid in user_ids:
-            block = peek(uid, max_chars=max_chars)
+            # The plain block, or the one for the message in `query` (cached like it, per message).
+            block = peek(uid, max_chars=max_chars, query=query)
             if block is None:  # not cached, or another budget: made here (and cached when it can be)
-                block, cached = self._context.user_block(uid, max_chars=max_chars), False
+                block, cached = self._context.user_block(uid, max_chars=max_chars, query=query), False
             blocks.append(block)
         if cached and len(blocks) == 1:
             known = self._replies.get(user_ids[0])

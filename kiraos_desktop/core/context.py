@@ -5,6 +5,7 @@ import itertools
 import sys
 import threading
 from collections import OrderedDict
+from datetime import datetime
 from typing import TYPE_CHECKING, Callable, NamedTuple
 
 from kiraos_desktop.core.changes import ChangeEvent
@@ -23,8 +24,9 @@ from kiraos_desktop.core.context_format import (  # noqa: F401 (the block's form
     unique_ids,
 )
 from kiraos_desktop.core.context_recall import RecallBlock, recall_block
-from kiraos_desktop.core.recall import Recall
-from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
+from kiraos_desktop.core.recall import Recall, scoring_window
+from kiraos_desktop.core.recall_text import query_terms
+from kiraos_desktop.core.timeutil import now_iso, parse_timestamp, to_iso
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.store import MemoryStore
@@ -34,6 +36,9 @@ CACHE_BYTES = 256 * 1024 * 1024
 #: Users whose change counter is kept; past it the counters start over (see ContextBuilder).
 _MAX_COUNTED_USERS = 20_000
 _ITEM_OVERHEAD = 3 * 64  # the item tuple, its payload tuple and the pair tuples, roughly
+#: Blocks made for messages kept per user (the newest): a bot asks for the block of its current
+#: message, sometimes twice (context, then inject), seldom for older ones.
+MAX_RECALLS_PER_USER = 4
 _stamps = itertools.count(1)
 
 
@@ -69,13 +74,20 @@ class CachedBlock(NamedTuple):
         return UserContext(user_id, self.text, self.budget, items[:self.kept], items[self.kept:])
 
 
+#: What a user's cached block is kept under: the number of events (the plain block), or that and
+#: a message's words (the block for a message: recall_block()).
+BlockKey = int | tuple[int, tuple[str, ...]]
+
+
 class ContextBuilder:
     """Memory blocks for one or more users, cached per user until a change event drops them.
 
-    Only the block under the configured budget (max_context_chars) is cached: one per user and
-    number of events (a setting, or a constant of the caller, never a client's choice). A block
-    under another budget is made from the cached items on each request, without the database.
-    The cache holds at most `cache_bytes` (estimated); past it the users cached first go first.
+    Only blocks under the configured budget (max_context_chars) are cached: per user, one per
+    number of events (a setting, or a constant of the caller, never a client's choice), and the
+    blocks made for the user's last MAX_RECALLS_PER_USER messages (keyed on the message's words,
+    exact until the recency step of their scores ends). A block under another budget is made from
+    the cached items on each request, without the database. The cache holds at most `cache_bytes`
+    (estimated); past it the users cached first go first.
     """
 
     def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object], cache_bytes: int = CACHE_BYTES):
@@ -83,8 +95,8 @@ class ContextBuilder:
         self._settings = settings_getter
         self._recall = Recall(store)
         self._lock = threading.Lock()
-        # user id -> {max_events: CachedBlock}, oldest user first: a change drops one user in O(1).
-        self._cache: OrderedDict[str, dict[int, CachedBlock]] = OrderedDict()
+        # user id -> {BlockKey: CachedBlock}, oldest user first: a change drops one user in O(1).
+        self._cache: OrderedDict[str, dict[BlockKey, CachedBlock]] = OrderedDict()
         self._bytes = 0
         self._max_bytes = cache_bytes
         # A block read from the database is cached only if nothing changed for its user meanwhile:
@@ -114,13 +126,17 @@ class ContextBuilder:
         if blocks:
             self._bytes -= sum(b.size for b in blocks.values())
 
-    def _store_block(self, user_id: str, events: int, cached: CachedBlock) -> None:
+    def _store_block(self, user_id: str, key: BlockKey, cached: CachedBlock) -> None:
         blocks = self._cache.get(user_id)
         if blocks is None:
             blocks = self._cache[user_id] = {}
-        old = blocks.get(events)
-        blocks[events] = cached
+        old = blocks.pop(key, None)  # popped: a stored block becomes the user's newest
+        blocks[key] = cached
         self._bytes += cached.size - (old.size if old is not None else 0)
+        if type(key) is tuple:
+            recalls = [k for k in blocks if type(k) is tuple]
+            for gone in recalls[:-MAX_RECALLS_PER_USER]:
+                self._bytes -= blocks.pop(gone).size
         while self._bytes > self._max_bytes and self._cache:
             _, evicted = self._cache.popitem(last=False)
             self._bytes -= sum(b.size for b in evicted.values())
@@ -143,22 +159,22 @@ class ContextBuilder:
         default = settings.max_context_chars
         return events, default, default if max_chars is None else max_chars
 
-    def _hit(self, user_id: str, events: int, budget: int) -> CachedBlock | None:
+    def _hit(self, user_id: str, key: BlockKey, budget: int) -> CachedBlock | None:
         with self._lock:
             blocks = self._cache.get(user_id)
-            hit = blocks.get(events) if blocks else None
+            hit = blocks.get(key) if blocks else None
         if hit is not None and hit.budget == budget and (hit.valid_until is None or now_iso() < hit.valid_until):
             return hit
         return None
 
-    def peek_cached(self, user_id: str, max_events: int | None = None,
-                    max_chars: int | None = None) -> CachedBlock | None:
-        """The cached block (compact) when it is still exact, else None; never touches the database.
-        Only the configured budget is cached: for another `max_chars` this is None."""
+    def peek_cached(self, user_id: str, max_events: int | None = None, max_chars: int | None = None,
+                    query: str | None = None) -> CachedBlock | None:
+        """The cached block (compact; for `query` when given) when it is still exact, else None; never
+        touches the database. Only the configured budget is cached: for another `max_chars` this is None."""
         events, default, budget = self._variant(max_events, max_chars)
         if budget != default:
             return None
-        return self._hit(user_id, events, budget)
+        return self._hit(user_id, _block_key(events, query), budget)
 
     def peek(self, user_id: str, max_events: int | None = None, max_chars: int | None = None) -> UserContext | None:
         """The cached block when it is still exact, else None; never touches the database."""
@@ -168,8 +184,8 @@ class ContextBuilder:
     def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None,
                    query: str | None = None) -> UserContext:
         """The user's block; with a `query` (the current message) the events relevant to it come first."""
-        if query:
-            return self.recall_block(user_id, query, max_events, max_chars).block
+        if query and query_terms(query):
+            return self._recall_user_block(user_id, query, max_events, max_chars)
         events, default, budget = self._variant(max_events, max_chars)
         hit = self._hit(user_id, events, default)
         if hit is not None:
@@ -196,11 +212,39 @@ class ContextBuilder:
         return block
 
     def recall_block(self, user_id: str, query: str, max_events: int | None = None,
-                     max_chars: int | None = None) -> RecallBlock:
-        """The block for a message, with why each event is in it. Never cached: the query varies freely."""
+                     max_chars: int | None = None, now: datetime | None = None) -> RecallBlock:
+        """The block for a message, with why each event is in it (made anew: user_block() caches)."""
         events, _, budget = self._variant(max_events, max_chars)
         return recall_block(self._recall, user_id, query, events, budget,
-                            lambda: self.user_block(user_id, max_events=max_events, max_chars=max_chars))
+                            lambda: self.user_block(user_id, max_events=max_events, max_chars=max_chars), now)
+
+    def _recall_user_block(self, user_id: str, query: str, max_events: int | None,
+                           max_chars: int | None) -> UserContext:
+        """The block for a message (its words not empty), cached under the configured budget.
+
+        Exact while the plain block it took its profile lines from is (no write of the user, no
+        expiry) and the recency step its scores were made in lasts (recall.scoring_window)."""
+        events, default, budget = self._variant(max_events, max_chars)
+        key = _block_key(events, query)
+        if budget == default:
+            hit = self._hit(user_id, key, budget)
+            if hit is not None:
+                return hit.block(user_id)
+        with self._lock:
+            seen = (self._epoch, self._changes.get(user_id, 0))
+        now = datetime.now()
+        block = self.recall_block(user_id, query, max_events, max_chars, now).block
+        if budget != default:
+            return block
+        plain = self._hit(user_id, events, default)  # read (or found) by recall_block, unless it changed since
+        if plain is not None:
+            step_end = to_iso(scoring_window(now)[1])
+            until = step_end if plain.valid_until is None else min(plain.valid_until, step_end)
+            cached = CachedBlock.of(block, until)
+            with self._lock:
+                if seen == (self._epoch, self._changes.get(user_id, 0)):
+                    self._store_block(user_id, key, cached)
+        return block
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None,
               query: str | None = None) -> ContextResult:
@@ -224,3 +268,10 @@ class ContextBuilder:
     def block_text(self, user_id: str, max_events: int) -> str:
         hit = self.peek_cached(user_id, max_events=max_events)
         return hit.text if hit is not None else self.user_block(user_id, max_events=max_events).text
+
+
+def _block_key(events: int, query: str | None) -> BlockKey:
+    """Where a block is cached: the plain block under the number of events; the block for a message
+    under that and the message's words (a message without words gets the plain block)."""
+    words = query_terms(query) if query else ()
+    return (events, words) if words else events

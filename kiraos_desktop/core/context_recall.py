@@ -33,9 +33,9 @@ def _newest_first(picked: list[RecalledEvent]) -> list[int]:
 
 
 def recall_block(recall: Recall, user_id: str, query: str, max_events: int, budget: int,
-                 plain: Callable[[], UserContext]) -> RecallBlock:
-    """The block for `query`; `plain()` (today's block) when no event matches it."""
-    now = datetime.now()
+                 plain: Callable[[], UserContext], now: datetime | None = None) -> RecallBlock:
+    """The block for `query` at the time `now`; `plain()` (today's block) when no event matches it."""
+    now = now or datetime.now()
     found = recall.recall(user_id, query, now, newest=max_events) if max_events > 0 else None
     if found is None or not found.relevant:
         return RecallBlock(plain(), found.words if found else (), ())

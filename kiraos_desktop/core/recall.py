@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
 from kiraos_desktop.core.recall_text import is_han, normalise, query_terms, terms
@@ -20,6 +20,16 @@ INSIDE_WORD_WEIGHT = 0.8
 #: Recency: a new event scores up to (1 + RECENCY_BOOST) times its relevance, halving every RECENCY_HALF_LIFE_DAYS.
 RECENCY_BOOST = 0.5
 RECENCY_HALF_LIFE_DAYS = 30.0
+#: Ages are counted from the start of the current hour: the scores (and so a block made for a
+#: message) stay the same until the hour ends, which is how long such a block may be cached.
+#: An hour moves a 30-day decay by about 0.1 %.
+RECENCY_STEP = timedelta(hours=1)
+
+
+def scoring_window(now: datetime | None = None) -> tuple[datetime, datetime]:
+    """(the moment ages are counted from, the moment the next step starts) for the time `now`."""
+    moment = (now or datetime.now()).replace(minute=0, second=0, microsecond=0)
+    return moment, moment + RECENCY_STEP
 
 
 @dataclass(frozen=True)
@@ -128,12 +138,13 @@ class Recall:
         self._store = store
 
     def recall(self, user_id: str, query: str, now: datetime | None = None, newest: int = 0) -> Recalled:
-        """The events `query` recalls, and the user's `newest` newest events."""
+        """The events `query` recalls, and the user's `newest` newest events; ages are counted
+        from the start of the hour of `now` (scoring_window())."""
         words = query_terms(query) if query else ()
         if not words:
             return Recalled(words, [], [])
         latest, found, total = self._store.recall_rows(user_id, words, newest)
-        return Recalled(words, score_events(words, found, total, now or datetime.now()), latest)
+        return Recalled(words, score_events(words, found, total, scoring_window(now)[0]), latest)
 
     def relevant_events(self, user_id: str, query: str,
                         now: datetime | None = None) -> tuple[tuple[str, ...], list[RecalledEvent]]:

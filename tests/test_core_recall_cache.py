@@ -1,0 +1,109 @@
+"""Blocks made for messages are cached like plain blocks: exact, dropped by writes, bounded per user."""
+from datetime import datetime, timedelta
+
+from core_helpers import make_engine
+from kiraos_desktop.core import context as context_module
+from kiraos_desktop.core.context import MAX_RECALLS_PER_USER
+from kiraos_desktop.core.recall import scoring_window
+
+PLANTED = "养了一只橘猫叫咪咪"
+
+
+def fill(engine, user="u"):
+    engine.store.set_profile(user, "昵称", "小明", actor="gui", confidence=0.9)
+    engine.store.add_event(user, PLANTED, actor="gui", created_at="2024-03-01T10:00:00")
+    with engine.store.batch("gui") as batch:
+        for i in range(30):
+            batch.add_event(user, f"今天第{i}次打卡上班", created_at=f"2026-11-{1 + i % 28:02d}T09:{i:02d}:00")
+
+
+class CountingRows:
+    """Counts the store's recall reads (what a cached block must not need)."""
+
+    def __init__(self, store):
+        self.calls = 0
+        self._real = store.recall_rows
+
+    def __call__(self, *args, **kwargs):
+        self.calls += 1
+        return self._real(*args, **kwargs)
+
+
+def test_the_block_for_a_message_is_read_once_and_the_same_for_the_same_words(data_dir, monkeypatch):
+    engine = make_engine(data_dir)
+    try:
+        fill(engine)
+        rows = CountingRows(engine.store)
+        monkeypatch.setattr(engine.store, "recall_rows", rows)
+        first = engine.context.user_block("u", query="咪咪还好吗").text
+        assert PLANTED in first and rows.calls == 1
+        assert engine.context.user_block("u", query="咪咪还好吗？").text == first  # same words
+        assert engine.context.peek_cached("u", query="咪咪还好吗").text == first
+        assert rows.calls == 1
+        assert engine.context.build(["u"], query="咪咪 还好").text == first
+        assert rows.calls == 1
+        engine.context.user_block("u", query="打卡")  # other words: read
+        assert rows.calls == 2
+        assert engine.context.peek_cached("u", query="打卡", max_chars=80) is None  # another budget: not cached
+    finally:
+        engine.close()
+
+
+def test_a_write_to_the_user_drops_it_and_the_next_block_has_the_write(data_dir):
+    engine = make_engine(data_dir)
+    try:
+        fill(engine)
+        fill(engine, user="v")
+        assert "西湖" not in engine.context.user_block("u", query="西湖咪咪").text
+        other = engine.context.peek_cached("v", query="西湖咪咪") or engine.context.user_block("v", query="西湖咪咪")
+        engine.store.add_event("u", "在杭州看了西湖", actor="gui", created_at="2024-01-01T00:00:00")
+        assert engine.context.peek_cached("u", query="西湖咪咪") is None
+        assert "在杭州看了西湖" in engine.context.user_block("u", query="西湖咪咪").text
+        assert engine.context.peek_cached("v", query="西湖咪咪").text == other.text  # another user's stays
+    finally:
+        engine.close()
+
+
+def test_a_cached_block_ends_with_the_recency_step_and_with_an_expiring_profile_entry(data_dir, monkeypatch):
+    engine = make_engine(data_dir)
+    try:
+        fill(engine)
+        engine.context.user_block("u", query="咪咪")
+        cached = engine.context.peek_cached("u", query="咪咪")
+        assert cached.valid_until == scoring_window()[1].isoformat()
+        later = (scoring_window()[1]).isoformat()
+        monkeypatch.setattr(context_module, "now_iso", lambda: later)
+        assert engine.context.peek_cached("u", query="咪咪") is None
+        monkeypatch.undo()
+        now = datetime.now()
+        soon = (now + (scoring_window(now)[1] - now) / 2 + timedelta(seconds=1)).isoformat(timespec="seconds")
+        engine.store.set_profile("u", "计划", "旅行", actor="gui", expires_at=soon)
+        block = engine.context.user_block("u", query="咪咪")
+        plain = engine.context.peek_cached("u")
+        assert "计划=旅行" in block.text and plain.valid_until is not None
+        assert engine.context.peek_cached("u", query="咪咪").valid_until == plain.valid_until  # before the step's end
+    finally:
+        engine.close()
+
+
+def test_ages_count_from_the_start_of_the_hour():
+    start, end = scoring_window(datetime(2026, 5, 1, 10, 59, 59, 999))
+    assert (start, end) == (datetime(2026, 5, 1, 10), datetime(2026, 5, 1, 11))
+
+
+def test_a_user_keeps_only_the_blocks_of_the_last_messages(data_dir, monkeypatch):
+    engine = make_engine(data_dir)
+    try:
+        fill(engine)
+        queries = [f"咪咪 第{n}次" for n in range(MAX_RECALLS_PER_USER + 3)]
+        for query in queries:
+            engine.context.user_block("u", query=query)
+        before = engine.context.cache_bytes()
+        kept = [q for q in queries if engine.context.peek_cached("u", query=q) is not None]
+        assert kept == queries[-MAX_RECALLS_PER_USER:]
+        assert engine.context.peek_cached("u") is not None  # the plain block stays
+        for query in queries:  # asked again: the bytes stay bounded
+            engine.context.user_block("u", query=query)
+        assert engine.context.cache_bytes() == before
+    finally:
+        engine.close()
