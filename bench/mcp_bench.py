@@ -1,17 +1,20 @@
 """MCP benchmark: memory_update and memory_query through /mcp against /v1/tools/..., one server, one run.
 
-python bench/mcp_bench.py [--rounds 5] [--duration 5] [--connections 8]
+python bench/mcp_bench.py [--rounds 5] [--duration 5] [--connections 8] [--compare-with CHECKOUT]
 
 Starts `kiraos-desktop serve` on a fresh data dir, opens one MCP session (initialize, initialized)
 the way a host does, then runs wrk with the same calls (three operations per memory_update, users
 rotating over 10,000) against POST /v1/tools/{name} and POST /mcp (tools/call in that session),
-alternating. Prints medians of requests/s and p99, the MCP/v1 ratios against the target (MCP at least
-half of /v1), and writes bench/out/mcp_bench.json; exit status 1 when a target is missed.
+alternating. Prints medians of requests/s, p50, p99 and server CPU per call, the MCP/v1 ratios
+against the target (MCP at least half of /v1), and writes bench/out/mcp_bench.json; exit status 1
+when a target is missed. `--compare-with` serves another checkout too (a before/after in one run:
+every measurement alternates between the two servers, so both see the same load of the machine).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import signal
 import statistics
@@ -99,6 +102,9 @@ def run_wrk(wrk: str, url: str, script: Path, duration: float, connections: int,
     done = subprocess.run(cmd, capture_output=True, text=True, check=True)
     after = cpu_seconds(pid)
     result = parse_wrk(done.stdout)
+    p50 = re.search(r"^\s+50%\s+([\d.]+)(us|ms|s)\s*$", done.stdout, re.MULTILINE)
+    if p50:
+        result["p50_ms"] = round(float(p50.group(1)) * {"us": 0.001, "ms": 1.0, "s": 1000.0}[p50.group(2)], 3)
     count = re.search(r"(\d+) requests in", done.stdout)
     if before is not None and after is not None and count and int(count.group(1)):
         # The server's CPU per call: steadier than requests/s on a machine shared with other work.
@@ -106,53 +112,45 @@ def run_wrk(wrk: str, url: str, script: Path, duration: float, connections: int,
     return result
 
 
-def _median_cpu(results: list[dict]):
-    values = [r["cpu_ms_per_request"] for r in results if "cpu_ms_per_request" in r]
+def _median(results: list[dict], field: str):
+    values = [r[field] for r in results if field in r]
     return round(statistics.median(values), 3) if values else None
 
 
-def main() -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)  # medians of 5: the machine may be shared
-    parser.add_argument("--duration", type=float, default=5)
-    parser.add_argument("--connections", type=int, default=8)
-    args = parser.parse_args()
-    wrk = ensure_wrk()
-    with tempfile.TemporaryDirectory(prefix="kiraos-mcp-bench-") as tmp:
-        work = Path(tmp)
-        port = free_port()
-        url = f"http://127.0.0.1:{port}"
-        proc = subprocess.Popen([sys.executable, "-m", "kiraos_desktop", "serve", "--data-dir", str(work / "data"),
-                                 "--port", str(port), "--token", TOKEN], cwd=REPO,
-                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+class Server:
+    """`kiraos-desktop serve` from a checkout (this one, or --compare-with's) on a fresh data dir."""
+
+    def __init__(self, name: str, checkout: Path, work: Path):
+        self.name = name
+        self.url = f"http://127.0.0.1:{free_port()}"
+        env = dict(os.environ, PYTHONPATH=str(checkout))
+        self.proc = subprocess.Popen([sys.executable, "-m", "kiraos_desktop", "serve",
+                                      "--data-dir", str(work / f"data-{name}"), "--port", self.url.rsplit(":", 1)[1],
+                                      "--token", TOKEN], cwd=checkout, env=env,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        self.scripts: dict = {}
+
+    def prepare(self, work: Path) -> None:
+        wait_healthy(self.url, self.proc)
+        extra = open_session(self.url)
+        check_reply(self.url, extra)
+        for tool in ("memory_update", "memory_query"):
+            for path in ("/v1", "/mcp"):
+                target = "/mcp" if path == "/mcp" else f"/v1/tools/{tool}"
+                script = work / f"{self.name}-{tool}-{path.strip('/')}.lua"
+                script.write_text(LUA.format(tool=tool, path=path, target=target,
+                                             extra=lua_table(extra if path == "/mcp" else {})), encoding="utf-8")
+                self.scripts[(tool, path)] = script
+
+    def stop(self) -> None:
+        self.proc.send_signal(signal.SIGTERM)
         try:
-            wait_healthy(url, proc)
-            extra = open_session(url)
-            check_reply(url, extra)
-            scripts = {}
-            for tool in ("memory_update", "memory_query"):
-                for path in ("/v1", "/mcp"):
-                    target = "/mcp" if path == "/mcp" else f"/v1/tools/{tool}"
-                    script = work / f"{tool}-{path.strip('/')}.lua"
-                    script.write_text(LUA.format(tool=tool, path=path, target=target,
-                                                 extra=lua_table(extra if path == "/mcp" else {})), encoding="utf-8")
-                    scripts[(tool, path)] = script
-            runs: dict = {key: [] for key in scripts}
-            for round_no in range(args.rounds):
-                for key, script in scripts.items():
-                    result = run_wrk(wrk, url, script, args.duration, args.connections, proc.pid)
-                    if result["non_2xx"] or result["socket_errors"]:
-                        print(f"  warning: {key}: {result['non_2xx']} non-2xx, {result['socket_errors']}")
-                    runs[key].append(result)
-                    print(f"  round {round_no + 1} {key[0]:>13} via {key[1]:<4} {result['rps']:9.0f} req/s"
-                          f"  p99 {result['p99_ms']:.2f} ms  CPU {result.get('cpu_ms_per_request', '?')} ms/call",
-                          flush=True)
-        finally:
-            proc.send_signal(signal.SIGTERM)
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
+            self.proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def summarise(runs: dict) -> tuple[dict, bool]:
     summary, ok = {}, True
     for tool in ("memory_update", "memory_query"):
         v1 = statistics.median(r["rps"] for r in runs[(tool, "/v1")])
@@ -161,18 +159,69 @@ def main() -> int:
         met = ratio >= TARGET_RATIO
         ok = ok and met
         summary[tool] = {"v1_rps": round(v1), "mcp_rps": round(mcp), "ratio": round(ratio, 2),
-                         "v1_p99_ms": statistics.median(r["p99_ms"] for r in runs[(tool, "/v1")]),
-                         "mcp_p99_ms": statistics.median(r["p99_ms"] for r in runs[(tool, "/mcp")]),
-                         "v1_cpu_ms": _median_cpu(runs[(tool, "/v1")]),
-                         "mcp_cpu_ms": _median_cpu(runs[(tool, "/mcp")]),
+                         "v1_p50_ms": _median(runs[(tool, "/v1")], "p50_ms"),
+                         "mcp_p50_ms": _median(runs[(tool, "/mcp")], "p50_ms"),
+                         "v1_p99_ms": _median(runs[(tool, "/v1")], "p99_ms"),
+                         "mcp_p99_ms": _median(runs[(tool, "/mcp")], "p99_ms"),
+                         "v1_cpu_ms": _median(runs[(tool, "/v1")], "cpu_ms_per_request"),
+                         "mcp_cpu_ms": _median(runs[(tool, "/mcp")], "cpu_ms_per_request"),
+                         "v1_rps_all": [round(r["rps"]) for r in runs[(tool, "/v1")]],
+                         "mcp_rps_all": [round(r["rps"]) for r in runs[(tool, "/mcp")]],
                          "target": TARGET_RATIO, "met": met}
-        print(f"{tool}: /v1 {v1:.0f} req/s, /mcp {mcp:.0f} req/s, MCP/v1 {ratio:.2f} "
-              f"(target >= {TARGET_RATIO}) {'ok' if met else 'MISSED'}; server CPU per call "
-              f"{summary[tool]['v1_cpu_ms']} ms via /v1, {summary[tool]['mcp_cpu_ms']} ms via /mcp")
+    return summary, ok
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=5)  # medians of 5: the machine may be shared
+    parser.add_argument("--duration", type=float, default=5)
+    parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT",
+                        help="also serve from this checkout of another version (e.g. a `git worktree add` of "
+                             "an older commit), interleaved with this one in every round")
+    args = parser.parse_args()
+    wrk = ensure_wrk()
+    checkouts = [("this", REPO)] + ([("other", args.compare_with.resolve())] if args.compare_with else [])
+    with tempfile.TemporaryDirectory(prefix="kiraos-mcp-bench-") as tmp:
+        work = Path(tmp)
+        servers = [Server(name, checkout, work) for name, checkout in checkouts]
+        try:
+            for server in servers:
+                server.prepare(work)
+            runs: dict = {server.name: {key: [] for key in server.scripts} for server in servers}
+            for round_no in range(args.rounds):
+                for key in servers[0].scripts:
+                    for server in servers:  # A B, A B, ...: both see the same load from the rest of the machine
+                        result = run_wrk(wrk, server.url, server.scripts[key], args.duration, args.connections,
+                                         server.proc.pid)
+                        if result["non_2xx"] or result["socket_errors"]:
+                            print(f"  warning: {server.name} {key}: {result['non_2xx']} non-2xx, "
+                                  f"{result['socket_errors']}")
+                        runs[server.name][key].append(result)
+                        print(f"  round {round_no + 1} {server.name:>5} {key[0]:>13} via {key[1]:<4} "
+                              f"{result['rps']:9.0f} req/s  p50 {result.get('p50_ms', '?')} ms  "
+                              f"p99 {result['p99_ms']:.2f} ms  CPU {result.get('cpu_ms_per_request', '?')} ms/call",
+                              flush=True)
+        finally:
+            for server in servers:
+                server.stop()
+    results, ok = {}, True
+    for server in servers:
+        summary, met = summarise(runs[server.name])
+        results[server.name] = summary
+        if server.name == "this":
+            ok = met
+        for tool, s in summary.items():
+            print(f"{server.name}: {tool}: /v1 {s['v1_rps']} req/s, /mcp {s['mcp_rps']} req/s, MCP/v1 {s['ratio']:.2f} "
+                  f"(target >= {TARGET_RATIO}) {'ok' if s['met'] else 'MISSED'}; CPU per call {s['v1_cpu_ms']} ms "
+                  f"via /v1, {s['mcp_cpu_ms']} ms via /mcp; p50 {s['v1_p50_ms']} / {s['mcp_p50_ms']} ms, "
+                  f"p99 {s['v1_p99_ms']} / {s['mcp_p99_ms']} ms")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "mcp_bench.json").write_text(json.dumps({
         "connections": args.connections, "rounds": args.rounds, "duration_s": args.duration,
-        "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "results": summary}, indent=2), encoding="utf-8")
+        "compared_with": str(args.compare_with) if args.compare_with else None,
+        "when": time.strftime("%Y-%m-%dT%H:%M:%S"), "results": results["this"],
+        "other": results.get("other")}, indent=2), encoding="utf-8")
     return 0 if ok else 1
 
 

@@ -11,11 +11,12 @@ import contextlib
 import json
 import logging
 import os
-import weakref
 
 import anyio
 from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
 from mcp.types import NotificationParams
+
+from kiraos_desktop.api.mcp_sessions import ReadySessions, session_key
 
 log = logging.getLogger(__name__)
 
@@ -49,13 +50,14 @@ class ListChangeNotifier:
     skills another process edits; the window reloads its own skills when it saves them).
     """
 
-    def __init__(self, engine, bus, follow_disk: bool = False, interval: float = CHECK_INTERVAL_S):
+    def __init__(self, engine, bus, follow_disk: bool = False, interval: float = CHECK_INTERVAL_S,
+                 sessions: ReadySessions | None = None):
         self._tools = engine.tools
         self._skills = engine.skills
         self._bus = bus
         self._follow_disk = follow_disk
         self._interval = interval
-        self._connections: weakref.WeakSet = weakref.WeakSet()
+        self.sessions = sessions if sessions is not None else ReadySessions()
         self._last = self.signatures()
         self._disk = skills_fingerprint(self._skills.skills_dir) if follow_disk else ()
 
@@ -70,9 +72,9 @@ class ListChangeNotifier:
         server.add_notification_handler("notifications/initialized", NotificationParams, self._initialized)
 
     async def _initialized(self, ctx, params) -> None:
-        connection = getattr(ctx.session, "_connection", None)  # the SDK keeps it there (2.x)
-        if connection is not None:
-            self._connections.add(connection)
+        # ctx.session's list_changed senders use the connection's standalone channel, whichever
+        # request the session object came with.
+        self.sessions.add(session_key(ctx), ctx.session)
 
     @contextlib.asynccontextmanager
     async def watching(self):
@@ -98,6 +100,7 @@ class ListChangeNotifier:
             if disk != self._disk:
                 self._disk = disk
                 await anyio.to_thread.run_sync(self._skills.reload)
+        self.sessions.prune()
         current = self.signatures()
         tools_changed, prompts_changed = current[0] != self._last[0], current[1] != self._last[1]
         self._last = current
@@ -108,9 +111,9 @@ class ListChangeNotifier:
 
     async def _notify(self, method: str, event) -> None:
         await self._bus.publish(event)
-        for connection in list(self._connections):
+        for key, session in self.sessions.items():
             try:
-                await getattr(connection, method)()
+                await getattr(session, method)()
             except Exception as exc:  # the session ended meanwhile
                 log.debug("could not notify an MCP session: %s", exc)
-                self._connections.discard(connection)
+                self.sessions.discard(key)

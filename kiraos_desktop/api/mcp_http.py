@@ -8,7 +8,9 @@ import logging
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from kiraos_desktop.api.mcp_changes import ListChangeNotifier
+from kiraos_desktop.api.mcp_fastpath import McpCallFastPath
 from kiraos_desktop.api.mcp_server import build_mcp_server
+from kiraos_desktop.api.mcp_sessions import ReadySessions, open_transports
 from kiraos_desktop.api.security import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)
@@ -33,17 +35,26 @@ class McpEndpoint:
         # Notifications still reach handshake-era sessions on their GET event stream; 2026-era
         # `subscriptions/listen` (an event-stream reply) is not served here, only over stdio.
         self.server, self.handlers, bus = build_mcp_server(engine, caller, workers, listen=False)
-        self.changes = ListChangeNotifier(engine, bus)
-        self.changes.attach(self.server)
         self.manager = StreamableHTTPSessionManager(
             app=self.server, json_response=True, security_settings=None,
             max_request_body_size=MAX_BODY_BYTES, session_idle_timeout=SESSION_IDLE_TIMEOUT_S)
+        sessions = ReadySessions(alive=lambda key: key in open_transports(self.manager))
+        self.changes = ListChangeNotifier(engine, bus, sessions=sessions)
+        self.changes.attach(self.server)
+        # Plain tools/call of initialized sessions, answered without the SDK's per-message work.
+        self.fast_path: McpCallFastPath | None = McpCallFastPath(self.handlers, self.manager, sessions,
+                                                                 SESSION_IDLE_TIMEOUT_S)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     label = MCP_PATH  # the route counters' name for this traffic
 
     async def __call__(self, scope, receive, send) -> int:
         """Answer the request (as one of the API's fast paths: the status says it was answered)."""
+        if self.fast_path is not None:
+            outcome = await self.fast_path(scope, receive, send)
+            if type(outcome) is int:
+                return outcome
+            receive = outcome
         await self.manager.handle_request(scope, receive, send)
         return 200
 
@@ -58,7 +69,7 @@ class McpEndpoint:
 
     async def close_sessions(self) -> None:
         """End every open session: a client's open event stream would otherwise hold up the stop."""
-        for transport in list(getattr(self.manager, "_server_instances", {}).values()):
+        for transport in list(open_transports(self.manager).values()):
             try:
                 await transport.terminate()
             except Exception:

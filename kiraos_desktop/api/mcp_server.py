@@ -126,15 +126,19 @@ class McpHandlers:
         return types.ListToolsResult(tools=self.tool_list())
 
     async def call_tool(self, ctx, params: types.CallToolRequestParams) -> types.CallToolResult:
-        arguments = dict(params.arguments or {})
+        return _text_result(*await self.tool_result(params.name, params.arguments or {}))
+
+    async def tool_result(self, name: str, arguments: dict) -> tuple[str, bool]:
+        """(text, is_error) of a tools/call: the SDK's handler and the /mcp fast path both answer with it."""
+        arguments = dict(arguments)
         body: dict[str, Any] = {"arguments": arguments}
         if USER_ID_ARGUMENT in arguments:
             body[USER_ID_ARGUMENT] = arguments.pop(USER_ID_ARGUMENT)
         try:
-            result = await self._caller.call(params.name, body)
+            result = await self._caller.call(name, body)
         except ApiError as exc:  # a bad call is the tool's error: the model reads it and can try again
-            return _text_result(exc.message, True)
-        return _text_result(result.content, result.is_error)
+            return exc.message, True
+        return result.content, result.is_error
 
     # ---- prompts -----------------------------------------------------------------------
 

@@ -1,0 +1,165 @@
+"""POST /mcp `tools/call` of a known, initialized session answered below the SDK (a bot's hot path).
+
+Through the SDK a call is parsed and validated by pydantic, handed over memory streams to the
+session's task, validated again, run, shaped by the result sieve and serialised back: some 0.4 ms
+of work per call, more than the call itself. Only the plain case is answered here: a single
+JSON-RPC request `{"jsonrpc": "2.0", "id", "method": "tools/call", "params": {"name", "arguments"}}`
+(no `_meta`), JSON body with a Content-Length of at most FAST_BODY_BYTES, Accept and Content-Type
+as the SDK requires them, a handshake-era protocol version header (or none), in a session that
+the SDK still has open and that sent `notifications/initialized`. The tool runs through the same
+handler as the SDK's (McpHandlers.tool_result) and the reply has the SDK's bytes and headers.
+Everything else (another method, notifications, errors of any kind, unknown sessions, the
+2026-era protocol) goes to the SDK with what was read replayed.
+
+A `notifications/cancelled` for a call answered here is not seen by it: the call completes and is
+answered, which the protocol allows (a cancellation may arrive too late to stop a request).
+"""
+from __future__ import annotations
+
+import logging
+import math
+
+import anyio
+from mcp_types import ErrorData, JSONRPCError
+from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
+from pydantic_core import to_json
+
+from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
+from kiraos_desktop.api.bodies import decode_json
+from kiraos_desktop.api.errors import ApiError
+from kiraos_desktop.api.fastpath_update import FAST_BODY_BYTES, replaying
+from kiraos_desktop.api.mcp_sessions import open_transports
+
+log = logging.getLogger(__name__)
+
+_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_PARAM_KEYS = frozenset({"name", "arguments"})
+_VERSIONS = frozenset(v.encode("ascii") for v in HANDSHAKE_PROTOCOL_VERSIONS)
+_ID_RANGE = range(-2 ** 63, 2 ** 63)  # JSON-RPC ids the SDK echoes as they came (strings or these)
+
+
+def accepts_json(accept: bytes) -> bool:
+    """The SDK's rule for a JSON reply (check_accept_headers): application/json, application/* or */*."""
+    for part in accept.decode("latin-1").split(","):
+        media = part.strip().split(";")[0].strip().lower()
+        if media in ("application/json", "application/*", "*/*"):
+            return True
+    return False
+
+
+def plain_tool_call(raw: bytes) -> tuple[int | str, str, dict] | None:
+    """(id, tool name, arguments) of a body that is exactly one plain tools/call; None otherwise."""
+    try:
+        data = decode_json(raw)
+    except ApiError:
+        return None
+    if type(data) is not dict or data.keys() != _REQUEST_KEYS or data["jsonrpc"] != "2.0" \
+            or data["method"] != "tools/call":
+        return None
+    request_id, params = data["id"], data["params"]
+    if not (type(request_id) is str or (type(request_id) is int and request_id in _ID_RANGE)):
+        return None
+    if type(params) is not dict or params.keys() != _PARAM_KEYS:
+        return None
+    name, arguments = params["name"], params["arguments"]
+    if type(name) is not str or type(arguments) is not dict:
+        return None
+    return request_id, name, arguments
+
+
+def tool_call_reply(request_id: int | str, text: str, is_error: bool) -> bytes:
+    """The JSON-RPC response the SDK sends for a text tool result (same keys, order and escapes)."""
+    return to_json({"jsonrpc": "2.0", "id": request_id,
+                    "result": {"content": [{"text": text, "type": "text"}], "isError": is_error}})
+
+
+def handler_failure_reply(request_id: int | str, exc: Exception) -> bytes:
+    """What the SDK's dispatcher answers when a handler raises something unexpected (code 0)."""
+    error = JSONRPCError(jsonrpc="2.0", id=request_id, error=ErrorData(code=0, message=str(exc)))
+    return error.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+
+
+class McpCallFastPath:
+    """Returns the status it answered with, or the `receive` the SDK must read the request from."""
+
+    def __init__(self, handlers, manager, sessions, idle_timeout: float):
+        self._handlers = handlers
+        self._manager = manager
+        self._ready = sessions  # ReadySessions: those that sent notifications/initialized
+        self._idle_timeout = idle_timeout
+
+    def _transport(self, scope):
+        """The open, initialized session's transport when the headers are the plain case, else None."""
+        session_id = accept = content_type = length = version = None
+        sessions = types = 0
+        for name, value in scope["headers"]:
+            if name == b"mcp-session-id":
+                session_id, sessions = value, sessions + 1
+            elif name == b"accept":
+                accept = value if accept is None else accept  # the SDK reads the first one
+            elif name == b"content-type":
+                content_type, types = value, types + 1
+            elif name == b"content-length":
+                length = value
+            elif name == b"mcp-protocol-version":
+                version = value if version is None else version  # the SDK routes on the first one
+            elif name == b"transfer-encoding":
+                return None
+        if sessions != 1 or types != 1 or content_type.split(b";")[0] != b"application/json":
+            return None
+        if version is not None and version not in _VERSIONS:
+            return None  # the 2026-era protocol: the SDK serves it
+        if accept is None or not accepts_json(accept):
+            return None
+        if length is None or not length.isdigit() or not 0 < int(length) <= FAST_BODY_BYTES:
+            return None
+        key = session_id.decode("latin-1")
+        if key not in self._ready:
+            return None
+        transport = open_transports(self._manager).get(key)
+        if transport is None or transport.is_terminated:
+            return None
+        idle = transport.idle_scope
+        if idle is not None and idle.cancel_called:  # expiring: the SDK answers that it is gone
+            return None
+        return transport
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> FastPathOutcome:
+        if scope["method"] != "POST" or "user" in scope:
+            return receive
+        transport = self._transport(scope)
+        if transport is None:
+            return receive
+        messages, chunks = [], []
+        while True:
+            message = await receive()
+            messages.append(message)
+            if message["type"] != "http.request":  # the client went away: the SDK sees it
+                return replaying(messages, receive)
+            chunks.append(message.get("body", b""))
+            if not message.get("more_body", False):
+                break
+        call = plain_tool_call(b"".join(chunks))
+        if call is None:
+            return replaying(messages, receive)
+        request_id, name, arguments = call
+        try:
+            text, is_error = await self._handlers.tool_result(name, arguments)
+            body = tool_call_reply(request_id, text, is_error)
+        except Exception as exc:  # as the SDK's dispatcher does: logged, answered with code 0
+            log.exception("handler for 'tools/call' raised")
+            body = handler_failure_reply(request_id, exc)
+        self._restart_idle_countdown(transport)
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"application/json"),
+                                (b"mcp-session-id", transport.mcp_session_id.encode("ascii")),
+                                (b"content-length", str(len(body)).encode("ascii"))]})
+        await send({"type": "http.response.body", "body": body})
+        return 200
+
+    def _restart_idle_countdown(self, transport) -> None:
+        """A call keeps its session alive, as through the SDK: the idle countdown starts again now
+        (unless another request of the session is in flight: the SDK restarts it when that ends)."""
+        idle = transport.idle_scope
+        if idle is not None and idle.deadline != math.inf:
+            idle.deadline = anyio.current_time() + self._idle_timeout
