@@ -15,6 +15,7 @@ from .problems import (
     MAX_FILE_BYTES,
     NAME_RE,
     RESERVED_NAMES,
+    RESERVED_PARAMETERS,
     TEMPLATES,
     Problem,
     error,
@@ -152,6 +153,13 @@ def parameters_problems(params: Any, line=lambda *path: None) -> list[Problem]:
                               line("parameters", "type") or line("parameters")))
     props = params.get("properties", {})
     required = params.get("required", [])
+    if isinstance(props, dict):
+        for name in sorted(RESERVED_PARAMETERS.intersection(props)):
+            problems.append(error(f"parameters.properties.{name}",
+                                  f"A parameter cannot be called {name!r}: every tool call already carries "
+                                  f"{name!r} (the user the bot talks to; MCP hosts send it among the "
+                                  "arguments, where this parameter would be lost). Rename the parameter, "
+                                  f"e.g. to \"target_{name}\".", line("parameters", "properties", name)))
     if isinstance(props, dict) and isinstance(required, list):
         for item in required:
             if item not in props:

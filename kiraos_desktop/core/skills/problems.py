@@ -12,6 +12,9 @@ NAME_RE = re.compile(r"^[A-Za-z0-9_-]{1,64}$")
 #: A slash command is "/" followed by one word (letters of any script, digits, "_" or "-").
 COMMAND_RE = re.compile(r"^/[\w-]{1,64}$")
 RESERVED_NAMES = frozenset({"memory_update", "memory_query", "memory_clear"})
+#: Parameter names a skill may not declare: every call of a tool (an MCP call puts it among the
+#: arguments) already carries `user_id`, the user the bot talks to.
+RESERVED_PARAMETERS = frozenset({"user_id"})
 #: Largest instruction.md (and manifest.json) accepted, in bytes.
 MAX_FILE_BYTES = 256 * 1024
 
