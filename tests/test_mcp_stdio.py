@@ -114,6 +114,32 @@ def test_stdio_server_follows_skills_written_by_another_process(api_engine):
     assert "weather_report" in after and "weather_report" in prompts
 
 
+def test_stdio_server_follows_settings_saved_by_another_process(api_engine):
+    """Disabling a skill in the window (or any process on the data dir) reaches a running `mcp`."""
+
+    async def go():
+        changed = anyio.Event()
+
+        async def on_message(message):
+            if getattr(message, "method", None) == "notifications/tools/list_changed":
+                changed.set()
+
+        async with Client(stdio_params(api_engine.paths.data_dir), mode="legacy", message_handler=on_message) as c:
+            before = [t.name for t in (await c.list_tools()).tools]
+            api_engine.update_settings(api_engine.settings.replace(disabled_skills=["tarot_reading"]))
+            with anyio.fail_after(20):
+                await changed.wait()
+            after = [t.name for t in (await c.list_tools()).tools]
+            prompts = [p.name for p in (await c.list_prompts()).prompts]
+            called = await c.call_tool("tarot_reading", {"user_id": "u1", "question": "x"})
+            return before, after, prompts, called
+
+    before, after, prompts, called = anyio.run(go)
+    assert "tarot_reading" in before
+    assert "tarot_reading" not in after and "tarot_reading" not in prompts
+    assert called.is_error and "tarot_reading" in text_of(called)
+
+
 def test_without_stdin_and_stdout_mcp_says_which_program_to_start(api_engine, caplog):
     import sys
 

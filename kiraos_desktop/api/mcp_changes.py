@@ -1,8 +1,8 @@
 """Tells MCP clients when the tool or prompt list changed (a skill enabled, disabled, edited or reloaded).
 
 The lists are compared once a second with the last ones sent: every way a skill changes (the
-workbench, Settings, POST /v1/skills/reload, another process writing the folder) is caught the same
-way. Handshake-era sessions get `notifications/*/list_changed` on their standalone stream;
+workbench, Settings, POST /v1/skills/reload, another process writing the folder or saving
+settings.json) is caught the same way. Handshake-era sessions get `notifications/*/list_changed` on their standalone stream;
 2026-era clients get them on their `subscriptions/listen` stream (through the bus).
 """
 from __future__ import annotations
@@ -17,6 +17,7 @@ from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
 from mcp.types import NotificationParams
 
 from kiraos_desktop.api.mcp_sessions import ReadySessions, session_key
+from kiraos_desktop.core.settings import SettingsError
 
 log = logging.getLogger(__name__)
 
@@ -43,15 +44,26 @@ def skills_fingerprint(skills_dir) -> tuple:
     return tuple(found)
 
 
+def file_stamp(path) -> tuple | None:
+    """What changes when a file is replaced or rewritten: inode, size, modification time."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns)
+
+
 class ListChangeNotifier:
     """Remembers the open sessions and notifies them when a list changes.
 
-    `follow_disk`: reload the skills when their folder changed on disk (the stdio server, whose
-    skills another process edits; the window reloads its own skills when it saves them).
+    `follow_disk`: reload the skills when their folder changed on disk, and the settings (disabled
+    skills among them) when settings.json did (the stdio server, whose skills and settings the
+    window or `serve` edit; those reload their own when they save them).
     """
 
     def __init__(self, engine, bus, follow_disk: bool = False, interval: float = CHECK_INTERVAL_S,
                  sessions: ReadySessions | None = None):
+        self._engine = engine
         self._tools = engine.tools
         self._skills = engine.skills
         self._bus = bus
@@ -60,6 +72,8 @@ class ListChangeNotifier:
         self.sessions = sessions if sessions is not None else ReadySessions()
         self._last = self.signatures()
         self._disk = skills_fingerprint(self._skills.skills_dir) if follow_disk else ()
+        self._settings_file = engine.paths.settings_file
+        self._settings_stamp = file_stamp(self._settings_file) if follow_disk else None
 
     def signatures(self) -> tuple[str, str]:
         """What tools/list and prompts/list show, as comparable texts."""
@@ -100,6 +114,13 @@ class ListChangeNotifier:
             if disk != self._disk:
                 self._disk = disk
                 await anyio.to_thread.run_sync(self._skills.reload)
+            stamp = await anyio.to_thread.run_sync(file_stamp, self._settings_file)
+            if stamp != self._settings_stamp:
+                self._settings_stamp = stamp
+                try:
+                    await anyio.to_thread.run_sync(self._engine.reload_settings)
+                except SettingsError as exc:  # being edited by hand, say: the settings in use stay
+                    log.warning("settings not reloaded: %s", exc)
         self.sessions.prune()
         current = self.signatures()
         tools_changed, prompts_changed = current[0] != self._last[0], current[1] != self._last[1]

@@ -74,9 +74,23 @@ class Engine:
 
     def update_settings(self, new: Settings) -> None:
         """Persist atomically, then apply: limits, disabled skills, context cache, listeners."""
+        self._adopt_settings(new, save=True)
+
+    def reload_settings(self) -> bool:
+        """Adopt settings.json as another process on this data dir saved it (applied like
+        update_settings, nothing written); False when nothing changed. Raises SettingsError when
+        the file cannot be read as settings (the current ones then stay)."""
+        new, _ = load_settings(self.paths.settings_file)
+        if new == self._settings:
+            return False
+        self._adopt_settings(new, save=False)
+        return True
+
+    def _adopt_settings(self, new: Settings, save: bool) -> None:
         with self._lock:
             old = self._settings
-            save_settings(self.paths.settings_file, new)
+            if save:
+                save_settings(self.paths.settings_file, new)
             self._settings = new
             self.store.max_profiles_per_user = new.max_profiles_per_user
             self.store.max_event_keep = new.max_event_keep
