@@ -233,6 +233,55 @@ def test_disabling_a_skill_notifies_and_changes_the_lists(api_engine, api_server
     assert "tarot_reading" in before and "tarot_reading" not in tools and "tarot_reading" not in prompts
 
 
+def test_2026_clients_hear_of_list_changes_on_their_listen_stream(api_engine, api_server):
+    """At the 2026 protocol there is no session and no GET stream: `subscriptions/listen` is the
+    way a client hears of changes, and its reply is an event stream even where replies are JSON."""
+    from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
+
+    async def go():
+        async with http_client(api_server.url, mode="auto") as client:
+            assert client.protocol_version >= "2026"
+            events = []
+            async with client.listen(tools_list_changed=True, prompts_list_changed=True) as subscription:
+                assert subscription.honored.tools_list_changed and subscription.honored.prompts_list_changed
+                await anyio.to_thread.run_sync(lambda: api_engine.update_settings(
+                    api_engine.settings.replace(disabled_skills=["tarot_reading"])))
+                with anyio.fail_after(10):
+                    async for event in subscription:
+                        events.append(type(event))
+                        if {ToolsListChanged, PromptsListChanged} <= set(events):
+                            break
+            tools = [t.name for t in (await client.list_tools()).tools]
+            return events, tools
+
+    events, tools = run(go)
+    assert ToolsListChanged in events and PromptsListChanged in events and "tarot_reading" not in tools
+
+
+def test_stopping_the_server_ends_open_listen_streams(api_server):
+    """A stop closes open listen streams the graceful way (their final frame), rather than holding
+    on until the server's shutdown timeout cuts them off (which the client sees as a lost stream)."""
+    outcome = []
+
+    async def go():
+        async with http_client(api_server.url, mode="auto") as client:
+            async with client.listen(tools_list_changed=True) as subscription:
+                async with anyio.create_task_group() as group:
+                    group.start_soon(anyio.to_thread.run_sync, api_server.stop)
+                    try:
+                        async for _ in subscription:
+                            pass
+                        outcome.append("closed by the server")
+                    except Exception as exc:
+                        outcome.append(repr(exc))
+
+    try:
+        run(go)
+    except Exception:  # leaving the client on a stopped server may fail: only the stream's end matters
+        pass
+    assert outcome == ["closed by the server"]
+
+
 def test_skill_md_skills_and_the_file_argument_over_mcp(api, api_engine, api_server):
     folder = api_engine.paths.skills_dir / "pdf-tools"
     (folder / "references").mkdir(parents=True)

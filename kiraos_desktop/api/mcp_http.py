@@ -32,9 +32,9 @@ class McpEndpoint:
 
     def __init__(self, engine, caller, workers):
         # Replies as plain JSON, not one-event streams: about seven times the calls per second.
-        # Notifications still reach handshake-era sessions on their GET event stream; 2026-era
-        # `subscriptions/listen` (an event-stream reply) is not served here, only over stdio.
-        self.server, self.handlers, bus = build_mcp_server(engine, caller, workers, listen=False)
+        # Notifications still reach handshake-era sessions on their GET event stream, and 2026-era
+        # clients on the event stream that answers their `subscriptions/listen`.
+        self.server, self.handlers, bus = build_mcp_server(engine, caller, workers)
         self.manager = StreamableHTTPSessionManager(
             app=self.server, json_response=True, security_settings=None,
             max_request_body_size=MAX_BODY_BYTES, session_idle_timeout=SESSION_IDLE_TIMEOUT_S)
@@ -68,7 +68,9 @@ class McpEndpoint:
             self._loop = None
 
     async def close_sessions(self) -> None:
-        """End every open session: a client's open event stream would otherwise hold up the stop."""
+        """End every open session and listen stream: a client's open event stream would otherwise
+        hold up the stop."""
+        self.server.listen_handler.close()  # each stream sends its final frame and ends
         for transport in list(open_transports(self.manager).values()):
             try:
                 await transport.terminate()

@@ -227,20 +227,22 @@ class KiraServer(Server):
         return super().create_initialization_options(options, experimental_capabilities, extensions)
 
 
-def build_mcp_server(engine, caller: ToolCaller, workers,
-                     listen: bool = True) -> tuple[Server, McpHandlers, InMemorySubscriptionBus]:
+def build_mcp_server(engine, caller: ToolCaller, workers) -> tuple[Server, McpHandlers, InMemorySubscriptionBus]:
     """A low-level MCP server for `engine`, the handlers it calls, and the bus of change events.
 
-    `listen`: serve 2026-era `subscriptions/listen` (its reply is an event stream, so not where
-    replies are plain JSON)."""
+    2026-era clients hear of changes through `subscriptions/listen` (its reply is an event stream,
+    over stdio and over HTTP alike: the SDK streams it even where other replies are plain JSON);
+    `server.listen_handler.close()` ends those streams."""
     handlers = McpHandlers(engine, caller, workers)
     bus = InMemorySubscriptionBus()
+    listen = ListenHandler(bus)
     server = KiraServer(
         SERVER_NAME, version=__version__, title="KiraOS Desktop", instructions=INSTRUCTIONS,
         on_list_tools=handlers.list_tools, on_call_tool=handlers.call_tool,
         on_list_prompts=handlers.list_prompts, on_get_prompt=handlers.get_prompt,
         on_list_resources=handlers.list_resources, on_list_resource_templates=handlers.list_resource_templates,
-        on_read_resource=handlers.read_resource, on_subscriptions_listen=ListenHandler(bus) if listen else None,
+        on_read_resource=handlers.read_resource, on_subscriptions_listen=listen,
     )
     server.middleware = []  # no OpenTelemetry spans: nothing here exports them
+    server.listen_handler = listen
     return server, handlers, bus
