@@ -9,6 +9,7 @@ log = logging.getLogger(__name__)
 
 MCP_SESSION_ID_HEADER = "mcp-session-id"
 _stdio_keys = itertools.count(1)
+_warned = False
 
 
 def open_transports(manager) -> Mapping[str, object]:
@@ -20,9 +21,12 @@ def open_transports(manager) -> Mapping[str, object]:
     an unexpected shape makes this return no session at all: the fast path then leaves every call
     to the SDK and the stop waits for open event streams, but nothing breaks.
     """
+    global _warned
     sessions = getattr(manager, "_server_instances", None)
     if not isinstance(sessions, dict):
-        log.warning("the MCP SDK keeps its sessions differently than expected; /mcp runs without its fast path")
+        if not _warned:
+            _warned = True
+            log.warning("the MCP SDK keeps its sessions differently than expected; /mcp runs without its fast path")
         return {}
     return sessions
 
