@@ -156,6 +156,8 @@ def summarise(runs: dict) -> tuple[dict, bool]:
         v1 = statistics.median(r["rps"] for r in runs[(tool, "/v1")])
         mcp = statistics.median(r["rps"] for r in runs[(tool, "/mcp")])
         ratio = mcp / v1 if v1 else 0.0
+        # Each round's /mcp run follows its /v1 run: their ratio shows how much the noise moved it.
+        per_round = [m["rps"] / v["rps"] for v, m in zip(runs[(tool, "/v1")], runs[(tool, "/mcp")]) if v["rps"]]
         met = ratio >= TARGET_RATIO
         ok = ok and met
         summary[tool] = {"v1_rps": round(v1), "mcp_rps": round(mcp), "ratio": round(ratio, 2),
@@ -167,6 +169,7 @@ def summarise(runs: dict) -> tuple[dict, bool]:
                          "mcp_cpu_ms": _median(runs[(tool, "/mcp")], "cpu_ms_per_request"),
                          "v1_rps_all": [round(r["rps"]) for r in runs[(tool, "/v1")]],
                          "mcp_rps_all": [round(r["rps"]) for r in runs[(tool, "/mcp")]],
+                         "ratio_per_round": [round(r, 2) for r in per_round],
                          "target": TARGET_RATIO, "met": met}
     return summary, ok
 
@@ -215,7 +218,7 @@ def main() -> int:
             print(f"{server.name}: {tool}: /v1 {s['v1_rps']} req/s, /mcp {s['mcp_rps']} req/s, MCP/v1 {s['ratio']:.2f} "
                   f"(target >= {TARGET_RATIO}) {'ok' if s['met'] else 'MISSED'}; CPU per call {s['v1_cpu_ms']} ms "
                   f"via /v1, {s['mcp_cpu_ms']} ms via /mcp; p50 {s['v1_p50_ms']} / {s['mcp_p50_ms']} ms, "
-                  f"p99 {s['v1_p99_ms']} / {s['mcp_p99_ms']} ms")
+                  f"p99 {s['v1_p99_ms']} / {s['mcp_p99_ms']} ms; ratio per round {s['ratio_per_round']}")
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "mcp_bench.json").write_text(json.dumps({
         "connections": args.connections, "rounds": args.rounds, "duration_s": args.duration,
