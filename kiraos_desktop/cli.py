@@ -26,6 +26,11 @@ def _common_parent() -> argparse.ArgumentParser:
                       help="companion mode: use D/memory/kiraos.db and D/skills of a KiraOS plugin install")
     data.add_argument("--db", metavar="FILE", default=argparse.SUPPRESS, help="database file to use")
     data.add_argument("--skills-dir", metavar="D", default=argparse.SUPPRESS, help="skills folder to use")
+    data.add_argument("--database-url", metavar="URL", default=argparse.SUPPRESS,
+                      help="keep the memory in PostgreSQL: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE "
+                           "(default: $KIRAOS_DATABASE_URL, else the setting database_url, else the data dir's "
+                           "SQLite file; \"\" forces SQLite). Prefer the variable or PGPASSWORD/.pgpass for the "
+                           "password: other users can see a command line")
     return parent
 
 
@@ -103,7 +108,8 @@ def open_engine(args: argparse.Namespace):
     from kiraos_desktop.core.engine import Engine
 
     return Engine.open(data_dir=getattr(args, "data_dir", None), kira_data=getattr(args, "kira_data", None),
-                       db=getattr(args, "db", None), skills_dir=getattr(args, "skills_dir", None))
+                       db=getattr(args, "db", None), skills_dir=getattr(args, "skills_dir", None),
+                       database_url=getattr(args, "database_url", None))
 
 
 def _context(args, engine) -> int:
@@ -144,6 +150,9 @@ def _transfer(args, engine) -> int:
     from kiraos_desktop.core import transfer
 
     if args.command == "backup":
+        if engine.database_url is not None:
+            raise UsageError(f"backup copies a SQLite database file; the memory is in {engine.database_label}: "
+                             "back it up with the server's tools (pg_dump), or use `export`")
         path = transfer.backup(engine.store, Path(args.file))
         print(f"backup written to {path}")
     elif args.command == "export":
@@ -161,6 +170,32 @@ def _token(args, engine) -> int:
     return EXIT_OK
 
 
+def _window_falls_back(args, exc: Exception) -> bool:
+    """The window, on a database URL it cannot use: a dialog offers to quit (False) or to go on with
+    the local SQLite data (True). Anything else, and where no window can be shown: False."""
+    from kiraos_desktop.core.database_url import DatabaseUrlError
+
+    database = getattr(exc, "database_label", None)
+    if args.command is not None or args.self_test or getattr(args, "screenshot", None):
+        return False
+    if database is None and not isinstance(exc, DatabaseUrlError):
+        return False
+    from kiraos_desktop.ui.app import missing_display
+
+    if missing_display():
+        return False
+    from kiraos_desktop.core.paths import resolve_paths
+    from kiraos_desktop.core.settings import SettingsError, load_settings
+    from kiraos_desktop.ui.database_error import offer_local_data
+
+    paths = resolve_paths(data_dir=getattr(args, "data_dir", None))
+    try:
+        language = args.language or load_settings(paths.settings_file)[0].language
+    except SettingsError:
+        language = "system"
+    return offer_local_data(database or "", str(exc), str(paths.data_dir), language)
+
+
 def _run_command(args) -> int:
     from kiraos_desktop.core.records import StoreError
     from kiraos_desktop.core.settings import SettingsError
@@ -176,7 +211,13 @@ def _run_command(args) -> int:
     try:
         engine = open_engine(args)
     except (SettingsError, StoreError, ValueError, OSError) as exc:  # StoreError: e.g. a newer schema
-        raise UsageError(str(exc)) from None
+        if not _window_falls_back(args, exc):
+            raise UsageError(str(exc)) from None
+        args.database_url = ""  # this session on the data dir's SQLite database
+        try:
+            engine = open_engine(args)
+        except (SettingsError, StoreError, ValueError, OSError) as again:
+            raise UsageError(str(again)) from None
     try:
         for warning in engine.settings_warnings:
             print(f"warning: {warning}", file=sys.stderr)

@@ -11,6 +11,8 @@ def _default_data_dir(tmp_path, monkeypatch):
     # Anything that falls back to the default data dir (companion mode, a bare Engine.open())
     # lands in this test's folder, never in the real user data dir.
     monkeypatch.setenv("KIRAOS_DATA_DIR", str(tmp_path / "default-data"))
+    # A developer's own KIRAOS_DATABASE_URL must not put every test's memory on that server.
+    monkeypatch.delenv("KIRAOS_DATABASE_URL", raising=False)
 
 
 @pytest.fixture

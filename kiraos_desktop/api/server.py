@@ -270,7 +270,8 @@ def serve_forever(engine, args) -> int:
             _say(f"kiraos-desktop: error: {exc}")
             return EXIT_FAILURE
         engine.start_watching()
-        _say(f"KiraOS Desktop API on {server.url} ({_token_source(engine, args)}); Ctrl+C stops it")
+        _say(f"KiraOS Desktop API on {server.url} ({_token_source(engine, args)}); memory in "
+             f"{engine.database_label}; Ctrl+C stops it")
         crashed = False
         while not stop.wait(0.25):
             if not server.running:

@@ -6,9 +6,11 @@ import threading
 from typing import Callable
 
 from kiraos_desktop.core.context import ContextBuilder
+from kiraos_desktop.core.database_url import DatabaseUrl, DatabaseUrlError, choose_database_url
 from kiraos_desktop.core.memory_tools import MemoryTools
 from kiraos_desktop.core.paths import DataPaths, resolve_paths
 from kiraos_desktop.core.pg_notify import ChangeListener
+from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.settings import Settings, load_settings, save_settings
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
 from kiraos_desktop.core.store import MemoryStore
@@ -28,7 +30,7 @@ class Engine:
     """One per process. The API and the UI both receive it; neither builds its own store."""
 
     def __init__(self, paths: DataPaths, settings: Settings, *, settings_warnings: list[str] | None = None,
-                 install_examples: bool = True):
+                 install_examples: bool = True, database_url: DatabaseUrl | None = None):
         first_start = not paths.settings_file.exists()
         paths.ensure()
         self.paths = paths
@@ -36,8 +38,8 @@ class Engine:
         self.settings_warnings = list(settings_warnings or [])
         self._listeners: list[SettingsListener] = []
         self._lock = threading.Lock()
-        self.store = MemoryStore(paths.db_path, max_profiles_per_user=settings.max_profiles_per_user,
-                                 max_event_keep=settings.max_event_keep)
+        self.database_url = database_url  # None: the SQLite database at paths.db_path
+        self.store = _open_store(paths, settings, database_url)
         self.context = ContextBuilder(self.store, lambda: self._settings)
         self.memory_tools = MemoryTools(self.store, lambda: self._settings)
         if first_start:
@@ -54,13 +56,29 @@ class Engine:
         self.change_listener: ChangeListener | None = None
 
     @classmethod
-    def open(cls, data_dir=None, kira_data=None, db=None, skills_dir=None, install_examples: bool = True) -> "Engine":
+    def open(cls, data_dir=None, kira_data=None, db=None, skills_dir=None, install_examples: bool = True,
+             database_url: str | None = None) -> "Engine":
+        """`database_url`: the --database-url option (None: not given; "": the SQLite database even when
+        $KIRAOS_DATABASE_URL or the setting names a server). Raises DatabaseUrlError (a ValueError)
+        for a bad URL and StoreError (StoreUnavailable) when the server cannot be used."""
         base = resolve_paths(data_dir=data_dir, kira_data=kira_data)
         settings, unknown = load_settings(base.settings_file)
         paths = resolve_paths(data_dir=data_dir, kira_data=kira_data, db=db, skills_dir=skills_dir,
                               configured_skills_dir=settings.skills_dir)
         warnings = [f"unknown setting ignored: {key}" for key in unknown]
-        return cls(paths, settings, settings_warnings=warnings, install_examples=install_examples)
+        url = choose_database_url(database_url, settings.database_url)
+        if url is not None and (kira_data or db):
+            given = "--kira-data" if kira_data else "--db"
+            if database_url:
+                raise DatabaseUrlError(f"use either {given} or --database-url, not both")
+            warnings.append(f"{given} names a SQLite database: the database URL ({url.source}) is not used")
+            url = None
+        return cls(paths, settings, settings_warnings=warnings, install_examples=install_examples, database_url=url)
+
+    @property
+    def database_label(self) -> str:
+        """Which database is in use, for display: the redacted URL, or the SQLite file."""
+        return self.database_url.redacted() if self.database_url is not None else str(self.paths.db_path)
 
     # ---- settings ------------------------------------------------------------------------
 
@@ -145,3 +163,20 @@ class Engine:
         if self.change_listener is not None:
             self.change_listener.stop()
         self.store.close()
+
+
+def _open_store(paths: DataPaths, settings: Settings, database_url: DatabaseUrl | None):
+    limits = {"max_profiles_per_user": settings.max_profiles_per_user, "max_event_keep": settings.max_event_keep}
+    if database_url is None:
+        return MemoryStore(paths.db_path, **limits)
+    # Only here: SQLite mode never loads the PostgreSQL store (nor needs psycopg).
+    from kiraos_desktop.core.pg_store import PgMemoryStore
+
+    log.info("memory in %s", database_url.redacted())
+    try:
+        return PgMemoryStore(database_url.connect_url(), **limits)
+    except StoreError as exc:
+        # The store's messages hold no password; this makes sure, and says which database it was.
+        exc.args = (database_url.hide_secrets(str(exc)),)
+        exc.database_label = database_url.redacted()
+        raise

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kiraos_desktop.core.database_url import DatabaseUrlError, parse_database_url
+
 # The KiraOS plugin's WebUI keys map onto our API keys when importing its config.
 ALIASES = {"webui_host": "api_host", "webui_port": "api_port", "webui_token": "api_token"}
 
@@ -25,7 +27,8 @@ INT_KEYS = ("max_events_per_user", "max_profiles_per_user", "max_event_keep", "m
 
 class SettingsError(ValueError):
     """Raised with a message that names the offending key; `code` names the rule (for a translated
-    message in the window): whole_number, negative, port_max, host_empty, host_invalid, token_invalid."""
+    message in the window): whole_number, negative, port_max, host_empty, host_invalid, token_invalid,
+    database_url_invalid."""
 
     def __init__(self, message: str, code: str = "") -> None:
         super().__init__(message)
@@ -47,6 +50,9 @@ class Settings:
     language: str = "system"
     close_to_tray: bool = True  # closing the window keeps the API serving in the tray (where one exists)
     color_scheme: str = "system"  # "system" follows the desktop; "light" or "dark" forces one
+    # postgresql://... puts the memory on a PostgreSQL server instead of the data dir's SQLite file
+    # ("": SQLite). $KIRAOS_DATABASE_URL and --database-url override it (core/database_url.py).
+    database_url: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return dataclasses.asdict(self)
@@ -118,6 +124,16 @@ def _check(key: str, value: Any) -> Any:
         if key == "api_token" and not _TOKEN.match(value):
             raise SettingsError("api_token must be printable ASCII without spaces (it is sent in an HTTP header)",
                                 "token_invalid")
+        return value
+    if key == "database_url":
+        if not isinstance(value, str):
+            raise SettingsError(f"database_url must be a string, got {type(value).__name__}")
+        value = value.strip()
+        if value:
+            try:
+                parse_database_url(value, "setting database_url")
+            except DatabaseUrlError as exc:
+                raise SettingsError(str(exc), "database_url_invalid") from None
         return value
     if key == "language":
         if value not in LANGUAGES:

@@ -245,8 +245,10 @@ class AboutDialog(QDialog):
 
     MIN_VISIBLE_ROWS = 8  # the license table scrolls below this many rows
 
-    def __init__(self, paths: DataPaths, parent: QWidget | None = None):
+    def __init__(self, paths: DataPaths, parent: QWidget | None = None, *, database: str = ""):
+        """`database`: what to show as the database (the engine's `database_label`; default the SQLite file)."""
         super().__init__(parent)
+        self._database = database or str(paths.db_path)
         self.setWindowTitle(self.tr("About KiraOS Desktop"))
         self.setMinimumWidth(620)
         layout = QVBoxLayout(self)
@@ -269,7 +271,7 @@ class AboutDialog(QDialog):
         mode = self.tr("companion (KiraOS plugin data)") if paths.companion else self.tr("standalone")
         rows = ((self.tr("Mode:"), mode, "mode"),
                 (self.tr("Data folder:"), str(paths.data_dir), "dataDir"),
-                (self.tr("Database:"), str(paths.db_path), "database"),
+                (self.tr("Database:"), self._database, "database"),
                 (self.tr("Skills folder:"), str(paths.skills_dir), "skillsDir"),
                 (self.tr("Settings file:"), str(paths.settings_file), "settingsFile"),
                 (self.tr("Backups:"), str(paths.backups_dir), "backupsDir"),

@@ -218,9 +218,11 @@ class ApiPage(QWidget):
         _call_all(self._unsubscribers)
 
     def refresh_file_modes(self) -> None:
-        """The line with the database's permissions (POSIX), flagged when other users can read it."""
+        """The line with the database's permissions (POSIX), flagged when other users can read it; none
+        for a PostgreSQL database (its server guards it)."""
         paths = getattr(self._engine, "paths", None)
-        modes = paths.database_modes() if paths is not None else []
+        on_server = getattr(self._engine, "database_url", None) is not None
+        modes = paths.database_modes() if paths is not None and not on_server else []
         self._modes_form.setRowVisible(self._modes, bool(modes))
         if not modes:
             return

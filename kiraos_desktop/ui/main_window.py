@@ -84,7 +84,7 @@ class MainWindow(QMainWindow):
         if server is None:
             self.server_state.report("error", server_error or self.tr("the API server was not set up"))
 
-        self.overview_page = OverviewPage(engine.store, engine.skills)
+        self.overview_page = OverviewPage(engine.store, engine.skills, database_label=engine.database_label)
         self.users_page = UsersPage(engine.store, self.writer, engine.context, self._prompts)
         self.skills_page = self._build_skills_page()
         self.api_page = self._build_api_page()
@@ -271,7 +271,7 @@ class MainWindow(QMainWindow):
         self.recall_build.start()  # an existing database's events, indexed for recall
 
     def _show_db_status(self) -> None:
-        path = str(self._engine.paths.db_path)
+        path = self._engine.database_label
         prefix = self.tr("KiraOS data: ") if self._engine.paths.companion else self.tr("Database: ")
         self.db_status.setText(prefix + path)
         self.db_status.setToolTip(path)
@@ -364,7 +364,7 @@ class MainWindow(QMainWindow):
     def _on_about_action_triggered(self) -> None:
         from kiraos_desktop.ui.about_dialog import AboutDialog
 
-        AboutDialog(self._engine.paths, self).exec()
+        AboutDialog(self._engine.paths, self, database=self._engine.database_label).exec()
 
     def _on_engine_settings_changed(self, old, new) -> None:
         """Limits apply at once (engine); the language too; the API restarts when its host, port or token changed."""

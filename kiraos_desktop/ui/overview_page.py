@@ -136,7 +136,8 @@ class OverviewPage(QWidget):
     user_activated = Signal(str)  # a feed row was double-clicked: open that user
     guide_requested = Signal()  # the first-run hint's link: open Help > Guide
 
-    def __init__(self, store: MemoryStore, skills: SkillRouter, parent: QWidget | None = None) -> None:
+    def __init__(self, store: MemoryStore, skills: SkillRouter, parent: QWidget | None = None, *,
+                 database_label: str = "") -> None:
         super().__init__(parent)
         self._store = store
         self._skills = skills
@@ -160,7 +161,7 @@ class OverviewPage(QWidget):
         self.api_label.setObjectName("overviewApiState")
         self.api_label.setWordWrap(True)
         self.api_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.db_label = QLabel(str(store.path))
+        self.db_label = QLabel(database_label or str(store.path))
         self.db_label.setObjectName("overviewDatabase")
         self.db_label.setWordWrap(True)
         self.db_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -115,7 +115,7 @@ def _take_screenshots(app: QApplication, controller, directory: str, size: tuple
     except ImportError:
         AboutDialog = None
     if AboutDialog is not None:
-        about = AboutDialog(controller.engine.paths, window)
+        about = AboutDialog(controller.engine.paths, window, database=controller.engine.database_label)
         about.show()
         settle(app, 200)
         _save(about, folder, "09-about", written)

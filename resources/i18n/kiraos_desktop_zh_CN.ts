@@ -461,6 +461,41 @@ Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
     </message>
 </context>
 <context>
+    <name>DatabaseErrorBox</name>
+    <message>
+        <source>Cannot open the memory database</source>
+        <translation>无法打开记忆数据库</translation>
+    </message>
+    <message>
+        <source>the PostgreSQL database</source>
+        <translation>该 PostgreSQL 数据库</translation>
+    </message>
+    <message>
+        <source>KiraOS Desktop cannot use {database}.</source>
+        <translation>KiraOS Desktop 无法使用 {database}。</translation>
+    </message>
+    <message>
+        <source>{message}
+
+Check the address, the user name and password, and that the server is running and accepts connections from this computer.
+
+You can quit, or open the local data in {folder} (a SQLite database on this computer) for this session; the setting is kept.</source>
+        <translation>{message}
+
+请检查地址、用户名和密码，并确认服务器正在运行且接受来自这台电脑的连接。
+
+您可以退出，或在本次会话中打开 {folder} 中的本地数据（这台电脑上的 SQLite 数据库）；设置保持不变。</translation>
+    </message>
+    <message>
+        <source>Open local data</source>
+        <translation>打开本地数据</translation>
+    </message>
+    <message>
+        <source>Quit</source>
+        <translation>退出</translation>
+    </message>
+</context>
+<context>
     <name>DatabaseOutageLabel</name>
     <message>
         <source>Database server unreachable</source>
