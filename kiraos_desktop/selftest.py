@@ -115,7 +115,8 @@ class SelfTest:
     def open_engine(self) -> str:
         from kiraos_desktop.core.engine import Engine
 
-        self.engine = Engine.open(data_dir=self.root / "data")
+        # Always the temporary SQLite database: never the memory a database URL may name.
+        self.engine = Engine.open(data_dir=self.root / "data", database_url="")
         self.token = self.engine.api_token
         _check(bool(self.token), "no API token")
         return str(self.engine.paths.data_dir)
@@ -197,7 +198,10 @@ class SelfTest:
                 block = read.contents[0].text
                 _check(block.splitlines()[:1] == [EXPECTED_CONTEXT], f"context resource gave {block!r}")
         command = stdio_command() + data_arguments(self.engine.paths, self.engine.settings.skills_dir)
-        params = StdioServerParameters(command=command[0], args=command[1:], env=dict(os.environ))
+        from kiraos_desktop.core.database_url import ENV_DATABASE_URL
+
+        env = {name: value for name, value in os.environ.items() if name != ENV_DATABASE_URL}
+        params = StdioServerParameters(command=command[0], args=command[1:], env=env)
         with open(self.root / "mcp-stdio.log", "w", encoding="utf-8") as errlog:
             async with Client(stdio_client(params, errlog=errlog), mode="legacy") as client:
                 tools = (await client.list_tools()).tools

@@ -76,9 +76,13 @@ def _run_self_test_process(tmp_path: Path, prelude: str = "") -> subprocess.Comp
                           env=env, cwd=tmp_path, timeout=180)
 
 
-def test_self_test_passes_every_step(tmp_path):
+def test_self_test_passes_every_step(tmp_path, monkeypatch):
+    # A database URL in the environment: the self-test still uses its own temporary SQLite database
+    # (it never writes to the memory a URL names) and never shows the URL's password.
+    monkeypatch.setenv("KIRAOS_DATABASE_URL", "postgresql://kira:Self-Test-Pw9@127.0.0.1:1/memory")
     result = _run_self_test_process(tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
+    assert "Self-Test-Pw9" not in result.stdout + result.stderr
     passed = [line.split(":")[1].split("(")[0].strip() for line in result.stdout.splitlines()
               if line.startswith("self-test ok:")]
     assert passed == ["resources", "engine", "api", "health", "memory_update", "context", "recall", "skills",
