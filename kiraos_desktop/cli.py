@@ -170,6 +170,15 @@ def _token(args, engine) -> int:
     return EXIT_OK
 
 
+def _start_logging(engine) -> None:
+    import logging
+
+    from kiraos_desktop.core.app_log import configure_logging
+
+    configure_logging(engine.paths.logs_dir)
+    logging.getLogger("kiraos_desktop").info("memory in %s", engine.database_label)  # redacted
+
+
 def _window_falls_back(args, exc: Exception) -> bool:
     """The window, on a database URL it cannot use: a dialog offers to quit (False) or to go on with
     the local SQLite data (True). Anything else, and where no window can be shown: False."""
@@ -223,16 +232,14 @@ def _run_command(args) -> int:
             print(f"warning: {warning}", file=sys.stderr)
         if args.command == "serve":
             from kiraos_desktop.api.server import serve_forever
-            from kiraos_desktop.core.app_log import configure_logging
 
             # Only the long-running modes (this and the window) keep a log file; one-shot commands do not.
-            configure_logging(engine.paths.logs_dir)
+            _start_logging(engine)
             return serve_forever(engine, args)
         if args.command == "mcp":
             from kiraos_desktop.api.mcp_stdio import serve_stdio
-            from kiraos_desktop.core.app_log import configure_logging
 
-            configure_logging(engine.paths.logs_dir)  # stdout carries the protocol: logs never go there
+            _start_logging(engine)  # stdout carries the protocol: logs never go there
             return serve_stdio(engine)
         if args.command is None:
             from kiraos_desktop.ui.app import run_gui

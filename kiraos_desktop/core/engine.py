@@ -54,6 +54,8 @@ class Engine:
         self._watcher = ExternalChangeWatcher(self._on_watch_tick, interval=WATCH_TICK_S)
         # On a shared PostgreSQL database: other instances' writes, heard through LISTEN/NOTIFY.
         self.change_listener: ChangeListener | None = None
+        if database_url is not None:
+            self.change_listener = ChangeListener(database_url.connect_url(), self.store.changes)
 
     @classmethod
     def open(cls, data_dir=None, kira_data=None, db=None, skills_dir=None, install_examples: bool = True,
@@ -172,7 +174,6 @@ def _open_store(paths: DataPaths, settings: Settings, database_url: DatabaseUrl 
     # Only here: SQLite mode never loads the PostgreSQL store (nor needs psycopg).
     from kiraos_desktop.core.pg_store import PgMemoryStore
 
-    log.info("memory in %s", database_url.redacted())
     try:
         return PgMemoryStore(database_url.connect_url(), **limits)
     except StoreError as exc:

@@ -277,6 +277,7 @@ def run_gui(engine, args) -> int:
     # The window's errors (API, background tasks, uncaught exceptions) go to the data dir's logs folder:
     # a windowed build has no console to print them on.
     configure_logging(engine.paths.logs_dir)
+    log.info("memory in %s", engine.database_label)  # a server's URL without its password
     app = ensure_application()
     # One window per data folder: a second launch brings the first forward and exits 0 (before it
     # starts an API server that would only find the port busy).
