@@ -18,6 +18,8 @@ LOG_FILE = Path(tempfile.gettempdir()) / "kiraos-desktop-selftest.log"
 USER_ID = "selftest_user"
 EXPECTED_CONTEXT = f"[{USER_ID}:basic] 昵称=小明(✓)"
 HTTP_TIMEOUT = 15.0
+#: A PostgreSQL server for the `postgresql` step to connect to (`make selftest-dist` starts one).
+DATABASE_URL_VARIABLE = "KIRAOS_SELFTEST_DATABASE_URL"
 
 
 class StepFailed(Exception):
@@ -102,6 +104,7 @@ class SelfTest:
             ("agent_skills", self.check_agent_skills),
             ("templates", self.check_templates),
             ("mcp", self.check_mcp),
+            ("postgresql", self.check_postgresql),
             ("window", self.check_window),
         ]
 
@@ -217,6 +220,25 @@ class SelfTest:
             _, body = _request(f"{self.base_url}/v1/context?user_id={USER_ID}", self.token)
         _check("MCP 自检" in body.get("context", ""), "a write over stdio did not reach /v1/context")
         return f"HTTP and stdio ({os.path.basename(command[0])}), {len(tools)} tools"
+
+    def check_postgresql(self) -> str:
+        """psycopg loads with a compiled libpq wrapper (the PostgreSQL mode imports it only when used,
+        so a frozen build without it would start fine); with DATABASE_URL_VARIABLE set, that server answers."""
+        import psycopg
+
+        from kiraos_desktop.ui.about_dialog import libpq_version
+
+        impl = psycopg.pq.__impl__
+        _check(impl in ("binary", "c"), f"psycopg runs its {impl} implementation, not its compiled one")
+        detail = f"psycopg {psycopg.__version__} ({impl}), libpq {libpq_version(psycopg.pq.version())}"
+        url = os.environ.get(DATABASE_URL_VARIABLE)
+        if url:
+            with psycopg.connect(url, connect_timeout=10) as connection:
+                version = connection.execute("SELECT current_setting('server_version')").fetchone()[0]
+                tls = connection.pgconn.ssl_in_use
+            detail += f", PostgreSQL {version} answered" + (" over TLS" if tls else "")
+        return detail
+
     def check_recall(self) -> str:
         """An old event reaches the block for a message about it (segmentation and index included)."""
         from urllib.parse import quote

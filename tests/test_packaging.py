@@ -12,6 +12,7 @@ import pytest
 from kiraos_desktop import selftest
 from kiraos_desktop.core import resources
 from kiraos_desktop.core.templates import TEMPLATE_NAMES
+from tests.pg_server import PASSWORD
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED_SKILLS = sorted(p.name for p in (REPO / "skills").iterdir()
@@ -86,7 +87,7 @@ def test_self_test_passes_every_step(tmp_path, monkeypatch):
     passed = [line.split(":")[1].split("(")[0].strip() for line in result.stdout.splitlines()
               if line.startswith("self-test ok:")]
     assert passed == ["resources", "engine", "api", "health", "memory_update", "context", "recall", "skills",
-                      "agent_skills", "templates", "mcp", "window", "shutdown"]
+                      "agent_skills", "templates", "mcp", "postgresql", "window", "shutdown"]
     assert "failed" not in result.stderr
     assert not list(tmp_path.glob("kiraos-selftest-*")), "the temporary data dir was left behind"
 
@@ -126,6 +127,27 @@ def test_a_crash_in_a_step_fails_with_its_exception(tmp_path, monkeypatch, capsy
     assert "Traceback" in (tmp_path / "selftest.log").read_text(encoding="utf-8")
 
 
+def test_postgresql_step_loads_the_driver_and_connects_when_given_a_server(pg_url, monkeypatch):
+    import psycopg
+
+    test = selftest.SelfTest(Path("."), None)
+    monkeypatch.delenv(selftest.DATABASE_URL_VARIABLE, raising=False)
+    assert test.check_postgresql().startswith(f"psycopg {psycopg.__version__} ({psycopg.pq.__impl__}), libpq ")
+    monkeypatch.setenv(selftest.DATABASE_URL_VARIABLE, pg_url)
+    assert "PostgreSQL" in test.check_postgresql().split("libpq", 1)[1]
+    monkeypatch.setenv(selftest.DATABASE_URL_VARIABLE, pg_url.replace(f":{PASSWORD}@", ":wrong@"))
+    with pytest.raises(psycopg.OperationalError, match="password authentication failed"):
+        test.check_postgresql()
+
+
+def test_postgresql_step_fails_without_a_compiled_libpq_wrapper(monkeypatch):
+    import psycopg
+
+    monkeypatch.setattr(psycopg.pq, "__impl__", "python")
+    with pytest.raises(selftest.StepFailed, match="psycopg runs its python implementation"):
+        selftest.SelfTest(Path("."), None).check_postgresql()
+
+
 def test_window_step_fails_when_a_bundled_license_has_no_metadata(qapp, tmp_path, monkeypatch, capsys):
     from kiraos_desktop.ui import about_dialog
 
@@ -152,6 +174,45 @@ def test_window_step_fails_when_a_page_falls_back_to_a_placeholder(qapp, tmp_pat
     assert "self-test failed at window: the Skills page shows a placeholder" in capsys.readouterr().err
 
 
+
+
+# ---- what the frozen build leaves out ------------------------------------------------------
+
+def test_mcp_serves_without_the_cryptography_package_the_frozen_build_leaves_out(tmp_path):
+    # build.spec excludes cryptography and its runtime hook stands in for the names `mcp.server`
+    # imports; a stand-in raises when used. MCP over HTTP (2025 and 2026 protocols) with the
+    # stand-ins forced in place of the installed package:
+    hook = REPO / "tools" / "pyinstaller" / "rthook_no_cryptography.py"
+    code = (
+        "import sys\n"
+        f"sys.path.insert(0, {str(hook.parent)!r})\n"
+        f"import {hook.stem} as hook\n"
+        "assert hook.install(force=True)\n"
+        "import pytest\n"
+        "status = pytest.main(['-q', '-p', 'no:cacheprovider', 'tests/test_mcp_http.py',\n"
+        "                      '-k', 'round_trip or 2026_protocol or context_resource'])\n"
+        "assert getattr(sys.modules['cryptography'], hook.MARKER, False), 'the real cryptography got imported'\n"
+        "raise SystemExit(status)\n")
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(REPO), os.environ.get("PYTHONPATH")])))
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO, env=env,
+                            timeout=300)
+    assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-3000:]
+    assert "3 passed" in result.stdout
+
+
+def test_cryptography_stand_ins_raise_when_used_and_hide_the_rest(tmp_path):
+    hook = REPO / "tools" / "pyinstaller" / "rthook_no_cryptography.py"
+    code = (
+        f"import runpy\nhook = runpy.run_path({str(hook)!r})\nassert hook['install'](force=True)\n"
+        "from cryptography.hazmat.primitives.ciphers.aead import AESGCM\n"
+        "try:\n    AESGCM(bytes(32))\nexcept RuntimeError as exc:\n    print(exc)\n"
+        "try:\n    from cryptography import x509\nexcept ModuleNotFoundError:\n    print('no x509')\n"
+        "import jwt.algorithms\nprint('jwt crypto', jwt.algorithms.has_crypto)\n")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines() == [
+        "cryptography.AESGCM is not part of this build (the frozen app leaves the cryptography package out)",
+        "no x509", "jwt crypto False"]
 
 
 # ---- the wheel ---------------------------------------------------------------------------

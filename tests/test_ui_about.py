@@ -132,6 +132,9 @@ DEPENDENCIES = {
     "rpds-py": ("rpds-py", "MIT"),
     "jsonschema-specifications": ("jsonschema-specifications", "MIT"),
     "typing_extensions": ("typing_extensions", "PSF-2.0"),
+    # The PostgreSQL driver, imported only in that mode.
+    "psycopg": ("psycopg", "LGPL-3.0-only"),
+    "psycopg-binary": ("psycopg-binary", "LGPL-3.0-only"),
 }
 
 
@@ -157,7 +160,11 @@ def test_lists_the_native_libraries_with_their_runtime_versions(qtbot, engine):
     if sys.platform.startswith("linux"):  # the Linux PySide6 wheels ship Qt's own ICU
         assert infos["ICU"].version.isdigit()
         assert infos["ICU"].license in ("Unicode-DFS-2016", "Unicode-3.0")
-    for name in ("Python", "OpenSSL", "SQLite"):
+    from psycopg import pq
+
+    assert infos["libpq"].version == about_dialog.libpq_version(pq.version())
+    assert infos["libpq"].license == "PostgreSQL"
+    for name in ("Python", "OpenSSL", "SQLite", "libpq"):
         assert infos[name].native and infos[name].verified
     dialog = AboutDialog(engine.paths)
     qtbot.addWidget(dialog)
@@ -177,6 +184,18 @@ def test_icu_is_found_by_the_file_name_of_the_qt_copy(tmp_path):
     windows.mkdir()
     (windows / "icuuc72.dll").write_bytes(b"")
     assert bundled_icu_version([windows]) == "72"
+
+
+def test_libpq_version_reads_like_postgresql_writes_it():
+    assert about_dialog.libpq_version(180006) == "18.6"
+    assert about_dialog.libpq_version(170000) == "17.0"
+    assert about_dialog.libpq_version(90624) == "9.6.24"
+
+
+def test_libpq_is_listed_unverified_when_psycopg_cannot_load(monkeypatch):
+    monkeypatch.setitem(sys.modules, "psycopg", None)  # what `import psycopg` sees without a libpq wrapper
+    info = {i.component: i for i in about_dialog.native_licenses()}["libpq"]
+    assert (info.version, info.license, info.verified, info.native) == ("", "PostgreSQL", False, True)
 
 
 def test_icu_license_follows_its_version(monkeypatch):

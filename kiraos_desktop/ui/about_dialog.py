@@ -58,6 +58,8 @@ COMPONENTS: tuple[tuple[str, tuple[str, ...], str], ...] = (
     ("rjieba", ("rjieba",), "MIT"),
     ("PyYAML", ("PyYAML", "pyyaml"), "MIT"),
     ("MCP Python SDK", ("mcp",), "MIT"),
+    ("psycopg", ("psycopg",), "LGPL-3.0-only"),
+    ("psycopg-binary", ("psycopg-binary", "psycopg_binary"), "LGPL-3.0-only"),
 )
 
 # Recognisable first lines of license texts, for packages that only ship the file.
@@ -75,7 +77,7 @@ class LicenseInfo:
     license: str
     source: str  # where `license` (or, for a native library, `version`) came from; "" when verified nowhere
     verified: bool
-    native: bool = False  # a shared library without package metadata (Python, OpenSSL, SQLite, ICU)
+    native: bool = False  # a shared library without package metadata (Python, OpenSSL, SQLite, libpq, ICU)
 
 
 def _from_text(text: str) -> str | None:
@@ -158,6 +160,13 @@ def bundled_icu_version(folders: list[Path] | None = None) -> str | None:
     return None
 
 
+def libpq_version(number: int) -> str:
+    """libpq's version number as PostgreSQL writes it: 170005 is 17.5, 90624 is 9.6.24."""
+    if number >= 100000:
+        return f"{number // 10000}.{number % 10000}"
+    return f"{number // 10000}.{number // 100 % 100}.{number % 100}"
+
+
 def native_licenses() -> list[LicenseInfo]:
     """The native libraries the app runs on: the version is asked of the library itself; they carry no
     package metadata, so the license is the one each is published under."""
@@ -178,6 +187,13 @@ def native_licenses() -> list[LicenseInfo]:
         infos.append(LicenseInfo("SQLite", "", public_domain, "", False, True))
     else:
         infos.append(LicenseInfo("SQLite", sqlite3.sqlite_version, public_domain, "sqlite3.sqlite_version", True, True))
+    try:
+        from psycopg import pq
+    except ImportError:  # psycopg missing, or without a libpq to load
+        infos.append(LicenseInfo("libpq", "", "PostgreSQL", "", False, True))
+    else:
+        version = libpq_version(pq.version())
+        infos.append(LicenseInfo("libpq", version, "PostgreSQL", "psycopg.pq.version()", True, True))
     icu = bundled_icu_version()
     if icu is not None:
         # ICU 74 adopted the Unicode License v3; earlier releases use the Unicode data files and software license.

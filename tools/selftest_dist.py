@@ -1,0 +1,81 @@
+"""`make selftest-dist`: the frozen folder's --self-test with both executables, and its size budget.
+
+The console executable's self-test also connects to a throw-away PostgreSQL server (tests/pg_server.py)
+when one can be started: the PostgreSQL mode's driver is imported lazily, so only a connection from
+the frozen executable proves the build carries it. Without a server that part is skipped with the
+reason, unless KIRAOS_REQUIRE_POSTGRES=1 (CI), which makes it a failure.
+Usage: python tools/selftest_dist.py dist/kiraos-desktop
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+APP_NAME = "kiraos-desktop"
+#: The frozen Linux folder must stay below this many MiB (as `du -sm` counts).
+SIZE_BUDGET_MIB = 150
+DATABASE_URL_VARIABLE = "KIRAOS_SELFTEST_DATABASE_URL"  # kiraos_desktop.selftest reads it
+
+
+def folder_mib(folder: Path) -> float:
+    """Disk usage of the folder in MiB, each file once, links not followed (what `du -s` counts)."""
+    seen, total = set(), 0
+    for path in [folder, *folder.rglob("*")]:
+        info = path.lstat()
+        if (info.st_dev, info.st_ino) not in seen:
+            seen.add((info.st_dev, info.st_ino))
+            total += info.st_blocks * 512
+    return total / 2**20
+
+
+def executables(folder: Path) -> list[Path]:
+    suffix = ".exe" if sys.platform == "win32" else ""
+    return [folder / f"{APP_NAME}{suffix}", folder / f"{APP_NAME}-gui{suffix}"]
+
+
+def start_database():
+    """(server, url of an empty database), or (None, reason)."""
+    sys.path.insert(0, str(ROOT))
+    from tests.pg_server import PostgresUnavailable, start_server
+
+    try:
+        server = start_server()
+        return server, server.new_database()
+    except PostgresUnavailable as exc:
+        return None, str(exc)
+
+
+def main(argv: list[str]) -> int:
+    folder = Path(argv[1] if len(argv) > 1 else ROOT / "dist" / APP_NAME)
+    server, url_or_reason = start_database()
+    try:
+        if server is None:
+            if os.environ.get("KIRAOS_REQUIRE_POSTGRES") == "1":
+                print(f"selftest-dist: no PostgreSQL server: {url_or_reason}", file=sys.stderr)
+                return 1
+            print(f"selftest-dist: the PostgreSQL connection is not checked: {url_or_reason}")
+        for executable in executables(folder):
+            env = dict(os.environ)
+            if server is not None:
+                env[DATABASE_URL_VARIABLE] = url_or_reason
+            print(f"$ {executable} --self-test", flush=True)
+            if subprocess.run([str(executable), "--self-test"], env=env, timeout=600).returncode != 0:
+                return 1
+    finally:
+        if server is not None:
+            server.drop_database(url_or_reason)
+            server.shutdown()
+    size = folder_mib(folder)
+    print(f"selftest-dist: {folder} takes {size:.1f} MiB")
+    if sys.platform.startswith("linux") and size >= SIZE_BUDGET_MIB:
+        print(f"selftest-dist: over the {SIZE_BUDGET_MIB} MiB budget (build.spec decides what is bundled)",
+              file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv))
