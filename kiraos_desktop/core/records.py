@@ -38,6 +38,12 @@ class NotFoundError(StoreError, LookupError):
     pass
 
 
+class StoreUnavailable(StoreError):
+    """The database server cannot be reached or refused us (address, password, database, a lost
+    connection); nothing of the failed operation was written. The message says what to do and
+    never holds a password. The store reconnects by itself on a later operation."""
+
+
 @dataclass(frozen=True)
 class ProfileEntry:
     user_id: str

@@ -1,8 +1,19 @@
-"""Database schema: the plugin's two tables (exact DDL), our additive tables, and in-place migration."""
+"""Database schema: creation and in-place migration (SQLite here, PostgreSQL in pg_schema.py) of models.py's tables."""
 from __future__ import annotations
 
 import peewee
+from playhouse.migrate import SchemaMigrator, SqliteMigrator, migrate
 
+from kiraos_desktop.core.models import (
+    ALL_MODELS,
+    DESKTOP_MODELS,
+    INDEXES,
+    PLUGIN_MODELS,
+    MemoryChange,
+    UserProfile,
+    UserSummaryRow,
+    is_postgres,
+)
 from kiraos_desktop.core.recall_index import ensure_recall_schema
 from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.user_search_index import ensure_user_search_schema
@@ -11,27 +22,9 @@ from kiraos_desktop.core.user_search_index import ensure_user_search_schema
 #: instead of indexed by user.
 SCHEMA_VERSION = 2
 
-# The KiraOS plugin's tables, column for column, so both programs can share one file.
-PLUGIN_DDL = (
-    """CREATE TABLE IF NOT EXISTS user_profiles (
-        user_id TEXT NOT NULL,
-        memory_key TEXT NOT NULL,
-        memory_value TEXT NOT NULL,
-        updated_at DATETIME DEFAULT CURRENT_TIMESTAMP,
-        confidence REAL DEFAULT 0.5,
-        category TEXT DEFAULT 'basic',
-        expires_at DATETIME DEFAULT NULL,
-        PRIMARY KEY (user_id, memory_key)
-    )""",
-    """CREATE TABLE IF NOT EXISTS event_logs (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        user_id TEXT NOT NULL,
-        event_summary TEXT NOT NULL,
-        created_at DATETIME DEFAULT CURRENT_TIMESTAMP
-    )""",
-    "CREATE INDEX IF NOT EXISTS idx_event_logs_user ON event_logs (user_id, created_at DESC)",
-)
-
+# The tables are the peewee models of models.py (the plugin's column for column). What follows is
+# the rest of the SQLite schema.
+#
 # Our additions: new tables and triggers only. The triggers keep per-user counts current even
 # for writes made by the plugin itself, so the user list never aggregates millions of rows.
 #
@@ -40,35 +33,10 @@ PLUGIN_DDL = (
 # write a random index page per call (a fifth of the pages it writes); the summary row that holds
 # the head is written by every write anyway. So a summary row stays, with zero counts, while its
 # user has history, and the user lists leave such rows out (USER_HAS_DATA).
-DESKTOP_DDL = (
-    """CREATE TABLE IF NOT EXISTS kiraos_desktop_meta (
-        key TEXT PRIMARY KEY,
-        value TEXT NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS memory_changes (
-        id INTEGER PRIMARY KEY AUTOINCREMENT,
-        at TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        actor TEXT NOT NULL,
-        action TEXT NOT NULL,
-        target TEXT,
-        before TEXT,
-        after TEXT,
-        prev_id INTEGER
-    )""",
-    """CREATE TABLE IF NOT EXISTS user_summary (
-        user_id TEXT PRIMARY KEY,
-        profile_count INTEGER NOT NULL DEFAULT 0,
-        event_count INTEGER NOT NULL DEFAULT 0,
-        last_activity TEXT,
-        last_change_id INTEGER
-    )""",
-    # No indexes on the counts or the activity: every write would update them (more pages per
-    # commit on the API's hot path), while sorting 100k summary rows without one takes ~50 ms.
-    "DROP INDEX IF EXISTS idx_user_summary_activity",
-    "DROP INDEX IF EXISTS idx_user_summary_profiles",
-    "DROP INDEX IF EXISTS idx_user_summary_events",
-)
+#
+# No indexes on the counts or the activity: every write would update them (more pages per
+# commit on the API's hot path), while sorting 100k summary rows without one takes ~50 ms.
+_DROPPED_INDEXES = ("idx_user_summary_activity", "idx_user_summary_profiles", "idx_user_summary_events")
 
 # Profile counts are recomputed from the (indexed, per-user) rows rather than incremented: the
 # plugin's INSERT OR REPLACE on user_profiles deletes without firing delete triggers, so increments
@@ -128,34 +96,42 @@ _REBUILD_SUMMARY = """
     ) GROUP BY user_id
 """
 
-# Columns that plugin versions before 1.2 lacked, with the plugin's own column definitions.
-_PLUGIN_LATER_COLUMNS = {
-    "confidence": "REAL DEFAULT 0.5",
-    "category": "TEXT DEFAULT 'basic'",
-    "expires_at": "DATETIME DEFAULT NULL",
-}
+# Columns that plugin versions before 1.2 lacked (added with the models' own definitions), and
+# columns that our first versions lacked.
+_LATER_COLUMNS = (
+    (UserProfile, ("confidence", "category", "expires_at")),
+    (MemoryChange, ("prev_id",)),
+    (UserSummaryRow, ("last_change_id",)),
+)
 
 
 class SchemaTooNewError(StoreError):
     """The database was upgraded by a newer version of this program."""
 
 
-def _stored_version(db: peewee.SqliteDatabase) -> int:
-    if "kiraos_desktop_meta" not in db.get_tables():
+def _stored_version(db: peewee.Database) -> int:
+    if not db.table_exists("kiraos_desktop_meta"):
         return 0
-    row = db.execute_sql("SELECT value FROM kiraos_desktop_meta WHERE key = 'schema_version'").fetchone()
+    row = db.execute_sql(f"SELECT value FROM kiraos_desktop_meta WHERE key = {db.param}",
+                         ("schema_version",)).fetchone()
     return int(row[0]) if row and str(row[0]).isdigit() else 0
 
 
-def _add_missing_columns(db: peewee.SqliteDatabase, table: str, columns: dict[str, str]) -> list[str]:
-    present = {c.name for c in db.get_columns(table)}
-    missing = [name for name in columns if name not in present]
-    for name in missing:
-        db.execute_sql(f"ALTER TABLE {table} ADD COLUMN {name} {columns[name]}")
-    return missing
+def _add_missing_columns(db: peewee.Database, migrator: SchemaMigrator) -> list[str]:
+    """Add the columns an older plugin or an older version of ours did not have (playhouse.migrate)."""
+    added = []
+    for model, names in _LATER_COLUMNS:
+        present = {c.name for c in db.get_columns(model._meta.table_name)}
+        missing = [name for name in names if name not in present]
+        if missing:
+            migrate(*(migrator.add_column(model._meta.table_name, name, model._meta.fields[name])
+                      for name in missing))
+            if model is UserProfile:
+                added.extend(missing)
+    return added
 
 
-def _chain_history(db: peewee.SqliteDatabase) -> None:
+def _chain_history(db: peewee.Database) -> None:
     """(Re)build the per-user audit chain from scratch, then drop the index it replaces.
 
     Also run when an older version (which neither keeps the chain nor knows of it) wrote to the
@@ -171,25 +147,32 @@ def _chain_history(db: peewee.SqliteDatabase) -> None:
     db.execute_sql("DROP INDEX idx_memory_changes_user")
 
 
-def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
-    """Create or upgrade the schema in place; returns what was done (for logs and tests)."""
+def _create_tables(db: peewee.Database, models) -> None:
+    with db.bind_ctx(models):
+        for model in models:
+            model.create_table(safe=True)
+
+
+def ensure_schema(db: peewee.Database) -> list[str]:
+    """Create or upgrade the schema in place, on SQLite or PostgreSQL (an empty database or one of
+    ours); returns what was done (for logs and tests)."""
+    if is_postgres(db):
+        from kiraos_desktop.core.pg_schema import ensure_pg_schema
+
+        return ensure_pg_schema(db)
     done: list[str] = []
     with db.atomic():
         stored = _stored_version(db)
-        if stored > SCHEMA_VERSION:
-            raise SchemaTooNewError(
-                f"This database was upgraded by a newer KiraOS Desktop (schema version {stored}; this "
-                f"version knows up to {SCHEMA_VERSION}). Update KiraOS Desktop to open it.")
-        for ddl in PLUGIN_DDL:
-            db.execute_sql(ddl)
-        missing = _add_missing_columns(db, "user_profiles", _PLUGIN_LATER_COLUMNS)
+        check_version(stored)
+        had_summary = db.table_exists("user_summary")
+        _create_tables(db, PLUGIN_MODELS + DESKTOP_MODELS)
+        db.execute_sql(INDEXES[0])
+        with db.bind_ctx(ALL_MODELS):
+            missing = _add_missing_columns(db, SqliteMigrator(db))
         if missing:
             done.append("added columns " + ", ".join(missing))
-        had_summary = "user_summary" in db.get_tables()
-        for ddl in DESKTOP_DDL:
-            db.execute_sql(ddl)
-        _add_missing_columns(db, "memory_changes", {"prev_id": "INTEGER"})
-        _add_missing_columns(db, "user_summary", {"last_change_id": "INTEGER"})
+        for name in _DROPPED_INDEXES:
+            db.execute_sql(f"DROP INDEX IF EXISTS {name}")
         # Triggers are recreated on every open so a newer version's definitions always apply.
         for name in TRIGGER_NAMES:
             db.execute_sql(f"DROP TRIGGER IF EXISTS {name}")
@@ -209,3 +192,10 @@ def ensure_schema(db: peewee.SqliteDatabase) -> list[str]:
             (str(SCHEMA_VERSION),),
         )
     return done
+
+
+def check_version(stored: int) -> None:
+    if stored > SCHEMA_VERSION:
+        raise SchemaTooNewError(
+            f"This database was upgraded by a newer KiraOS Desktop (schema version {stored}; this "
+            f"version knows up to {SCHEMA_VERSION}). Update KiraOS Desktop to open it.")

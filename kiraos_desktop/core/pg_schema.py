@@ -1,0 +1,162 @@
+"""The PostgreSQL side of the schema: models.py's tables, plpgsql triggers (summary, recall queue, NOTIFY)."""
+from __future__ import annotations
+
+import peewee
+
+from kiraos_desktop.core.models import ALL_MODELS, INDEXES, RecallTerm
+from kiraos_desktop.core.recall_text import TERMS_VERSION
+
+#: The channel other processes LISTEN on; the payload is the user id a write touched.
+NOTIFY_CHANNEL = "kiraos_desktop_changes"
+#: pg_advisory_xact_lock key that serialises schema creation of processes starting at once.
+_SCHEMA_LOCK = 0x6B645F736368656D  # "kd_schem"
+
+# user_summary as schema.py's SQLite triggers keep it (same rules, see there): profile counts are
+# recounted, event counts incremented; a row stays while its user has history.
+_FUNCTIONS = (
+    # Text, compared as a time: NULL (never "live") for what is no time, like SQLite's datetime().
+    """CREATE OR REPLACE FUNCTION kd_ts(t text) RETURNS timestamp LANGUAGE plpgsql IMMUTABLE AS $$
+    BEGIN
+        RETURN t::timestamp;
+    EXCEPTION WHEN others THEN
+        RETURN NULL;
+    END $$""",
+    """CREATE OR REPLACE FUNCTION kd_later(a text, b text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+        SELECT GREATEST(coalesce(a, '') COLLATE "C", coalesce(b, '') COLLATE "C")
+    $$""",
+    """CREATE OR REPLACE FUNCTION kd_recount(uid text, stamp text) RETURNS void LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
+        VALUES (uid, (SELECT count(*) FROM user_profiles WHERE user_id = uid),
+                (SELECT count(*) FROM event_logs WHERE user_id = uid), stamp)
+        ON CONFLICT (user_id) DO UPDATE SET
+            profile_count = excluded.profile_count,
+            event_count = excluded.event_count,
+            last_activity = kd_later(user_summary.last_activity, excluded.last_activity);
+        DELETE FROM user_summary WHERE user_id = uid AND profile_count = 0 AND event_count = 0
+            AND last_change_id IS NULL;
+    END $$""",
+    """CREATE OR REPLACE FUNCTION kd_profiles_summary() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            PERFORM kd_recount(NEW.user_id, NEW.updated_at);
+        ELSIF TG_OP = 'DELETE' THEN
+            PERFORM kd_recount(OLD.user_id, NULL);
+        ELSE
+            UPDATE user_summary SET last_activity = kd_later(last_activity, NEW.updated_at)
+                WHERE user_id = NEW.user_id;
+        END IF;
+        RETURN NULL;
+    END $$""",
+    """CREATE OR REPLACE FUNCTION kd_events_summary() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP = 'INSERT' THEN
+            INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
+            VALUES (NEW.user_id, 0, 1, NEW.created_at)
+            ON CONFLICT (user_id) DO UPDATE SET
+                event_count = user_summary.event_count + 1,
+                last_activity = kd_later(user_summary.last_activity, excluded.last_activity);
+            INSERT INTO recall_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
+        ELSIF TG_OP = 'DELETE' THEN
+            UPDATE user_summary SET event_count = event_count - 1 WHERE user_id = OLD.user_id;
+            DELETE FROM user_summary WHERE user_id = OLD.user_id AND profile_count = 0 AND event_count <= 0
+                AND last_change_id IS NULL;
+            INSERT INTO recall_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
+        ELSE
+            INSERT INTO recall_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
+            INSERT INTO recall_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
+        END IF;
+        RETURN NULL;
+    END $$""",
+    # NOTIFY dedups equal payloads within a transaction: one notification per user and commit.
+    f"""CREATE OR REPLACE FUNCTION kd_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        IF TG_OP <> 'INSERT' THEN
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', OLD.user_id);
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+            PERFORM pg_notify('{NOTIFY_CHANNEL}', NEW.user_id);
+        END IF;
+        RETURN NULL;
+    END $$""",
+)
+
+_TRIGGERS = (
+    ("kd_profiles_ins", "user_profiles", "AFTER INSERT", "kd_profiles_summary"),
+    ("kd_profiles_del", "user_profiles", "AFTER DELETE", "kd_profiles_summary"),
+    ("kd_profiles_upd", "user_profiles", "AFTER UPDATE OF updated_at", "kd_profiles_summary"),
+    ("kd_events_ins", "event_logs", "AFTER INSERT", "kd_events_summary"),
+    ("kd_events_del", "event_logs", "AFTER DELETE", "kd_events_summary"),
+    ("kd_events_upd", "event_logs", "AFTER UPDATE OF id, user_id, event_summary", "kd_events_summary"),
+    ("kd_profiles_notify", "user_profiles", "AFTER INSERT OR UPDATE OR DELETE", "kd_notify"),
+    ("kd_events_notify", "event_logs", "AFTER INSERT OR UPDATE OR DELETE", "kd_notify"),
+    ("kd_changes_notify", "memory_changes", "AFTER INSERT OR UPDATE OR DELETE", "kd_notify"),
+)
+
+#: Tables whose ids come from a sequence, which must stay past every id copied in.
+_SEQUENCED = (("event_logs", "id"), ("memory_changes", "id"), ("recall_users", "num"), ("recall_queue", "seq"))
+_SET_META = ("INSERT INTO kiraos_desktop_meta (key, value) VALUES (%s, %s) "
+             "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+
+
+def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
+    """Create or upgrade the schema of a PostgreSQL database (empty, or one of ours) in one transaction.
+
+    Safe to run by several processes at once (an advisory lock serialises them) and again after a
+    bulk copy: the id sequences are moved past the ids copied in.
+    """
+    from kiraos_desktop.core.schema import SCHEMA_VERSION, _stored_version, check_version
+
+    done: list[str] = []
+    with db.atomic():
+        db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
+        stored = _stored_version(db)
+        check_version(stored)
+        fresh = not db.table_exists("event_logs")
+        without_rowid = RecallTerm._meta.without_rowid
+        RecallTerm._meta.without_rowid = False  # an SQLite storage option
+        try:
+            with db.bind_ctx(ALL_MODELS):
+                for model in ALL_MODELS:
+                    model.create_table(safe=True)
+        finally:
+            RecallTerm._meta.without_rowid = without_rowid
+        for ddl in INDEXES:
+            db.execute_sql(ddl)
+        for ddl in _FUNCTIONS:
+            db.execute_sql(ddl)
+        for name, table, when, function in _TRIGGERS:
+            db.execute_sql(f"DROP TRIGGER IF EXISTS {name} ON {table}")
+            db.execute_sql(f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW EXECUTE FUNCTION {function}()")
+        if fresh:
+            done.append("created the tables")
+        moved = sync_sequences(db)
+        if moved:
+            done.append("moved sequences past the ids of " + ", ".join(moved))
+        version = db.execute_sql("SELECT value FROM kiraos_desktop_meta WHERE key = 'recall_version'").fetchone()
+        if version is None or version[0] != TERMS_VERSION:
+            db.execute_sql("DELETE FROM recall_terms")
+            newest = db.execute_sql("SELECT coalesce(max(id), 0) FROM event_logs").fetchone()[0]
+            db.execute_sql(_SET_META, ("recall_version", TERMS_VERSION))
+            db.execute_sql(_SET_META, ("recall_build_upto", str(newest)))
+            db.execute_sql(_SET_META, ("recall_build_done", "0"))
+            if newest:
+                done.append("recall index to build")
+        db.execute_sql(_SET_META, ("schema_version", str(SCHEMA_VERSION)))
+    return done
+
+
+def sync_sequences(db: peewee.PostgresqlDatabase) -> list[str]:
+    """Move each id sequence past the largest id of its table (after rows were copied in with their ids)."""
+    moved = []
+    for table, column in _SEQUENCED:
+        sequence = db.execute_sql("SELECT pg_get_serial_sequence(%s, %s)", (table, column)).fetchone()[0]
+        if sequence is None:
+            continue
+        row = db.execute_sql(
+            f"SELECT (SELECT coalesce(max({column}), 0) FROM {table}), "
+            f"CASE WHEN is_called THEN last_value ELSE last_value - 1 END FROM {sequence}").fetchone()
+        if row[0] > row[1]:
+            db.execute_sql("SELECT setval(%s, %s)", (sequence, row[0]))
+            moved.append(table)
+    return moved

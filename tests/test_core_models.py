@@ -1,0 +1,80 @@
+"""One schema for both backends: the models' SQLite DDL is the plugin's; PostgreSQL gets the same tables."""
+import sqlite3
+
+import peewee
+import psycopg
+import pytest
+
+from core_helpers import PLUGIN_DDL
+from kiraos_desktop.core.pg_schema import NOTIFY_CHANNEL
+from kiraos_desktop.core.schema import SCHEMA_VERSION, ensure_schema
+
+TABLES = ("user_profiles", "event_logs", "memory_changes", "user_summary", "kiraos_desktop_meta",
+          "recall_users", "recall_terms", "recall_queue")
+
+
+def _table_info(conn, table):
+    return conn.execute(f"PRAGMA table_info({table})").fetchall()
+
+
+def test_the_models_create_the_plugins_tables_column_for_column(tmp_path):
+    ours = peewee.SqliteDatabase(str(tmp_path / "ours.db"))
+    ensure_schema(ours)
+    plugin = sqlite3.connect(tmp_path / "plugin.db")
+    plugin.executescript(PLUGIN_DDL)
+    for table in ("user_profiles", "event_logs"):
+        assert _table_info(ours.connection(), table) == _table_info(plugin, table)
+        sql = ours.execute_sql("SELECT sql FROM sqlite_master WHERE name = ?", (table,)).fetchone()[0]
+        assert ("AUTOINCREMENT" in sql) == (table == "event_logs")
+    index = "PRAGMA index_xinfo(idx_event_logs_user)"
+    assert ours.execute_sql(index).fetchall() == plugin.execute(index).fetchall()
+    ours.close()
+
+
+def _pg(url):
+    return peewee.PostgresqlDatabase(url)
+
+
+def test_ensure_schema_prepares_an_empty_postgresql_database_and_is_idempotent(pg_url):
+    db = _pg(pg_url)
+    assert "created the tables" in ensure_schema(db)
+    assert set(TABLES) <= set(db.get_tables())
+    assert ensure_schema(db) == []
+    assert db.execute_sql("SELECT value FROM kiraos_desktop_meta WHERE key = 'schema_version'").fetchone()[0] \
+        == str(SCHEMA_VERSION)
+    db.close()
+
+
+def test_postgresql_triggers_keep_the_summary_and_notify_the_user(pg_url):
+    db = _pg(pg_url)
+    ensure_schema(db)
+    db.close()
+    with psycopg.connect(pg_url, autocommit=True) as listener, psycopg.connect(pg_url, autocommit=True) as conn:
+        listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
+        with conn.transaction():
+            conn.execute("INSERT INTO user_profiles (user_id, memory_key, memory_value, updated_at) "
+                         "VALUES ('u1', 'k', 'v', '2025-01-01T00:00:00'), ('u1', 'k2', 'v', '2025-01-02T00:00:00')")
+            conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) "
+                         "VALUES ('u2', 'e', '2025-01-03T00:00:00')")
+            conn.execute("INSERT INTO memory_changes (at, user_id, actor, action) VALUES ('x', 'u3', 'a', 'b')")
+        rows = conn.execute("SELECT user_id, profile_count, event_count, last_activity FROM user_summary "
+                            "ORDER BY user_id").fetchall()
+        assert rows == [("u1", 2, 0, "2025-01-02T00:00:00"), ("u2", 0, 1, "2025-01-03T00:00:00")]
+        conn.execute("DELETE FROM event_logs WHERE user_id = 'u2'")
+        assert conn.execute("SELECT count(*) FROM user_summary WHERE user_id = 'u2'").fetchone()[0] == 0
+        assert conn.execute("SELECT count(*) FROM recall_queue").fetchone()[0] == 2
+        payloads = [n.payload for n in listener.notifies(timeout=1, stop_after=4)]
+        assert sorted(payloads) == ["u1", "u2", "u2", "u3"]  # one per user and commit
+        # The live condition's time comparison: text that is no time is NULL, never an error.
+        assert conn.execute("SELECT kd_ts('2025-01-01T10:00:00') > kd_ts('2025-01-01 09:59:59'), "
+                            "kd_ts('soon')").fetchone() == (True, None)
+
+
+def test_postgresql_sequences_move_past_copied_ids(pg_url):
+    db = _pg(pg_url)
+    ensure_schema(db)
+    db.execute_sql("INSERT INTO event_logs (id, user_id, event_summary) VALUES (41, 'u', 'e')")
+    assert ensure_schema(db) == ["moved sequences past the ids of event_logs"]
+    assert db.execute_sql("INSERT INTO event_logs (user_id, event_summary) VALUES ('u', 'f') RETURNING id"
+                          ).fetchone()[0] == 42
+    db.close()
