@@ -5,6 +5,16 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 import pytest  # noqa: E402
 
+from store_backends import backend, engine_backend, new_store, parametrize  # noqa: E402,F401 (fixtures)
+
+
+def pytest_configure(config):
+    config.addinivalue_line("markers", "backends(*names): run the test on these store backends only")
+
+
+def pytest_generate_tests(metafunc):
+    parametrize(metafunc)
+
 
 @pytest.fixture(autouse=True)
 def _default_data_dir(tmp_path, monkeypatch):

@@ -8,10 +8,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
+from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.history import revert_change
 from kiraos_desktop.core.records import ValidationError
 from kiraos_desktop.core.schema import SCHEMA_VERSION, SchemaTooNewError
+
+pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 
 # The audit tables as version 1 (schema 1) created them: an index by user, no chain.
 V1_DDL = """
@@ -63,6 +66,7 @@ _STEPS = st.lists(st.one_of(
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(steps=_STEPS)
+@SQLITE_ONLY
 def test_a_users_history_is_every_change_of_that_user(tmp_path_factory, steps):
     engine = make_engine(tmp_path_factory.mktemp("chain"), max_event_keep=3)
     store = engine.store
@@ -127,6 +131,7 @@ def test_a_cleared_user_keeps_its_history_but_leaves_the_lists(data_dir):
     engine.close()
 
 
+@SQLITE_ONLY
 def test_a_version_1_database_is_chained_and_loses_the_index(tmp_path):
     db = tmp_path / "kiraos.db"
     conn = plugin_db(db, PLUGIN_DDL + V1_DDL)
@@ -155,6 +160,7 @@ def test_a_version_1_database_is_chained_and_loses_the_index(tmp_path):
     assert "idx_memory_changes_user" not in indexes and version == str(SCHEMA_VERSION)
 
 
+@SQLITE_ONLY
 def test_rows_an_older_version_wrote_meanwhile_are_chained_on_the_next_open(data_dir):
     engine = make_engine(data_dir)
     engine.store.set_profile("u", "a", "v", actor="gui")
@@ -174,6 +180,7 @@ def test_rows_an_older_version_wrote_meanwhile_are_chained_on_the_next_open(data
         engine.close()
 
 
+@SQLITE_ONLY
 def test_a_database_of_a_newer_version_is_refused_untouched(data_dir):
     engine = make_engine(data_dir)
     engine.store.set_profile("u", "a", "v", actor="gui")
@@ -192,6 +199,7 @@ def test_a_database_of_a_newer_version_is_refused_untouched(data_dir):
     conn.close()
 
 
+@SQLITE_ONLY
 def test_audit_ids_keep_growing_past_a_rolled_back_call(data_dir):
     engine = make_engine(data_dir)
     store = engine.store
@@ -229,6 +237,7 @@ print("done")
 """
 
 
+@SQLITE_ONLY
 def test_two_processes_of_this_app_keep_every_users_chain(data_dir):
     import subprocess
     import sys

@@ -3,9 +3,14 @@ import sqlite3
 import time
 
 
+import pytest
+
 from core_helpers import make_engine
+from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.context import render_user_block
 from kiraos_desktop.core.records import EventEntry, ProfileEntry
+
+pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 
 
 def seed_example(store, uid="user_123"):
@@ -96,6 +101,7 @@ def test_several_users_each_with_own_budget(engine):
     assert both.users == ["a", "nobody", "b"]
 
 
+@SQLITE_ONLY
 def test_cache_follows_writes_and_other_processes(engine):
     engine.store.set_profile("u", "k", "v1", actor="gui")
     assert engine.context.build(["u"]).text == "[u:basic] k=v1(?)"
@@ -120,6 +126,7 @@ def test_cached_block_honours_an_expiry_in_between(engine):
     assert engine.context.build(["u"]).text == ""
 
 
+@SQLITE_ONLY
 def test_watcher_thread_sees_external_writes(engine):
     engine.store.set_profile("u", "k", "v1", actor="gui")
     engine.context.build(["u"])

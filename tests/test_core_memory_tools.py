@@ -4,6 +4,9 @@ from datetime import datetime, timedelta
 import pytest
 
 from core_helpers import make_engine
+from store_backends import SQLITE_ONLY
+
+pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 
 
 def update(engine, ops, user="u1"):

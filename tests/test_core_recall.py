@@ -5,9 +5,12 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
+from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.recall import build_index
 from kiraos_desktop.core.recall_text import query_terms, repeat_key, terms
+
+pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 
 PLANTED = "养了一只橘猫叫咪咪"
 OLD = "2024-03-01T10:00:00"
@@ -90,6 +93,7 @@ def test_no_query_gives_the_plain_block_byte_for_byte(data_dir):
 @settings(max_examples=60, deadline=None)
 @given(query=st.text(max_size=300) | st.sampled_from(['"', "*", "NEAR(a b)", "a OR b", "((", ")", "'", "%",
                                                       "猫\"* OR NEAR(", "\x00", "\\"]))
+@SQLITE_ONLY
 def test_any_query_gives_a_block_within_budget(tmp_path_factory, query):
     engine = _shared_engine(tmp_path_factory)
     block = engine.context.user_block("u", query=query)
@@ -145,6 +149,7 @@ def test_the_index_follows_updates_deletes_and_trims(data_dir):
         engine.close()
 
 
+@SQLITE_ONLY
 def test_another_processs_plain_sql_writes_are_recalled_before_and_after_the_catch_up(data_dir):
     engine = make_engine(data_dir)
     try:
@@ -168,6 +173,7 @@ def test_another_processs_plain_sql_writes_are_recalled_before_and_after_the_cat
         engine.close()
 
 
+@SQLITE_ONLY
 def test_a_plugin_database_is_indexed_on_open_resumably_and_recalls_before_that(tmp_path):
     kira = tmp_path / "kira"
     conn = plugin_db(kira / "memory" / "kiraos.db", PLUGIN_DDL)
@@ -196,6 +202,7 @@ def test_a_plugin_database_is_indexed_on_open_resumably_and_recalls_before_that(
         engine.close()
 
 
+@SQLITE_ONLY
 def test_a_cancelled_build_keeps_what_it_did(tmp_path):
     db = tmp_path / "kiraos.db"
     conn = plugin_db(db, PLUGIN_DDL)

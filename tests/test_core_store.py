@@ -9,6 +9,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from core_helpers import WriterHolder
+from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.changes import ChangeEvent
 from kiraos_desktop.core.history import revert_change, revert_changes
 from kiraos_desktop.core.records import LimitError, ValidationError
@@ -17,10 +18,8 @@ from kiraos_desktop.core.write_batch import live_head
 
 
 @pytest.fixture
-def store(tmp_path):
-    s = MemoryStore(tmp_path / "m.db")
-    yield s
-    s.close()
+def store(new_store):
+    return new_store()
 
 
 def iso(delta: timedelta) -> str:
@@ -70,8 +69,8 @@ def test_events_newest_first_update_delete_and_ownership(store):
         store.add_event("u1", "x" * 1001, actor="gui")
 
 
-def test_event_keep_limit_trims_oldest_and_zero_is_unlimited(tmp_path):
-    store = MemoryStore(tmp_path / "m.db", max_event_keep=3)
+def test_event_keep_limit_trims_oldest_and_zero_is_unlimited(new_store):
+    store = new_store(max_event_keep=3)
     for i in range(5):
         store.add_event("u", f"e{i}", actor="gui", created_at=f"2025-01-0{i + 1}T00:00:00")
     assert [e.summary for e in store.get_events("u")] == ["e4", "e3", "e2"]
@@ -82,8 +81,8 @@ def test_event_keep_limit_trims_oldest_and_zero_is_unlimited(tmp_path):
     store.close()
 
 
-def test_profile_limit_counts_only_unexpired_and_zero_is_unlimited(tmp_path):
-    store = MemoryStore(tmp_path / "m.db", max_profiles_per_user=2)
+def test_profile_limit_counts_only_unexpired_and_zero_is_unlimited(new_store):
+    store = new_store(max_profiles_per_user=2)
     store.set_profile("u", "a", "1", actor="gui")
     store.set_profile("u", "old", "x", actor="gui", expires_at=iso(-timedelta(days=1)))
     store.set_profile("u", "b", "2", actor="gui")  # the expired entry does not count
@@ -198,6 +197,7 @@ def test_concurrent_threads_lose_nothing(store):
 
 
 
+@SQLITE_ONLY  # a group is one SQLite transaction; on PostgreSQL see test_pg_store.py
 def test_group_commit_isolates_failures_and_publishes_after_commit(store):
     seen: list[ChangeEvent] = []
     store.changes.subscribe(seen.append)
@@ -217,6 +217,7 @@ def test_group_commit_isolates_failures_and_publishes_after_commit(store):
     assert [c.action for c in store.list_changes()] == ["event_add", "profile_set"]  # the failed batch left no audit
 
 
+@SQLITE_ONLY  # a group is one SQLite transaction; on PostgreSQL see test_pg_store.py
 def test_a_failed_group_commits_nothing_and_leaves_the_store_usable(store):
     seen: list[ChangeEvent] = []
     store.changes.subscribe(seen.append)
@@ -270,6 +271,7 @@ def test_group_without_waiting_refuses_when_another_thread_writes(store):
     assert store.get_profile("u", "k").value == "api"
 
 
+@SQLITE_ONLY
 def test_group_without_waiting_refuses_when_another_process_writes(store):
     other = sqlite3.connect(store.path, isolation_level=None, timeout=0)
     other.execute("BEGIN IMMEDIATE")
@@ -332,6 +334,7 @@ def wal_frames(store) -> int:
         other.close()
 
 
+@SQLITE_ONLY
 def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
     from kiraos_desktop.core import store as store_module
 

@@ -77,6 +77,8 @@ class MemoryStore:
     commits, which is exactly the signal companion mode needs.
     """
 
+    _batch_class = WriteBatch
+
     def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.path = Path(db_path)
         self.path.parent.mkdir(parents=True, exist_ok=True)
@@ -124,7 +126,7 @@ class MemoryStore:
         self._acquire(wait=True)
         try:
             with self._collecting_events(wait=True) as events:
-                batch = WriteBatch(self, actor)
+                batch = self._batch_class(self, actor)
                 yield batch
                 batch.flush_audit()
                 events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
@@ -223,8 +225,8 @@ class MemoryStore:
             self._depth = 0
             self._next_change_id = None
 
-    def allocate_change_ids(self, count: int) -> int:
-        """The first of `count` new audit ids, inside a transaction of the writer.
+    def allocate_change_ids(self, count: int) -> range:
+        """`count` new audit ids, inside a transaction of the writer.
 
         Read once per transaction: nothing else can add audit rows while it is open. A savepoint
         rolled back leaves a gap, which is harmless (ids only have to grow).
@@ -233,7 +235,7 @@ class MemoryStore:
             self._next_change_id = self.writer.connection().execute(_NEXT_CHANGE_ID).fetchone()[0]
         first = self._next_change_id
         self._next_change_id = first + count
-        return first
+        return range(first, first + count)
 
     @staticmethod
     def _begin(execute, wait: bool) -> None:

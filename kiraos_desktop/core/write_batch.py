@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime, timedelta
-from typing import Any, Iterator, Protocol
+from typing import Any, Iterator, Protocol, Sequence
 
 from kiraos_desktop.core.audit_json import dump_audit_value
 from kiraos_desktop.core.recall_text import repeat_key
@@ -44,7 +44,7 @@ class BatchStore(Protocol):
     max_profiles_per_user: int
     max_event_keep: int
 
-    def allocate_change_ids(self, count: int) -> int: ...
+    def allocate_change_ids(self, count: int) -> Sequence[int]: ...
 
 
 def live_head(known: dict[str, ProfileRow], limit: int) -> tuple[list[tuple[str, str]], int]:
@@ -121,10 +121,10 @@ class WriteBatch:
         rows, self._audit_rows = self._audit_rows, []
         if not rows:
             return
-        first = self._store.allocate_change_ids(len(rows))
+        ids = self._store.allocate_change_ids(len(rows))
         heads: dict[str, int] = {}  # user -> the newest change id written for them here
         values = []
-        for change_id, row in enumerate(rows, first):
+        for change_id, row in zip(ids, rows):
             user_id = row[1]
             values.append((change_id, *row, heads.get(user_id), user_id))
             heads[user_id] = change_id
@@ -132,7 +132,7 @@ class WriteBatch:
             self._sql(_AUDIT_INSERT + ", ".join([_AUDIT_VALUES] * len(chunk)), _flat(chunk))
         for chunk in _chunks(list(heads.items())):
             self._sql(_HEAD_UPSERT + ", ".join([_HEAD_VALUES] * len(chunk)) + _HEAD_CONFLICT, _flat(chunk))
-        self._change_ids.extend(range(first, first + len(rows)))
+        self._change_ids.extend(ids)
 
     # ---- profiles ------------------------------------------------------------------------
 
@@ -227,13 +227,15 @@ class WriteBatch:
     def add_event(self, user_id: str, summary: Any, *, created_at: str | None = None, trim: bool = True) -> int:
         user_id, summary = check_user_id(user_id), check_event_text(summary)
         when = check_expiry(created_at) if created_at else self.now
-        cursor = self._sql("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
-                           (user_id, summary, when))
-        event = EventEntry(cursor.lastrowid, user_id, summary, when)
+        event = EventEntry(self._insert_event(user_id, summary, when), user_id, summary, when)
         self.audit(user_id, "event_add", str(event.id), None, event)
         if trim:
             self.trim_events(user_id)
         return event.id
+
+    def _insert_event(self, user_id: str, summary: str, when: str) -> int:
+        return self._sql("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
+                         (user_id, summary, when)).lastrowid
 
     def is_recent_event(self, user_id: str, summary: str, window: timedelta) -> bool:
         """Whether one of the user's events of the last `window` has the same text (repeat_key())."""

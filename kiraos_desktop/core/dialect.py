@@ -1,0 +1,73 @@
+"""The store's SQL in PostgreSQL's words: the few places where SQLite's SQL differs, converted once per statement.
+
+The store's hot SQL is written once, in SQLite's dialect (store_rows.py, write_batch.py, the
+recall index). On PostgreSQL each statement text goes through `pg_sql()` once (cached):
+- `?` placeholders become `%s` (a literal `%` becomes `%%`);
+- `datetime(x)` (SQLite's reading of a naive ISO-8601 text as a time, NULL when it is none)
+  becomes `kd_ts(x)`, the plpgsql function of pg_schema.py with the same meaning, so the live
+  condition compares times on both backends while the columns stay text;
+- `LIMIT -1` (no limit) becomes `LIMIT ALL`;
+- `instr(a, b)` becomes `strpos(a, b)`;
+- a subquery in FROM gets the alias PostgreSQL requires;
+- `LIKE` becomes `ILIKE` (SQLite's LIKE ignores ASCII case);
+- the LIMIT of a recursive CTE's walk moves to the query that reads it.
+What cannot be converted word for word (audit ids from a sequence instead of sqlite_sequence,
+`RETURNING id` instead of lastrowid, the recall queue's locking) is written for each backend
+where it is used (pg_store.py, pg_recall.py).
+"""
+from __future__ import annotations
+
+import re
+
+_REWRITES = (
+    (re.compile(r"\bdatetime\("), "kd_ts("),
+    (re.compile(r"\bLIMIT -1\b"), "LIMIT ALL"),
+    (re.compile(r"\binstr\("), "strpos("),
+    (re.compile(r"(LIMIT \d+\)) WHERE\b"), r"\1 AS kd_sub WHERE"),
+    (re.compile(r"\bLIKE\b"), "ILIKE"),
+    # PostgreSQL has no LIMIT inside a recursive CTE; outside it, it still stops the walk early.
+    (re.compile(r" LIMIT (%s)\) SELECT ([^;]*?) FROM (\w+)$"), r") SELECT \2 FROM \3 LIMIT \1"),
+)
+_cache: dict[str, str] = {}
+
+
+def pg_sql(sql: str) -> str:
+    """The PostgreSQL text of a statement written for SQLite (cached by its text)."""
+    converted = _cache.get(sql)
+    if converted is None:
+        converted = sql.replace("%", "%%").replace("?", "%s")
+        for pattern, replacement in _REWRITES:
+            converted = pattern.sub(replacement, converted)
+        if len(_cache) < 4096:  # statements built with a varying number of rows are many
+            _cache[sql] = converted
+    return converted
+
+
+class PgConnection:
+    """A psycopg connection that runs the store's SQLite-dialect SQL (what recall_index.py asks of a
+    connection: execute() returning a cursor, executemany())."""
+
+    def __init__(self, conn) -> None:
+        self.raw = conn
+
+    def execute(self, sql: str, params=()):
+        return self.raw.execute(pg_sql(sql), tuple(params))
+
+    def executemany(self, sql: str, rows) -> None:
+        with self.raw.cursor() as cursor:
+            cursor.executemany(pg_sql(sql), list(rows))
+
+    def cursor(self):
+        return _PgCursor(self.raw.cursor())
+
+
+class _PgCursor:
+    def __init__(self, cursor) -> None:
+        self._cursor = cursor
+
+    def execute(self, sql: str, params=()):
+        self._cursor.execute(pg_sql(sql), tuple(params))
+        return self._cursor
+
+    def close(self) -> None:
+        self._cursor.close()

@@ -1,0 +1,89 @@
+"""The recall index on PostgreSQL: the queue drained by several processes at once, without waiting on each other.
+
+Same tables, triggers (pg_schema.py) and results as recall_index.py. What differs: each drain takes
+only queue rows no other transaction holds (FOR UPDATE SKIP LOCKED) and deletes exactly those, term
+rows are inserted with ON CONFLICT DO NOTHING, and user numbers come from a sequence.
+"""
+from __future__ import annotations
+
+import logging
+
+from kiraos_desktop.core.recall_index import BUILD_BATCH, DRAIN_PER_COMMIT, BuildState, read_build_state
+from kiraos_desktop.core.recall_text import terms
+
+log = logging.getLogger(__name__)
+
+_INSERT_TERM = "INSERT INTO recall_terms (u, term, event_id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
+_DELETE_TERM = "DELETE FROM recall_terms WHERE u = %s AND term = %s AND event_id = %s"
+_SET_META = ("INSERT INTO kiraos_desktop_meta (key, value) VALUES (%s, %s) "
+             "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
+
+
+class _Nums:
+    """User numbers looked up (or created) once per drain or build step."""
+
+    def __init__(self, conn) -> None:
+        self._conn = conn
+        self._known: dict[str, int] = {}
+
+    def __call__(self, user_id: str) -> int:
+        num = self._known.get(user_id)
+        if num is None:
+            row = self._conn.execute("INSERT INTO recall_users (user_id) VALUES (%s) ON CONFLICT (user_id) "
+                                     "DO NOTHING RETURNING num", (user_id,)).fetchone()
+            if row is None:
+                row = self._conn.execute("SELECT num FROM recall_users WHERE user_id = %s", (user_id,)).fetchone()
+            num = self._known[user_id] = row[0]
+        return num
+
+
+def _apply(conn, removed: list, added: list) -> None:
+    with conn.cursor() as cursor:
+        if removed:
+            cursor.executemany(_DELETE_TERM, removed)
+        if added:
+            cursor.executemany(_INSERT_TERM, added)
+
+
+def drain(conn, limit: int = DRAIN_PER_COMMIT) -> int:
+    """Move up to `limit` queue rows into the index (inside a write transaction of `conn`, a psycopg
+    connection). A row that cannot be segmented is dropped with a log line, as recall_index.drain()."""
+    rows = conn.execute("SELECT seq, user_id, event_id, old_text, new_text FROM recall_queue "
+                        "ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED", (limit,)).fetchall()
+    if not rows:
+        return 0
+    conn.execute("SAVEPOINT kd_recall")
+    try:
+        nums = _Nums(conn)
+        final: dict[tuple, bool] = {}
+        for _, user_id, event_id, old_text, new_text in rows:
+            if event_id is None:
+                continue
+            num = nums(user_id)
+            for term in terms(old_text) if old_text else ():
+                final[(num, term, event_id)] = False
+            for term in terms(new_text) if new_text else ():
+                final[(num, term, event_id)] = True
+        _apply(conn, [k for k, present in final.items() if not present],
+               [k for k, present in final.items() if present])
+    except Exception:
+        conn.execute("ROLLBACK TO kd_recall")
+        log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))
+    conn.execute("RELEASE kd_recall")
+    conn.execute("DELETE FROM recall_queue WHERE seq = ANY(%s)", ([row[0] for row in rows],))
+    return len(rows)
+
+
+def build_step(conn, adapted, batch: int = BUILD_BATCH) -> BuildState:
+    """recall_index.build_step() on PostgreSQL (`adapted`: the same connection as a dialect.PgConnection)."""
+    state = read_build_state(adapted)
+    if state.complete:
+        return state
+    rows = conn.execute("SELECT id, user_id, event_summary FROM event_logs WHERE id > %s AND id <= %s "
+                        "ORDER BY id LIMIT %s", (state.done, state.upto, batch)).fetchall()
+    nums = _Nums(conn)
+    _apply(conn, [], [(nums(user_id), term, event_id) for event_id, user_id, text in rows
+                      for term in terms(text or "")])
+    done = rows[-1][0] if len(rows) == batch else state.upto
+    conn.execute(_SET_META, ("recall_build_done", str(done)))
+    return BuildState(done, state.upto)

@@ -1,0 +1,354 @@
+"""The memory store on PostgreSQL: MemoryStore's interface and semantics, for several processes on one database.
+
+What differs from SQLite, and why:
+- Every batch is its own transaction, also inside group(): a transaction holding several users'
+  locks could deadlock with another instance's. (On SQLite a group is one transaction.)
+- Before reading a user's rows a batch takes that user's advisory transaction lock, so the profile
+  limit, event retention and audit chain hold across instances (pg_write_batch.py).
+- Audit ids come from a sequence; other instances' commits arrive through LISTEN/NOTIFY (the
+  triggers of pg_schema.py), so checkpoint() and poll_external_change() have nothing to do.
+- A lost or refused connection is StoreUnavailable (the transaction rolled back); the next
+  operation connects again.
+"""
+from __future__ import annotations
+
+import threading
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+import peewee
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+from kiraos_desktop.core import pg_recall, recall_index
+from kiraos_desktop.core.changes import ChangeBus
+from kiraos_desktop.core.dialect import PgConnection, pg_sql
+from kiraos_desktop.core.pg_write_batch import PgWriteBatch
+from kiraos_desktop.core.records import EventEntry, ProfileEntry, StoreUnavailable
+from kiraos_desktop.core.schema import ensure_schema
+from kiraos_desktop.core.store import MemoryStore, WriterBusy
+from kiraos_desktop.core.store_rows import (
+    EVENT_SELECT,
+    LIVE_CONDITION,
+    NEWEST_EVENTS_FIRST,
+    PROFILE_SELECT,
+    event_from_row,
+    profile_from_row,
+    sort_profiles,
+)
+
+CONNECT_TIMEOUT_S = 5
+#: How often a batch that lost a deadlock or serialization race is run again (store methods only).
+RETRIES = 5
+_DB_ERRORS = (psycopg.Error, peewee.DatabaseError, peewee.InterfaceError)
+T = TypeVar("T")
+
+
+def _where(url: str) -> tuple[str, str, str]:
+    """(host:port/database, user, database) of a URL, for messages (never the password)."""
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.Error:
+        return "the configured address", "?", "?"
+    host = info.get("host") or "localhost"
+    port = info.get("port") or "5432"
+    database = info.get("dbname") or info.get("user") or "?"
+    return f"{host}:{port}/{database}", info.get("user") or "?", database
+
+
+def connect_error(url: str, exc: BaseException) -> StoreUnavailable:
+    """The StoreUnavailable for a failed connection attempt: what went wrong and what to do."""
+    where, user, database = _where(url)
+    text = str(exc).lower()
+    if "password" in text or "authentication" in text or ("role" in text and "does not exist" in text):
+        return StoreUnavailable(f"PostgreSQL at {where} refused user {user!r}: check the user name and "
+                                "password of the database URL.")
+    if "database" in text and "does not exist" in text:
+        return StoreUnavailable(f"PostgreSQL has no database {database!r} ({where}): create it or correct "
+                                "the database URL.")
+    if isinstance(exc, psycopg.ProgrammingError) or "invalid" in text or "missing" in text:
+        return StoreUnavailable("The database URL is not valid: write it as "
+                                "postgresql://user:password@host:port/database.")
+    return StoreUnavailable(f"Cannot reach PostgreSQL at {where}: check that the server is running and that "
+                            "the host and port of the database URL are right.")
+
+
+def _dead(conn) -> bool:
+    return conn is None or conn.closed or getattr(conn, "broken", False)
+
+
+class PgMemoryStore(MemoryStore):
+    """MemoryStore on a PostgreSQL database given by a postgresql:// URL."""
+
+    def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
+        self.url = url
+        self.path = None  # no file: backups and file copies do not apply
+        self.max_profiles_per_user = max_profiles_per_user
+        self.max_event_keep = max_event_keep
+        self.changes = ChangeBus()
+        params = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT_S}
+        self.writer = peewee.PostgresqlDatabase(url, thread_safe=False, **params)
+        self.reader = peewee.PostgresqlDatabase(url, **params)  # one connection per thread
+        self._write_lock = threading.RLock()
+        self._depth = 0
+        self._deferred = None
+        self._next_change_id = None
+        self.commits_since_checkpoint = 0
+        self._where = _where(url)[0]
+        with self._write_lock:
+            self._connect_writer()
+            try:
+                self.migrations = ensure_schema(self.writer)
+                adapted = PgConnection(self.writer.connection())
+                self._recall_state = recall_index.read_build_state(adapted)
+                self._change_sequence = self.writer.execute_sql(
+                    "SELECT pg_get_serial_sequence('memory_changes', 'id')").fetchone()[0]
+            except _DB_ERRORS as exc:
+                self._raise_if_lost(self.writer, exc)
+                raise
+
+    # ---- connections ---------------------------------------------------------------------
+
+    def _lost(self) -> StoreUnavailable:
+        return StoreUnavailable(f"Lost the connection to PostgreSQL at {self._where}; nothing of the "
+                                "operation was written. Retry once the server is back.")
+
+    def _connect_writer(self) -> None:
+        if self.writer.is_closed():
+            try:
+                self.writer.connect()
+            except _DB_ERRORS as exc:
+                raise connect_error(self.url, exc) from None
+
+    @staticmethod
+    def _close(db: peewee.PostgresqlDatabase) -> None:
+        try:
+            db.close()
+        except _DB_ERRORS:
+            pass
+
+    def _raise_if_lost(self, db: peewee.PostgresqlDatabase, exc: BaseException) -> None:
+        """After a failed statement: when the connection is gone, forget it and say so."""
+        conn = None if db.is_closed() else db.connection()
+        if _dead(conn):
+            self._close(db)
+            raise self._lost() from None
+
+    def _read(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run a read on this thread's connection; once more on a new one when the old one was dead
+        (a server restarted since), StoreUnavailable when the server cannot be reached."""
+        for attempt in range(2):
+            try:
+                conn = self.reader.connection()
+            except _DB_ERRORS as exc:
+                self._close(self.reader)
+                raise connect_error(self.url, exc) from None
+            try:
+                return work(conn)
+            except _DB_ERRORS as exc:
+                if not _dead(conn):
+                    raise
+                self._close(self.reader)
+                if attempt:
+                    raise self._lost() from None
+        raise AssertionError("unreachable")
+
+    def close(self) -> None:
+        with self._write_lock:
+            self._close(self.writer)
+        self._close(self.reader)
+
+    # ---- writing -------------------------------------------------------------------------
+
+    _batch_class = PgWriteBatch
+
+    @contextmanager
+    def group(self, wait: bool = True) -> Iterator[None]:
+        """The batches opened inside run one after the other, each in its own transaction (see the
+        module's docstring); with wait=False, WriterBusy when another thread is writing."""
+        self._acquire(wait)
+        try:
+            if self._depth:
+                raise RuntimeError("write groups do not nest, nor go inside a batch")
+            yield
+        finally:
+            self._write_lock.release()
+
+    def _acquire(self, wait: bool) -> None:
+        if not self._write_lock.acquire(blocking=wait):
+            raise WriterBusy("another thread is writing to the store; retry with wait=True")
+        try:
+            self._connect_writer()
+        except BaseException:
+            self._write_lock.release()
+            raise
+
+    def _begin(self) -> psycopg.Connection:
+        """BEGIN on the writer; a connection found dead (a restarted server) is replaced once."""
+        for attempt in range(2):
+            self._connect_writer()
+            conn = self.writer.connection()
+            try:
+                conn.execute("BEGIN")
+                return conn
+            except _DB_ERRORS:
+                if not _dead(conn):
+                    raise
+                self._close(self.writer)
+                if attempt:
+                    raise self._lost() from None
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def _transaction(self, wait: bool) -> Iterator[None]:
+        depth = self._depth
+        if depth:
+            conn = self.writer.connection()
+            name = f"kd_batch_{depth}"
+            conn.execute(f"SAVEPOINT {name}")
+            self._depth = depth + 1
+            try:
+                yield
+            except BaseException:
+                if not _dead(conn):
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
+                raise
+            finally:
+                self._depth = depth
+            conn.execute(f"RELEASE {name}")
+            return
+        conn = self._begin()
+        self._depth = 1
+        try:
+            yield
+            pg_recall.drain(conn)
+            conn.execute("COMMIT")
+        except BaseException as exc:
+            if not _dead(conn):
+                try:
+                    conn.execute("ROLLBACK")
+                except _DB_ERRORS:
+                    pass
+            if isinstance(exc, _DB_ERRORS):
+                self._raise_if_lost(self.writer, exc)
+            raise
+        finally:
+            self._depth = 0
+            self._next_change_id = None
+
+    def allocate_change_ids(self, count: int) -> list[int]:
+        """`count` new audit ids from the sequence, ascending (other instances take ids in between)."""
+        rows = self.writer.connection().execute(
+            "SELECT nextval(%s) FROM generate_series(1, %s)", (self._change_sequence, count)).fetchall()
+        return sorted(row[0] for row in rows)
+
+    def _retrying(self, work: Callable[[], T]) -> T:
+        """Run a whole batch again when PostgreSQL chose it as a deadlock or serialization victim."""
+        for attempt in range(RETRIES):
+            try:
+                return work()
+            except psycopg.errors.TransactionRollback:
+                if attempt == RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def set_profile(self, *args, **kwargs) -> ProfileEntry:
+        return self._retrying(lambda: super(PgMemoryStore, self).set_profile(*args, **kwargs))
+
+    def delete_profile(self, *args, **kwargs) -> bool:
+        return self._retrying(lambda: super(PgMemoryStore, self).delete_profile(*args, **kwargs))
+
+    def add_event(self, *args, **kwargs) -> int:
+        return self._retrying(lambda: super(PgMemoryStore, self).add_event(*args, **kwargs))
+
+    def update_event(self, *args, **kwargs) -> bool:
+        return self._retrying(lambda: super(PgMemoryStore, self).update_event(*args, **kwargs))
+
+    def delete_event(self, *args, **kwargs) -> bool:
+        return self._retrying(lambda: super(PgMemoryStore, self).delete_event(*args, **kwargs))
+
+    def clear_user(self, *args, **kwargs) -> tuple[int, int]:
+        return self._retrying(lambda: super(PgMemoryStore, self).clear_user(*args, **kwargs))
+
+    def purge_expired(self, *args, **kwargs) -> int:
+        return self._retrying(lambda: super(PgMemoryStore, self).purge_expired(*args, **kwargs))
+
+    # ---- other processes, maintenance ----------------------------------------------------
+
+    def poll_external_change(self) -> bool:
+        """Nothing to poll: other instances' writes arrive as notifications (see pg_schema.NOTIFY_CHANNEL)."""
+        return False
+
+    def checkpoint(self) -> None:
+        """PostgreSQL checkpoints by itself."""
+
+    def checkpoint_if_due(self) -> bool:
+        return False
+
+    # ---- recall index --------------------------------------------------------------------
+
+    def recall_catch_up(self) -> int:
+        if not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+            return 0
+        with self._write_lock:
+            self._connect_writer()
+            with self._transaction(wait=True):
+                return pg_recall.drain(self.writer.connection())
+
+    def recall_build_step(self, batch: int = recall_index.BUILD_BATCH) -> tuple[int, int]:
+        with self._write_lock:
+            self._connect_writer()
+            with self._transaction(wait=True):
+                conn = self.writer.connection()
+                adapted = PgConnection(conn)
+                self._recall_state = pg_recall.build_step(conn, adapted, batch)
+                progress = recall_index.build_progress(adapted)
+        return progress
+
+    def recall_progress(self) -> tuple[int, int]:
+        return self._read(lambda conn: recall_index.build_progress(PgConnection(conn)))
+
+    def recall_rows(self, user_id: str, words: tuple[str, ...],
+                    newest: int) -> tuple[list[EventEntry], list[EventEntry], int]:
+        def work(conn):
+            adapted = PgConnection(conn)
+            state = self._recall_state
+            if not state.complete:
+                state = recall_index.read_build_state(adapted)
+            latest, found = recall_index.recall_rows(adapted, user_id, words, newest, state)
+            counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = %s", (user_id,)).fetchone()
+            return latest, found, counted
+
+        latest, found, counted = self._read(work)
+        total = max(len(found), counted[0] if counted else 0)
+        return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        text = pg_sql(sql)
+        return self._read(lambda conn: conn.execute(text, tuple(params)).fetchall())
+
+    def list_changes(self, user_id: str | None = None, limit: int = 100,
+                     before_id: int | None = None):
+        # A negative limit is SQLite's "no limit"; PostgreSQL's is NULL.
+        return super().list_changes(user_id, None if limit < 0 else limit, before_id)
+
+    def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
+        rows = self._rows(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
+                          (user_id, limit, offset))  # LIMIT NULL: all
+        return [event_from_row(row) for row in rows]
+
+    def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:
+        def work(conn):
+            profiles = conn.execute(_CONTEXT_PROFILES, (user_id, now)).fetchall()
+            events = conn.execute(_CONTEXT_EVENTS, (user_id, max_events)).fetchall() if max_events > 0 else []
+            return profiles, events
+
+        profiles, events = self._read(work)
+        return sort_profiles(profile_from_row(r) for r in profiles), [event_from_row(r) for r in events]
+
+
+_CONTEXT_PROFILES = pg_sql(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}")
+_CONTEXT_EVENTS = pg_sql(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?")

@@ -1,0 +1,92 @@
+"""A write batch on PostgreSQL: WriteBatch's SQL in PostgreSQL's words, and a lock per user it touches."""
+from __future__ import annotations
+
+from typing import Any
+
+from kiraos_desktop.core.dialect import pg_sql
+from kiraos_desktop.core.write_batch import WriteBatch
+
+_LOCK_USER = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
+
+
+class PgWriteBatch(WriteBatch):
+    """Before it reads or writes a user's rows, the batch takes the user's advisory transaction lock:
+    another instance's batch on that user waits until this transaction ends, so what was read
+    (the live count against the profile limit, the event count against retention, the head of
+    the audit chain) is still true when written. Batches on different users never wait on each other.
+    """
+
+    def __init__(self, store, actor: str) -> None:
+        super().__init__(store, actor)
+        conn = store.writer.connection()
+        self._raw = conn
+
+        def execute(sql: str, params: tuple = ()):
+            return conn.execute(pg_sql(sql), params)
+
+        self._sql = execute
+        self._locked: set[str] = set()
+
+    def lock_user(self, user_id: str) -> None:
+        if user_id not in self._locked:
+            self._raw.execute(_LOCK_USER, (user_id,))
+            self._locked.add(user_id)
+
+    def _insert_event(self, user_id: str, summary: str, when: str) -> int:
+        self.lock_user(user_id)
+        return self._sql("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?) RETURNING id",
+                         (user_id, summary, when)).fetchone()[0]
+
+    def audit(self, user_id: str, action: str, target: str | None, before: Any, after: Any) -> None:
+        self.lock_user(user_id)
+        super().audit(user_id, action, target, before, after)
+
+    def profile(self, user_id: str, key: str):
+        self.lock_user(user_id)
+        return super().profile(user_id, key)
+
+    def live_profile_count(self, user_id: str) -> int:
+        self.lock_user(user_id)
+        return super().live_profile_count(user_id)
+
+    def profile_rows(self, user_id: str):
+        self.lock_user(user_id)
+        return super().profile_rows(user_id)
+
+    def put_profile(self, entry) -> None:
+        self.lock_user(entry.user_id)
+        super().put_profile(entry)
+
+    def is_recent_event(self, user_id: str, summary: str, window) -> bool:
+        self.lock_user(user_id)
+        return super().is_recent_event(user_id, summary, window)
+
+    def restore_event(self, data: dict) -> None:
+        self.lock_user(data["user_id"])
+        super().restore_event(data)
+
+    def trim_events(self, user_id: str) -> int:
+        self.lock_user(user_id)
+        return super().trim_events(user_id)
+
+    def update_event(self, user_id: str, event_id: int, summary: Any) -> bool:
+        self.lock_user(user_id)
+        return super().update_event(user_id, event_id, summary)
+
+    def delete_event(self, user_id: str, event_id: int) -> bool:
+        self.lock_user(user_id)
+        return super().delete_event(user_id, event_id)
+
+    def clear_user(self, user_id: str) -> tuple[int, int]:
+        self.lock_user(user_id)
+        return super().clear_user(user_id)
+
+    def purge_expired(self, user_id: str | None = None) -> int:
+        if user_id is not None:
+            self.lock_user(user_id)
+        else:  # every user with expired entries, in one order for every instance
+            users = self._sql("SELECT DISTINCT user_id FROM user_profiles WHERE expires_at IS NOT NULL "
+                              "AND datetime(expires_at) <= datetime(?) ORDER BY user_id", (self.now,)).fetchall()
+            for (uid,) in users:
+                self.lock_user(uid)
+        return super().purge_expired(user_id)
