@@ -153,6 +153,16 @@ class PgMemoryStore(MemoryStore):
                     raise self._lost() from None
         raise AssertionError("unreachable")
 
+    def writer_pid(self) -> int | None:
+        """The server process of this store's writer connection (None when not connected): a
+        notification (pg_schema.NOTIFY_CHANNEL) from it is one of this store's own commits, which
+        were already published on `changes`."""
+        with self._write_lock:
+            if self.writer.is_closed():
+                return None
+            conn = self.writer.connection()
+            return None if _dead(conn) else conn.info.backend_pid
+
     def close(self) -> None:
         with self._write_lock:
             self._close(self.writer)

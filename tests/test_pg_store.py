@@ -1,0 +1,184 @@
+"""PostgreSQL only: several store instances on one database, and a server that is wrong, gone or restarted."""
+from __future__ import annotations
+
+import socket
+import threading
+
+import psycopg
+import pytest
+
+from kiraos_desktop.core.memory_tools import MemoryTools
+from kiraos_desktop.core.pg_store import PgMemoryStore
+from kiraos_desktop.core.records import StoreUnavailable
+from kiraos_desktop.core.settings import Settings
+from tests.pg_server import PASSWORD
+
+USERS = ("a", "b", "c")
+
+
+def _run_threads(workers) -> list[BaseException]:
+    errors: list[BaseException] = []
+
+    def guarded(work):
+        try:
+            work()
+        except BaseException as exc:  # pragma: no cover - reported by the assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(w,)) for w in workers]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    return errors
+
+
+def _chain_is_intact(store, user_id: str) -> None:
+    everything = store.list_changes(None, limit=-1)
+    by_filter = [c.id for c in everything if c.user_id == user_id]
+    assert [c.id for c in store.list_changes(user_id, limit=-1)] == by_filter
+
+
+def test_two_instances_writing_the_same_users_lose_nothing(pg_url):
+    stores = [PgMemoryStore(pg_url, max_profiles_per_user=0, max_event_keep=0) for _ in range(2)]
+    calls = 40
+
+    def writer(n):
+        tools = MemoryTools(stores[n % 2], lambda: Settings())
+
+        def work():
+            for i in range(calls):
+                user = USERS[i % len(USERS)]
+                tools.update(user, [{"op": "set", "key": f"w{n}k{i}", "value": str(i)},
+                                    {"op": "event", "value": f"writer {n} call {i}"}], actor="tool")
+        return work
+
+    assert _run_threads([writer(n) for n in range(4)]) == []
+    check = stores[0]
+    assert check.stats().total_profiles == 4 * calls and check.stats().total_events == 4 * calls
+    for user in USERS:
+        summary = check.user_summary(user)
+        assert (summary.profile_count, summary.event_count) == (len(check.get_profiles(user)),
+                                                              len(check.get_events(user)))
+        _chain_is_intact(check, user)
+    ids = [c.id for c in check.list_changes(None, limit=-1)]
+    assert len(ids) == len(set(ids)) == 2 * 4 * calls
+    for store in stores:
+        store.close()
+
+
+def test_the_profile_limit_and_event_retention_hold_across_instances(pg_url):
+    limit, keep = 5, 7
+    stores = [PgMemoryStore(pg_url, max_profiles_per_user=limit, max_event_keep=keep) for _ in range(2)]
+
+    def writer(n):
+        tools = MemoryTools(stores[n % 2], lambda: Settings(max_profiles_per_user=limit, max_event_keep=keep))
+
+        def work():
+            for i in range(12):
+                tools.update("shared", [{"op": "set", "key": f"w{n}k{i}", "value": "v"},
+                                        {"op": "event", "value": f"writer {n} event {i}"}], actor="tool")
+        return work
+
+    assert _run_threads([writer(n) for n in range(4)]) == []
+    store = stores[0]
+    assert len(store.get_profiles("shared")) == limit
+    assert len(store.get_events("shared")) == keep
+    summary = store.user_summary("shared")
+    assert (summary.profile_count, summary.event_count) == (limit, keep)
+    _chain_is_intact(store, "shared")
+    for store in stores:
+        store.close()
+
+
+def test_each_batch_of_a_group_commits_by_itself(pg_url):
+    """On PostgreSQL a group is no transaction (see pg_store.py): what finished before a failure stays."""
+    store = PgMemoryStore(pg_url)
+    seen = []
+    store.changes.subscribe(seen.append)
+    with pytest.raises(RuntimeError):
+        with store.group():
+            store.set_profile("a", "k", "1", actor="api")
+            raise RuntimeError("crash")
+    assert store.get_profile("a", "k").value == "1" and len(seen) == 1
+    store.close()
+
+
+def _free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_a_wrong_password_an_unreachable_host_and_a_missing_database_are_store_unavailable(pg_server):
+    with pytest.raises(StoreUnavailable, match="refused user") as wrong:
+        PgMemoryStore(pg_server.url("postgres", password="not-the-password"))
+    assert "not-the-password" not in str(wrong.value)
+    with pytest.raises(StoreUnavailable, match="Cannot reach PostgreSQL at 127.0.0.1:") as unreachable:
+        PgMemoryStore(f"postgresql://someone:hunter2@127.0.0.1:{_free_port()}/memory")
+    assert "hunter2" not in str(unreachable.value)
+    with pytest.raises(StoreUnavailable, match="no database 'kd_missing'") as missing:
+        PgMemoryStore(pg_server.url("kd_missing"))
+    assert PASSWORD not in str(missing.value)
+    for error in (wrong, unreachable, missing):
+        assert "\n" not in str(error.value)
+
+
+def test_a_connection_lost_mid_batch_writes_nothing_and_the_next_call_reconnects(pg_url):
+    store = PgMemoryStore(pg_url)
+    store.set_profile("u", "before", "1", actor="gui")
+    with psycopg.connect(pg_url, autocommit=True) as admin:
+        with pytest.raises(StoreUnavailable, match="nothing of the operation was written"):
+            with store.batch("gui") as batch:
+                batch.set_profile("u", "half", "1")
+                pid = store.writer.connection().info.backend_pid
+                admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+                batch.add_event("u", "never")
+    assert store.get_profile("u", "half") is None and store.get_events("u") == []
+    store.set_profile("u", "after", "1", actor="gui")  # a new connection, no reopening
+    assert [p.key for p in store.get_profiles("u")] == ["after", "before"]
+    store.close()
+
+
+def test_a_stopped_server_is_store_unavailable_and_a_restarted_one_is_used_again(pg_server, pg_url):
+    store = PgMemoryStore(pg_url)
+    store.set_profile("u", "k", "1", actor="gui")
+    assert store.get_profile("u", "k").value == "1"
+    pg_server.restart()
+    store.set_profile("u", "k", "2", actor="gui")  # the dead connections are replaced at once
+    assert store.get_profile("u", "k").value == "2"
+    pg_server.stop()
+    try:
+        with pytest.raises(StoreUnavailable, match="Cannot reach PostgreSQL|Lost the connection"):
+            store.set_profile("u", "k", "3", actor="gui")
+        with pytest.raises(StoreUnavailable):
+            store.get_profiles("u")
+    finally:
+        pg_server.start()
+    store.set_profile("u", "k", "4", actor="gui")
+    assert store.get_profile("u", "k").value == "4" and len(store.list_changes("u")) == 3
+    store.close()
+
+
+def test_an_export_of_a_sqlite_store_imports_into_postgresql_row_for_row(tmp_path, pg_url):
+    from kiraos_desktop.core import transfer
+    from kiraos_desktop.core.store import MemoryStore
+
+    source = MemoryStore(tmp_path / "m.db")
+    source.set_profile("u1", "昵称", "小明", actor="gui", confidence=0.9)
+    source.set_profile("u1", "城市", "北京", actor="gui", expires_at="2099-01-01T00:00:00")
+    source.set_profile("u2", "喜欢", "猫", actor="gui", category="preference", confidence=0.4)
+    for i in range(3):
+        source.add_event("u1", f"事件{i}", actor="gui", created_at=f"2025-01-0{i + 1}T08:00:00")
+    transfer.export_file(source, tmp_path / "x.json")
+    target = PgMemoryStore(pg_url)
+    plan = transfer.read_import_file(tmp_path / "x.json")
+    assert transfer.apply_import(target, plan) == (3, 3)
+    assert transfer.apply_import(target, plan) == (3, 0)  # importing twice duplicates nothing
+    for user in ("u1", "u2"):
+        assert target.get_profiles(user) == source.get_profiles(user)
+        assert [(e.summary, e.created_at) for e in target.get_events(user)] == \
+               [(e.summary, e.created_at) for e in source.get_events(user)]
+    assert target.stats() == source.stats()
+    source.close()
+    target.close()
