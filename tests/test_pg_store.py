@@ -182,3 +182,15 @@ def test_an_export_of_a_sqlite_store_imports_into_postgresql_row_for_row(tmp_pat
     assert target.stats() == source.stats()
     source.close()
     target.close()
+
+
+def test_the_watchers_catch_up_is_quiet_while_the_server_is_down(pg_server, pg_url):
+    store = PgMemoryStore(pg_url)
+    store.add_event("u", "e", actor="gui")
+    pg_server.stop()
+    try:
+        assert store.recall_catch_up() == 0  # no error every tick of the watcher
+    finally:
+        pg_server.start()
+    assert store.recall_catch_up() == 0 and store.get_events("u")[0].summary == "e"
+    store.close()

@@ -299,12 +299,17 @@ class PgMemoryStore(MemoryStore):
     # ---- recall index --------------------------------------------------------------------
 
     def recall_catch_up(self) -> int:
-        if not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+        """Index what was queued and not drained (the watcher calls this every tick); 0 while the server
+        cannot be reached: the change listener reports that, and the next write says so."""
+        try:
+            if not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+                return 0
+            with self._write_lock:
+                self._connect_writer()
+                with self._transaction(wait=True):
+                    return pg_recall.drain(self.writer.connection())
+        except StoreUnavailable:
             return 0
-        with self._write_lock:
-            self._connect_writer()
-            with self._transaction(wait=True):
-                return pg_recall.drain(self.writer.connection())
 
     def recall_build_step(self, batch: int = recall_index.BUILD_BATCH) -> tuple[int, int]:
         with self._write_lock:
