@@ -64,8 +64,9 @@ def drain(conn, limit: int = DRAIN_PER_COMMIT) -> int:
                 final[(num, term, event_id)] = False
             for term in terms(new_text) if new_text else ():
                 final[(num, term, event_id)] = True
-        _apply(conn, [k for k, present in final.items() if not present],
-               [k for k, present in final.items() if present])
+        with conn.pipeline():  # its own sync: an error surfaces here, not at the commit
+            _apply(conn, [k for k, present in final.items() if not present],
+                   [k for k, present in final.items() if present])
     except Exception:
         conn.execute("ROLLBACK TO kd_recall")
         log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))

@@ -231,9 +231,12 @@ class PgMemoryStore(MemoryStore):
         conn = self._begin()
         self._depth = 1
         try:
-            yield
-            pg_recall.drain(conn)
-            conn.execute("COMMIT")
+            # Pipeline mode: statements whose results nobody reads go out with the next one that is
+            # read, instead of a round trip each (a memory_update: 8 round trips instead of 17).
+            with conn.pipeline():
+                yield
+                pg_recall.drain(conn)
+                conn.execute("COMMIT")
         except BaseException as exc:
             if not _dead(conn):
                 try:
