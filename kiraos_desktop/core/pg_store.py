@@ -360,9 +360,10 @@ class PgMemoryStore(MemoryStore):
 
     def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:
         def work(conn):
-            profiles = conn.execute(_CONTEXT_PROFILES, (user_id, now)).fetchall()
-            events = conn.execute(_CONTEXT_EVENTS, (user_id, max_events)).fetchall() if max_events > 0 else []
-            return profiles, events
+            with conn.pipeline():  # both queries in one round trip
+                profiles = conn.execute(_CONTEXT_PROFILES, (user_id, now))
+                events = conn.execute(_CONTEXT_EVENTS, (user_id, max_events)) if max_events > 0 else None
+            return profiles.fetchall(), events.fetchall() if events is not None else []
 
         profiles, events = self._read(work)
         return sort_profiles(profile_from_row(r) for r in profiles), [event_from_row(r) for r in events]
