@@ -194,3 +194,28 @@ def test_the_watchers_catch_up_is_quiet_while_the_server_is_down(pg_server, pg_u
         pg_server.start()
     assert store.recall_catch_up() == 0 and store.get_events("u")[0].summary == "e"
     store.close()
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("火锅", ["amy"]), ("喜欢", ["amy"]), ("面试", ["amy"]), ("PyThOn", ["bob"]), ("rus", []),
+    ("北京 python", ["bob"]), ("北京Python", ["bob"]), ("北京 火锅", []), ("猫", ["dan", "eve"]),
+    ("的", ["amy"]), ("am", ["amy"]), ("%", ["cat"]), ("%%", []), ("_", ["cat"]), ("\\", ["cat"]),
+    ("sure_thing", ["cat"]), ("面试 nothing", []), ("'); DROP TABLE user_profiles; --", []), ("\x00", []),
+])
+def test_the_user_search_finds_what_it_finds_on_sqlite(pg_url, text, expected):
+    """user_search.py's meaning (see test_core_user_search.py), without its index."""
+    store = PgMemoryStore(pg_url)
+    store.set_profile("amy", "喜欢的食物", "火锅", actor="gui")
+    store.add_event("amy", "今天去面试了", actor="gui")
+    store.set_profile("bob", "城市", "北京", actor="gui")
+    store.add_event("bob", "Learning Python 和 Rust", actor="gui")
+    store.set_profile("cat", "note", "100% sure_thing \\ back", actor="gui")
+    store.add_event("dan", "熊猫很可爱", actor="gui")
+    store.set_profile("eve", "宠物", "一只橘猫", actor="gui")
+    store.add_event("eve", "The PYTHONista club", actor="gui")
+    assert store.search_user_ids(text) == expected
+    assert store.count_users(text, in_content=True) == len(expected)
+    assert [u.user_id for u in store.list_users(text, in_content=True, limit=-1)] == expected
+    assert store.search_user_ids(text, "event_count", True) == sorted(
+        expected, key=lambda u: (-store.user_summary(u).event_count, [-ord(c) for c in u]))
+    store.close()

@@ -20,7 +20,7 @@ import peewee
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from kiraos_desktop.core import pg_recall, recall_index
+from kiraos_desktop.core import pg_recall, pg_user_search, recall_index
 from kiraos_desktop.core.changes import ChangeBus
 from kiraos_desktop.core.dialect import PgConnection, pg_sql
 from kiraos_desktop.core.pg_write_batch import PgWriteBatch
@@ -342,6 +342,21 @@ class PgMemoryStore(MemoryStore):
         total = max(len(found), counted[0] if counted else 0)
         return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
 
+    # ---- user search (pg_user_search.py: no index to keep on PostgreSQL) --------------------
+
+    def user_search_catch_up(self, everything: bool = False) -> int:
+        return 0
+
+    @property
+    def user_search_build_complete(self) -> bool:
+        return True
+
+    def user_search_build_step(self, users: int = 0, events: int = 0) -> tuple[int, int]:
+        return 1, 1
+
+    def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
+        return self._read(lambda conn: pg_user_search.search_user_ids(conn, search, order_by, descending))
+
     # ---- reading -------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
@@ -352,6 +367,12 @@ class PgMemoryStore(MemoryStore):
                      before_id: int | None = None):
         # A negative limit is SQLite's "no limit"; PostgreSQL's is NULL.
         return super().list_changes(user_id, None if limit < 0 else limit, before_id)
+
+    def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
+                   descending: bool = False, offset: int = 0, limit: int = 200):
+        # A negative limit is SQLite's "no limit".
+        return super().list_users(search, in_content, order_by, descending, offset,
+                                  limit if limit >= 0 or (in_content and search.strip()) else 2 ** 62)
 
     def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
         rows = self._rows(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
