@@ -249,3 +249,23 @@ def test_an_identical_event_of_the_last_day_is_not_stored_again(data_dir):
         assert old == "已完成 1 项记忆操作: event: 去年的事"  # older than a day: stored
     finally:
         engine.close()
+
+
+def test_every_budget_keeps_the_most_items_that_fit(data_dir):
+    """The block for a message under each budget is the one found without today's block as a hint."""
+    from kiraos_desktop.core.context_recall import recall_block
+
+    engine = make_engine(data_dir)
+    try:
+        fill(engine, noise=12, planted=PLANTED + "，它每天都在窗台上晒太阳" * 3)  # longer than the others
+        for n in range(6):
+            engine.store.set_profile("u", f"爱好{n}", "橘猫" * (n + 1), actor="gui", category="preference")
+        events = engine.settings.max_events_per_user
+        everything = engine.context.user_block("u", max_chars=0)  # a hint for no other budget
+        for budget in range(0, 330, 6):
+            got = engine.context.recall_block("u", "橘猫咪咪", max_chars=budget).block
+            want = recall_block(engine.context._recall, "u", "橘猫咪咪", events, budget, lambda: everything).block
+            assert (got.text, got.kept, got.dropped) == (want.text, want.kept, want.dropped), budget
+            assert len(got.text) <= budget or not budget
+    finally:
+        engine.close()

@@ -36,6 +36,7 @@ CACHE_BYTES = 256 * 1024 * 1024
 #: Users whose change counter is kept; past it the counters start over (see ContextBuilder).
 _MAX_COUNTED_USERS = 20_000
 _ITEM_OVERHEAD = 3 * 64  # the item tuple, its payload tuple and the pair tuples, roughly
+_STR_HEADER = 56  # a str object without its characters: 40 bytes (ASCII) to 56 (others), and malloc's rounding
 #: Blocks made for messages kept per user (the newest): a bot asks for the block of its current
 #: message, sometimes twice (context, then inject), seldom for older ones.
 MAX_RECALLS_PER_USER = 4
@@ -64,9 +65,12 @@ class CachedBlock(NamedTuple):
     def of(cls, block: UserContext, valid_until: str | None) -> "CachedBlock":
         # Payloads go in as tuples of pairs: a tuple holding a dict is never untracked.
         items = tuple((i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped)
-        size = 256 + sys.getsizeof(block.text) + sum(
-            _ITEM_OVERHEAD + 64 * len(payload) + sys.getsizeof(label) + sum(sys.getsizeof(v) for _, v in payload)
-            for _, label, payload in items)
+        texts = [label for _, label, _ in items]
+        texts.extend([value for _, _, payload in items for _, value in payload])
+        # Each text's object header, and its characters at the width of the widest (one join:
+        # sys.getsizeof() on every text cost as much as rendering the block).
+        size = (256 + sys.getsizeof(block.text) + _ITEM_OVERHEAD * len(items) + 64 * (len(texts) - len(items))
+                + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
         return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps), size)
 
     def block(self, user_id: str) -> UserContext:

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from types import SimpleNamespace
+from typing import NamedTuple
 
 from kiraos_desktop.core.records import CATEGORIES, EventEntry, ProfileEntry
-from kiraos_desktop.core.templates import template
+from kiraos_desktop.core.templates import render_hot
 
 # Control characters (C0, DEL, C1) and the Unicode line and paragraph separators become spaces, like
 # CR and LF: none of them may end a line of the block or hide in it (NUL, ESC sequences, U+0085).
@@ -31,8 +31,10 @@ def confidence_mark(confidence: float) -> str:
     return "~"
 
 
-@dataclass(frozen=True)
-class ContextItem:
+class ContextItem(NamedTuple):
+    """One line's entry of the block. A named tuple: blocks are made of them on every cache miss
+    (a frozen dataclass cost several times more to create)."""
+
     kind: str  # a category name or "events"
     label: str  # what the item says, for people (e.g. "昵称=小明" or "2025-03-01 完成半马")
     payload: dict
@@ -79,14 +81,14 @@ def context_items(profiles: list[ProfileEntry], events: list[EventEntry]) -> lis
 
 def render_items(user_id: str, items) -> str:
     """The block text of `items` as given (in the order shown), without a budget."""
-    # Namespaces, not dicts: Jinja2 tries getattr before [] for `e.key`, and a failed getattr per
-    # field made rendering twice as slow (a cache miss is paid on every write to a user).
-    sections: list[SimpleNamespace] = []
+    # The template reads sections and payloads by subscript (Jinja2 tries getattr before [] for
+    # `e.key`), and renders without a copy of the environment's globals (render_hot).
+    sections: list[dict] = []
     for item in items:
-        if not sections or sections[-1].label != item.kind:
-            sections.append(SimpleNamespace(label=item.kind, entries=[]))
-        sections[-1].entries.append(SimpleNamespace(**item.payload))
-    return template("context.j2").render(user_id=sanitize(user_id), sections=sections)
+        if not sections or sections[-1]["label"] != item.kind:
+            sections.append({"label": item.kind, "entries": []})
+        sections[-1]["entries"].append(item.payload)
+    return render_hot("context.j2", user_id=sanitize(user_id), sections=sections)
 
 
 def render_user_block(user_id: str, profiles: list[ProfileEntry], events: list[EventEntry],

@@ -53,21 +53,30 @@ def recall_block(recall: Recall, user_id: str, query: str, max_events: int, budg
         return [item for item in chosen if id(item) not in rank_of] + events
 
     # Items are kept in priority order (every profile entry, then the picked events) up to the
-    # budget, and shown in the block's usual order (newest event first).
-    count, text = _fit(user_id, items, budget, shown)
+    # budget, and shown in the block's usual order (newest event first). Today's block under the
+    # same budget starts with the same profile items: what it kept of them, this one keeps too.
+    known = len(usual.kept) if usual.budget == budget and budget else None
+    if known is not None and known < first_event:  # not even every profile entry fitted: nor here
+        count, text = known, usual.text
+    elif known is not None:
+        count, text = _fit(user_id, items, budget, shown, first_event, usual.text if known == first_event else None)
+    else:
+        count, text = _fit(user_id, items, budget, shown)
     kept = tuple(shown(items[:count]))
     block = UserContext(user_id, text, budget, kept, tuple(items[count:]))
     order = sorted(range(max(0, count - first_event)), key=lambda i: ranks[i])
     return RecallBlock(block, found.words, tuple(picked[i] for i in order))
 
 
-def _fit(user_id: str, items: list[ContextItem], budget: int, shown) -> tuple[int, str]:
-    """How many items (in priority order) fit in `budget` (0: all), and their text as shown."""
+def _fit(user_id: str, items: list[ContextItem], budget: int, shown, fits: int = 0,
+         fits_text: str | None = "") -> tuple[int, str]:
+    """How many items (in priority order) fit in `budget` (0: all), and their text as shown.
+    The first `fits` items are known to fit; `fits_text` is their text when known (else None)."""
     full = render_items(user_id, shown(items))
     if not budget or len(full) <= budget:
         return len(items), full
     # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
-    low, high, best = 0, len(items) - 2, ""
+    low, high, best = fits, len(items) - 2, fits_text
     while low <= high:
         mid = (low + high) // 2
         text = render_items(user_id, shown(items[:mid + 1]))
@@ -75,4 +84,4 @@ def _fit(user_id: str, items: list[ContextItem], budget: int, shown) -> tuple[in
             low, best = mid + 1, text
         else:
             high = mid - 1
-    return low, best
+    return low, best if best is not None else render_items(user_id, shown(items[:low]))
