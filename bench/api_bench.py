@@ -187,7 +187,7 @@ def start_servers(kit: Path, seed: Path, work: Path) -> dict[str, tuple[str, sub
     port = free_port()
     servers["baseline"] = (f"http://127.0.0.1:{port}", subprocess.Popen(
         [sys.executable, str(kit / "seed_baseline.py"), "--db", str(a), "--port", str(port)], **quiet))
-    build_recall_index(b, work)
+    build_indexes(b, work)
     port = free_port()
     servers["ours"] = (f"http://127.0.0.1:{port}", subprocess.Popen(
         [sys.executable, "-m", "kiraos_desktop", "serve", "--data-dir", str(work / "data"), "--db", str(b),
@@ -197,14 +197,16 @@ def start_servers(kit: Path, seed: Path, work: Path) -> dict[str, tuple[str, sub
     return servers
 
 
-def build_recall_index(db: Path, work: Path) -> None:
-    """Index the copy's events for recall before serving it, as a window or server that has opened
-    the database once has done (serve would otherwise build it in the background during the runs)."""
+def build_indexes(db: Path, work: Path) -> None:
+    """Index the copy's events for recall and its users for the search before serving it, as a
+    window or server that has opened the database once has done (serve would otherwise build them
+    in the background during the runs)."""
     code = ("import sys, time\nfrom kiraos_desktop.core.engine import Engine\n"
-            "from kiraos_desktop.core.recall import build_index\n"
+            "from kiraos_desktop.core import recall, user_search\n"
             "engine = Engine.open(data_dir=sys.argv[1], db=sys.argv[2], install_examples=False)\n"
-            "started = time.monotonic(); build_index(engine.store); engine.close()\n"
-            "print(f'recall index of the seeded events built in {time.monotonic() - started:.1f} s')\n")
+            "started = time.monotonic(); recall.build_index(engine.store); user_search.build_index(engine.store)\n"
+            "engine.close()\n"
+            "print(f'recall and user search indexes of the seeded data built in {time.monotonic() - started:.1f} s')\n")
     subprocess.run([sys.executable, "-c", code, str(work / "data"), str(db)], cwd=REPO, check=True)
 
 

@@ -176,3 +176,19 @@ def test_server_memory_stays_flat_over_varied_max_chars(data_dir):
         proc.terminate()
         proc.wait(timeout=20)
         proc.stderr.close()
+
+
+def test_cached_blocks_leave_the_garbage_collectors_watch(engine):
+    """Full collections stall every request in flight: the context cache must not add to their work."""
+    import gc
+
+    for n in range(3):
+        seed_user(engine, f"u{n}")
+        engine.context.user_block(f"u{n}")
+        engine.context.user_block(f"u{n}", query="事件")
+    for _ in range(6):  # a collection untracks a tuple only after what it holds: about a level each
+        gc.collect()
+    held = list(engine.context._cache.values())
+    assert len(held) == 3 and all(len(blocks) == 2 for blocks in held)
+    assert not any(gc.is_tracked(blocks) for blocks in held)
+    assert not any(gc.is_tracked(block) for blocks in held for block in blocks.values())

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import errno
+import gc
 import logging
 import os
 import signal
@@ -270,6 +271,9 @@ def serve_forever(engine, args) -> int:
             _say(f"kiraos-desktop: error: {exc}")
             return EXIT_FAILURE
         engine.start_watching()
+        # What exists now (modules, the engine, the app) lives as long as the process: kept out of
+        # the collector's full passes, each of which stalls every request in flight.
+        gc.freeze()
         _say(f"KiraOS Desktop API on {server.url} ({_token_source(engine, args)}); memory in "
              f"{engine.database_label}; Ctrl+C stops it")
         crashed = False
