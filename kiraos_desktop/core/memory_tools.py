@@ -135,7 +135,7 @@ class MemoryTools:
                 "key": sanitize(p.key), "value": sanitize(p.value), "confidence": p.confidence,
                 "expires": (p.expires_at or "")[:10]})
         event_rows = [{"date": (e.created_at or "")[:10], "summary": sanitize(e.summary)} for e in events]
-        return template("memory_query.j2").render(categories=categories, events=event_rows)
+        return render_hot("memory_query.j2", categories=categories, events=event_rows)
 
     def clear(self, user_id: str, actor: str = "tool") -> str:
         check_user_id(user_id)
