@@ -317,3 +317,25 @@ def test_prompt_arguments_take_the_type_their_parameter_declares():
     assert coerce_prompt_arguments(parameters, values) == {
         "n": 3, "flag": True, "tags": ["a"], "text": "42", "maybe": "123", "free": "x", "bad": "1"}
     assert coerce_prompt_arguments(parameters, {"n": "three"}) == {"n": "three"}  # the schema names it
+
+
+def test_the_tool_schema_lookup_gives_what_tools_list_shows(api_engine, api_server):
+    """2026-era calls have their Mcp-Param-* headers checked against the tool's schema: the lookup
+    the SDK uses for it (instead of a tools/list per call) must give the listed schema exactly."""
+    from skills_helpers import manifest, write_skill
+
+    write_skill(api_engine.paths.skills_dir, "odd", manifest("odd_schema", parameters={
+        "type": "object", "properties": {"note": {"type": ["string", "null"], "default": None,
+                                                  "description": "说明"}}}))
+    api_engine.skills.reload()
+
+    async def go():
+        async with http_client(api_server.url) as client:
+            return {t.name: t.input_schema for t in (await client.list_tools()).tools}
+
+    listed = run(go)
+    handlers = api_server._app.mcp.handlers
+    assert "odd_schema" in listed
+    assert {name: handlers.tool_input_schema(name) for name in listed} == listed
+    assert handlers.tool_input_schema("no_such_tool") is None
+    assert api_server._app.mcp.server.get_tool_input_schema == handlers.tool_input_schema

@@ -122,6 +122,14 @@ class McpHandlers:
         return [types.Tool(name=d.name, description=d.description, input_schema=mcp_tool_schema(d.input_schema))
                 for d in self._tools.descriptors()]
 
+    def tool_input_schema(self, name: str) -> dict | None:
+        """The input schema tools/list shows for `name`, None for no such tool: the SDK checks a
+        2026-era call's Mcp-Param-* headers against it (else it runs tools/list for every call)."""
+        try:
+            return mcp_tool_schema(self._tools.descriptor(name).input_schema)
+        except UnknownToolError:
+            return None
+
     async def list_tools(self, ctx, params) -> types.ListToolsResult:
         return types.ListToolsResult(tools=self.tool_list())
 
@@ -242,6 +250,7 @@ def build_mcp_server(engine, caller: ToolCaller, workers) -> tuple[Server, McpHa
         on_list_prompts=handlers.list_prompts, on_get_prompt=handlers.get_prompt,
         on_list_resources=handlers.list_resources, on_list_resource_templates=handlers.list_resource_templates,
         on_read_resource=handlers.read_resource, on_subscriptions_listen=listen,
+        get_tool_input_schema=handlers.tool_input_schema,
     )
     server.middleware = []  # no OpenTelemetry spans: nothing here exports them
     server.listen_handler = listen
