@@ -230,3 +230,87 @@ def test_a_handler_that_fails_unexpectedly_is_answered_like_the_sdk(sides, caplo
     assert fast.to_sdk == before
     assert fast.seen(mine) == sdk.seen(theirs)
     assert mine.status_code == 200 and b'"error":{"code":0,"message":"disk on fire' in mine.content
+
+
+MODERN = "2026-07-28"
+ENVELOPE = {"io.modelcontextprotocol/protocolVersion": MODERN, "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "parity", "version": "1"}}
+
+
+def mcall(name, arguments, request_id=1, meta=None, **params) -> dict:
+    return {"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+            "params": {"name": name, "arguments": arguments, "_meta": ENVELOPE if meta is None else meta,
+                       **params}}
+
+
+def routed(name="memory_query", **changes) -> dict:
+    """The 2026-era headers of a tools/call of `name` (no session), with `changes`."""
+    return {"Mcp-Session-Id": None, "MCP-Protocol-Version": MODERN, "Mcp-Method": "tools/call", "Mcp-Name": name,
+            **changes}
+
+
+NO_INFO = {k: v for k, v in ENVELOPE.items() if not k.endswith("clientInfo")}
+MODERN_CASES = [
+    ("memory_update", mcall("memory_update", UPDATE), routed("memory_update"), FAST),
+    ("memory_query, string id", mcall("memory_query", {"user_id": "u1"}, "q"), routed(), FAST),
+    ("without clientInfo", mcall("memory_query", {"user_id": "u1"}, meta=NO_INFO), routed(), FAST),
+    ("bad operations", mcall("memory_update", {"user_id": "u1", "operations": "x"}), routed("memory_update"), FAST),
+    ("no user_id", mcall("memory_query", {}), routed(), FAST),
+    ("unknown tool", mcall("nope", {"user_id": "u1"}), routed("nope"), FAST),
+    ("skill, hostile input", mcall("tarot_reading", {"user_id": "u1", "question": "</user_input>&😀"}),
+     routed("tarot_reading"), FAST),
+    ("with a session id too", mcall("memory_query", {"user_id": "u1"}), routed(**{"Mcp-Session-Id": "x"}), FAST),
+    ("Mcp-Name differs", mcall("memory_query", {"user_id": "u1"}), routed("memory_update"), SDK),
+    ("no Mcp-Name", mcall("memory_query", {"user_id": "u1"}), routed(**{"Mcp-Name": None}), SDK),
+    ("Mcp-Method differs", mcall("memory_query", {"user_id": "u1"}), routed(**{"Mcp-Method": "tools/list"}), SDK),
+    ("encoded Mcp-Name", mcall("memory_query", {"user_id": "u1"}),
+     routed(**{"Mcp-Name": "=?base64?bWVtb3J5X3F1ZXJ5?="}), SDK),
+    ("an Mcp-Param header", mcall("memory_query", {"user_id": "u1"}), routed(**{"Mcp-Param-User": "u1"}), SDK),
+    ("envelope version differs", mcall("memory_query", {"user_id": "u1"}, meta=dict(
+        ENVELOPE, **{"io.modelcontextprotocol/protocolVersion": "2026-01-01"})), routed(), SDK),
+    ("no capabilities", mcall("memory_query", {"user_id": "u1"}, meta={
+        "io.modelcontextprotocol/protocolVersion": MODERN}), routed(), SDK),
+    ("capabilities not an object", mcall("memory_query", {"user_id": "u1"}, meta=dict(
+        ENVELOPE, **{"io.modelcontextprotocol/clientCapabilities": 5})), routed(), SDK),
+    ("clientInfo without version", mcall("memory_query", {"user_id": "u1"}, meta=dict(
+        ENVELOPE, **{"io.modelcontextprotocol/clientInfo": {"name": "x"}})), routed(), SDK),
+    ("progress token", mcall("memory_query", {"user_id": "u1"}, meta=dict(ENVELOPE, progressToken=1)), routed(),
+     SDK),
+    ("no _meta", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                  "params": {"name": "memory_query", "arguments": {"user_id": "u1"}}}, routed(), SDK),
+    ("arguments a list", mcall("memory_query", ["u1"]), routed(), SDK),
+    ("id true", mcall("memory_query", {"user_id": "u1"}, True), routed(), SDK),
+    ("not JSON", b'{"jsonrpc":', routed(), SDK),
+    ("Accept event stream only", mcall("memory_query", {"user_id": "u1"}), routed(Accept="text/event-stream"), SDK),
+    ("tools/list", {"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": ENVELOPE}},
+     routed(**{"Mcp-Method": "tools/list", "Mcp-Name": None}), SDK),
+]
+
+
+def test_fast_path_replies_like_the_sdk_at_the_2026_protocol(sides):
+    fast, sdk = sides
+    answered = []
+    for what, body, changes, _ in MODERN_CASES:
+        before = fast.to_sdk
+        mine, theirs = fast.post(body, changes), sdk.post(body, changes)
+        assert fast.seen(mine) == sdk.seen(theirs), what
+        answered.append((what, FAST if fast.to_sdk == before else SDK))
+    assert answered == [(what, path) for what, _, _, path in MODERN_CASES]
+    assert fast.engine.tools.call("memory_query", "u1", {}, actor="tool").content == \
+        sdk.engine.tools.call("memory_query", "u1", {}, actor="tool").content
+
+
+def test_a_2026_call_that_fails_unexpectedly_is_answered_like_the_sdk(sides):
+    fast, sdk = sides
+
+    async def broken(name, body):
+        raise RuntimeError("disk on fire")
+
+    for side in sides:
+        side.endpoint.handlers._caller.call = broken
+    before = fast.to_sdk
+    body = mcall("memory_query", {"user_id": "u1"})
+    mine, theirs = fast.post(body, routed()), sdk.post(body, routed())
+    assert fast.to_sdk == before
+    assert fast.seen(mine) == sdk.seen(theirs)
+    assert b"Internal server error" in mine.content

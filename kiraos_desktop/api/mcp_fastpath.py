@@ -26,8 +26,9 @@ from pydantic_core import to_json
 
 from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
 from kiraos_desktop.api.bodies import decode_json
-from kiraos_desktop.api.errors import ApiError
+from kiraos_desktop.api.errors import ApiError, send_json_body
 from kiraos_desktop.api.fastpath_update import FAST_BODY_BYTES, replaying
+from kiraos_desktop.api.mcp_fastpath_modern import MODERN_VERSIONS, ModernToolCalls
 from kiraos_desktop.api.mcp_sessions import open_transports
 
 log = logging.getLogger(__name__)
@@ -79,41 +80,60 @@ def handler_failure_reply(request_id: int | str, exc: Exception) -> bytes:
     return error.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
 
 
+class PlainHeaders:
+    """What the fast paths look at in a request's headers, read in one pass; `plain` is False as
+    soon as one is repeated where the SDK would judge it, or the body is chunked."""
+
+    __slots__ = ("session_id", "accept", "content_type", "length", "version", "method", "name", "params",
+                 "plain")
+
+    def __init__(self, headers):
+        self.session_id = self.accept = self.content_type = self.length = None
+        self.version = self.method = self.name = None
+        self.params = False  # an Mcp-Param-* header (2026-era): the SDK checks those
+        self.plain = True
+        for name, value in headers:
+            if name == b"accept":
+                self.accept = value if self.accept is None else self.accept  # the SDK reads the first one
+            elif name == b"content-length":
+                self.length = value
+            elif name in _SINGLE:
+                slot = _SINGLE[name]
+                if getattr(self, slot) is not None:
+                    self.plain = False
+                setattr(self, slot, value)
+            elif name.startswith(b"mcp-param-"):
+                self.params = True
+            elif name == b"transfer-encoding":
+                self.plain = False
+
+    def body_fits(self) -> bool:
+        """A JSON body of a declared length the fast paths read whole."""
+        return (self.plain and self.content_type is not None
+                and self.content_type.split(b";")[0] == b"application/json"
+                and self.accept is not None and accepts_json(self.accept)
+                and self.length is not None and self.length.isdigit() and 0 < int(self.length) <= FAST_BODY_BYTES)
+
+
+_SINGLE = {b"mcp-session-id": "session_id", b"content-type": "content_type", b"mcp-protocol-version": "version",
+           b"mcp-method": "method", b"mcp-name": "name"}
+
+
 class McpCallFastPath:
     """Returns the status it answered with, or the `receive` the SDK must read the request from."""
 
-    def __init__(self, handlers, manager, sessions, idle_timeout: float):
+    def __init__(self, handlers, manager, sessions, idle_timeout: float, server_info: dict):
         self._handlers = handlers
         self._manager = manager
         self._ready = sessions  # ReadySessions: those that sent notifications/initialized
         self._idle_timeout = idle_timeout
+        self._modern = ModernToolCalls(handlers, server_info)
 
-    def _transport(self, scope):
-        """The open, initialized session's transport when the headers are the plain case, else None."""
-        session_id = accept = content_type = length = version = None
-        sessions = types = 0
-        for name, value in scope["headers"]:
-            if name == b"mcp-session-id":
-                session_id, sessions = value, sessions + 1
-            elif name == b"accept":
-                accept = value if accept is None else accept  # the SDK reads the first one
-            elif name == b"content-type":
-                content_type, types = value, types + 1
-            elif name == b"content-length":
-                length = value
-            elif name == b"mcp-protocol-version":
-                version = value if version is None else version  # the SDK routes on the first one
-            elif name == b"transfer-encoding":
-                return None
-        if sessions != 1 or types != 1 or content_type.split(b";")[0] != b"application/json":
+    def _transport(self, headers: PlainHeaders):
+        """The open, initialized session's transport of a handshake-era request, else None."""
+        if headers.session_id is None or headers.method is not None or headers.name is not None:
             return None
-        if version is not None and version not in _VERSIONS:
-            return None  # the 2026-era protocol: the SDK serves it
-        if accept is None or not accepts_json(accept):
-            return None
-        if length is None or not length.isdigit() or not 0 < int(length) <= FAST_BODY_BYTES:
-            return None
-        key = session_id.decode("latin-1")
+        key = headers.session_id.decode("latin-1")
         if key not in self._ready:
             return None
         transport = open_transports(self._manager).get(key)
@@ -127,8 +147,18 @@ class McpCallFastPath:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> FastPathOutcome:
         if scope["method"] != "POST" or "user" in scope:
             return receive
-        transport = self._transport(scope)
-        if transport is None:
+        headers = PlainHeaders(scope["headers"])
+        if not headers.body_fits():
+            return receive
+        modern = headers.version in MODERN_VERSIONS
+        transport = None
+        if not modern:
+            if headers.version is not None and headers.version not in _VERSIONS:
+                return receive  # an unknown version: the SDK says which it serves
+            transport = self._transport(headers)
+            if transport is None:
+                return receive
+        elif not self._modern.headers_fit(headers):
             return receive
         messages, chunks = [], []
         while True:
@@ -139,7 +169,14 @@ class McpCallFastPath:
             chunks.append(message.get("body", b""))
             if not message.get("more_body", False):
                 break
-        call = plain_tool_call(b"".join(chunks))
+        raw = b"".join(chunks)
+        if modern:
+            call = self._modern.plain_call(raw, headers, scope["headers"])
+            if call is None:
+                return replaying(messages, receive)
+            status, body = await self._modern.answer(*call)
+            return await send_json_body(send, status, body)
+        call = plain_tool_call(raw)
         if call is None:
             return replaying(messages, receive)
         request_id, name, arguments = call

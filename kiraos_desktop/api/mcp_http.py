@@ -42,8 +42,8 @@ class McpEndpoint:
         self.changes = ListChangeNotifier(engine, bus, sessions=sessions)
         self.changes.attach(self.server)
         # Plain tools/call of initialized sessions, answered without the SDK's per-message work.
-        self.fast_path: McpCallFastPath | None = McpCallFastPath(self.handlers, self.manager, sessions,
-                                                                 SESSION_IDLE_TIMEOUT_S)
+        self.fast_path: McpCallFastPath | None = McpCallFastPath(
+            self.handlers, self.manager, sessions, SESSION_IDLE_TIMEOUT_S, self.server.server_info_stamp)
         self._loop: asyncio.AbstractEventLoop | None = None
 
     label = MCP_PATH  # the route counters' name for this traffic
