@@ -1,4 +1,4 @@
-"""POST /mcp `tools/call` of a known, initialized session answered below the SDK (a bot's hot path).
+"""POST /mcp `tools/call` answered below the SDK in its plain case (a bot's hot path), at every protocol version.
 
 Through the SDK a call is parsed and validated by pydantic, handed over memory streams to the
 session's task, validated again, run, shaped by the result sieve and serialised back: some 0.4 ms
@@ -8,8 +8,9 @@ JSON-RPC request `{"jsonrpc": "2.0", "id", "method": "tools/call", "params": {"n
 as the SDK requires them, a handshake-era protocol version header (or none), in a session that
 the SDK still has open and that sent `notifications/initialized`. The tool runs through the same
 handler as the SDK's (McpHandlers.tool_result) and the reply has the SDK's bytes and headers.
-Everything else (another method, notifications, errors of any kind, unknown sessions, the
-2026-era protocol) goes to the SDK with what was read replayed.
+Everything else (another method, notifications, errors of any kind, unknown sessions) goes to
+the SDK with what was read replayed. The 2026-era protocol has no session: its plain call is
+recognised and answered by mcp_fastpath_modern.
 
 A `notifications/cancelled` for a call answered here is not seen by it: the call completes and is
 answered, which the protocol allows (a cancellation may arrive too late to stop a request).
