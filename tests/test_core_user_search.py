@@ -88,7 +88,7 @@ def store(data_dir):
 def test_search_is_exact_in_keys_values_and_events(store, text, expected, monkeypatch):
     assert ids(store, text) == expected
     assert oracle(store, text) == expected
-    monkeypatch.setattr(user_search, "_SQL_WORDS", 0)  # the general way (sets in Python) agrees
+    monkeypatch.setattr(user_search, "_RANGED_WORDS", 0)  # the general way (sets in Python) agrees
     assert ids(store, text) == expected
 
 
@@ -110,7 +110,7 @@ def test_sort_orders_and_writes_through_the_store(store):
     assert ids(store, "火锅") == [] and ids(store, "寿司") == ["amy"]
     store.clear_user("fay", actor="gui")
     assert ids(store, "python") == []
-    assert store._rows("SELECT count(*) FROM usersearch_events WHERE user_id = 'fay'")[0][0] == 0
+    assert store._rows("SELECT count(*) FROM usersearch_terms WHERE user_id = 'fay'")[0][0] == 0
 
 
 def test_another_process_writes_are_found_before_and_after_the_catch_up(store):
@@ -218,7 +218,33 @@ def test_a_plugin_database_is_indexed_on_open_resumably_and_searched_exactly_mea
         assert seen[-1][0] == seen[-1][1]
         for text in ("北京 面试", "面试", "上海", "城市", "日常", "记录"):
             assert ids(store, text) == oracle(store, text)
-        events = store._rows("SELECT sum(n) FROM usersearch_events WHERE term = '面试'")[0][0]
+        events = store._rows("SELECT sum(ev) FROM usersearch_terms WHERE term = '面试'")[0][0]
         assert events == store._rows("SELECT count(*) FROM event_logs WHERE event_summary = '通过了面试'")[0][0]
     finally:
         engine.close()
+
+
+def test_pages_of_a_search_join_up_to_the_whole_list(store):
+    for n in range(23):
+        store.add_event(f"p{n:02d}", "Python 入门", actor="gui")
+    store.add_event("pythonista", "hello", actor="gui")  # the id matches, the words do not
+    other = sqlite3.connect(store.path)  # queued, not yet indexed: confirmed from the rows
+    other.execute("INSERT INTO event_logs (user_id, event_summary) VALUES ('p99', 'more python')")
+    other.execute("DELETE FROM event_logs WHERE user_id = 'p05'")
+    other.commit()
+    other.close()
+    conn, state = store.reader.connection(), store._search_state
+    expected = oracle(store, "python")
+    assert "pythonista" in expected and "p99" in expected and "p05" not in expected
+    for descending in (False, True):
+        found = user_search.search(conn, "python", state, "user_id", descending, page=7)
+        assert found.ids is None and found.total == len(expected)  # read as a range of the index
+        pages = list(found.first)
+        while len(pages) < found.total:
+            more = user_search.page_after(conn, "python", state, descending, pages[-1], 7)
+            assert more
+            pages += more
+        assert pages == (expected[::-1] if descending else expected)
+        assert user_search.search_user_ids(conn, "python", state, "user_id", descending) == pages
+    found = user_search.search(conn, "python", state, "event_count", True, page=7)
+    assert found.ids is not None and sorted(found.ids) == expected and found.first == found.ids[:7]

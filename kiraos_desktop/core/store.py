@@ -440,6 +440,19 @@ class MemoryStore:
         self.user_search_catch_up(everything=True)
         return user_search.search_user_ids(self.reader.connection(), search, self._search_state, order_by, descending)
 
+    def search_users(self, search: str, order_by: str = "user_id", descending: bool = False,
+                     page: int = 200) -> tuple[int, list[UserSummary], list[str] | None]:
+        """(how many users match, the first `page` of them, every id when they were computed at once;
+        None: read later pages with search_users_after)."""
+        self.user_search_catch_up(everything=True)
+        found = user_search.search(self.reader.connection(), search, self._search_state, order_by, descending, page)
+        return found.total, self.user_summaries(found.first), found.ids
+
+    def search_users_after(self, search: str, descending: bool, after: str, page: int = 200) -> list[UserSummary]:
+        """The next page of a search in id order, after the user id `after`."""
+        return self.user_summaries(user_search.page_after(self.reader.connection(), search, self._search_state,
+                                                          descending, after, page))
+
     def user_summaries(self, user_ids: list[str]) -> list[UserSummary]:
         """The summaries of these users in the given order; users without entries or events left out."""
         found: dict[str, UserSummary] = {}

@@ -11,10 +11,16 @@ What a search in keys, values and events finds (the Users page's tooltip and the
   memory tables, so it is slower on a big database.
 Results are exact: the index answers for users whose words it holds for sure; users with changes
 still in its queue, or with rows the build has not reached, are confirmed from their own rows.
+
+In the list's default order (by id) a search reads only what it shows: the users of the rarest
+word are a range of the index in id order; the count comes from that range, later pages start
+after the last id shown (`page_after`). Other orders, a build still running and long texts give
+the whole ordered list at once.
 """
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 
 from kiraos_desktop.core import user_search_index as index
 from kiraos_desktop.core.recall_text import terms
@@ -22,6 +28,10 @@ from kiraos_desktop.core.schema import USER_HAS_DATA
 
 #: Candidate sets up to this size are narrowed by the next word with one IN (...) query.
 _NARROW_IN = 500
+#: A search of up to this many words, with up to this many users besides the index's (ids that match,
+#: users with queued changes), is read as a range of the index.
+_RANGED_WORDS = 16
+_RANGED_EXTRA = 500
 #: Sort orders of the user list (store.USER_SORT_COLUMNS).
 SORT_COLUMNS = ("user_id", "profile_count", "event_count", "last_activity")
 
@@ -39,20 +49,9 @@ def search_words(text: str) -> tuple[str, ...]:
     return terms(text)
 
 
-def _users_with(conn: sqlite3.Connection, word: str, among: set[str] | None) -> set[str]:
-    """Users the index holds `word` for (profile or event words), limited to `among` when given."""
-    sql = ("SELECT user_id FROM usersearch_profiles WHERE term = ?1{cond} "
-           "UNION ALL SELECT user_id FROM usersearch_events WHERE term = ?1{cond}")
-    if among is None:
-        return {r[0] for r in conn.execute(sql.format(cond=""), (word,))}
-    found: set[str] = set()
-    listed = sorted(among)
-    for start in range(0, len(listed), _NARROW_IN):
-        chunk = listed[start:start + _NARROW_IN]
-        cond = f" AND user_id IN ({','.join('?' * len(chunk))})"
-        found.update(r[0] for r in conn.execute(sql.format(cond=cond).replace("?1", "?"),
-                                                (word, *chunk, word, *chunk)))
-    return found
+def clean(text: str) -> str:
+    """The text a search looks for: stripped, without NULs (SQL's LIKE would end the pattern there)."""
+    return text.replace("\x00", "").strip()
 
 
 def user_terms(conn: sqlite3.Connection, user_id: str) -> set[str]:
@@ -61,6 +60,20 @@ def user_terms(conn: sqlite3.Connection, user_id: str) -> set[str]:
         "SELECT memory_key, memory_value FROM user_profiles WHERE user_id = ?", (user_id,)))
     for (text,) in conn.execute("SELECT event_summary FROM event_logs WHERE user_id = ?", (user_id,)):
         found.update(terms(text or ""))
+    return found
+
+
+def _users_with(conn: sqlite3.Connection, word: str, among: set[str] | None) -> set[str]:
+    """Users the index holds `word` for, limited to `among` when given."""
+    if among is None:
+        return {r[0] for r in conn.execute("SELECT user_id FROM usersearch_terms WHERE term = ?", (word,))}
+    found: set[str] = set()
+    listed = sorted(among)
+    for start in range(0, len(listed), _NARROW_IN):
+        chunk = listed[start:start + _NARROW_IN]
+        found.update(r[0] for r in conn.execute(
+            f"SELECT user_id FROM usersearch_terms WHERE term = ? AND user_id IN ({','.join('?' * len(chunk))})",
+            (word, *chunk)))
     return found
 
 
@@ -119,77 +132,177 @@ def _matching_users(conn: sqlite3.Connection, words: tuple[str, ...], state: ind
     return found
 
 
-#: Up to this many words (and queued users), a search with a complete index is one SQL statement.
-_SQL_WORDS = 16
-_SQL_QUEUED = 500
-_WORD_IN = ("user_id IN (SELECT user_id FROM usersearch_profiles WHERE term = ? "
-            "UNION ALL SELECT user_id FROM usersearch_events WHERE term = ?)")
+_HAS_ID = "user_id LIKE ? ESCAPE '\\'"
 _TEXT_IN = ("user_id IN (SELECT user_id FROM user_profiles WHERE memory_key LIKE ? ESCAPE '\\' "
             "OR memory_value LIKE ? ESCAPE '\\' UNION SELECT user_id FROM event_logs WHERE event_summary LIKE ? ESCAPE '\\')")
 
 
-def _match_condition(conn: sqlite3.Connection, text: str, state: index.BuildState) -> tuple[str, list] | None:
-    """An SQL condition on user_summary's user_id for the users whose keys, values or events match
-    `text`, when one statement can say it; None when the general way must."""
+def _order(order_by: str, descending: bool) -> str:
+    direction = "DESC" if descending else "ASC"
+    return f"ORDER BY user_id {direction}" if order_by == "user_id" else \
+        f"ORDER BY {order_by} {direction}, user_id {direction}"
+
+
+def _all_ids(conn: sqlite3.Connection, text: str, state: index.BuildState, order_by: str, descending: bool) -> list[str]:
+    """Every matching user's id in the list's order, computed at once (inside a read transaction)."""
+    order = _order(order_by, descending)
     words = search_words(text)
     if not words:
         like = like_pattern(text)
-        return _TEXT_IN, [like, like, like]
-    if not state.complete or len(words) > _SQL_WORDS:
+        return [r[0] for r in conn.execute(
+            f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND ({_HAS_ID} OR {_TEXT_IN}) {order}",
+            (like, like, like, like))]
+    found = _matching_users(conn, words, state)
+    found.update(r[0] for r in conn.execute(
+        f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND {_HAS_ID}", (like_pattern(text),)))
+    if len(found) <= _NARROW_IN:
+        listed = sorted(found)
+        return [r[0] for r in conn.execute(
+            f"SELECT user_id FROM user_summary WHERE user_id IN ({','.join('?' * len(listed))}) "
+            f"AND {USER_HAS_DATA} {order}", listed)]
+    return [r[0] for r in conn.execute(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} {order}")
+            if r[0] in found]
+
+
+@dataclass(frozen=True)
+class _Ranged:
+    """A search read from the index in id order: `sql` (with `params`) gives the users who have every
+    word, except those the index is unsure of; `extra` (sorted, none of them in `sql`'s answer) are
+    the users whose id matches and the unsure ones confirmed from their rows."""
+
+    sql: str
+    params: list
+    extra: list[str]
+
+
+def _ranged(conn: sqlite3.Connection, text: str, state: index.BuildState) -> _Ranged | None:
+    """The search as a range of the index, or None when it must be computed at once."""
+    words = search_words(text)
+    if not words or not state.complete or len(words) > _RANGED_WORDS:
         return None
     queued = _queued_users(conn)
-    if len(queued) > _SQL_QUEUED:
+    by_id = [r[0] for r in conn.execute(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND {_HAS_ID} "
+                                        f"LIMIT {_RANGED_EXTRA + 1}", (like_pattern(text),))]
+    if len(queued) + len(by_id) > _RANGED_EXTRA:
         return None
-    cond = " AND ".join([_WORD_IN] * len(words))
-    params: list = [p for word in words for p in (word, word)]
+    counted = sorted((conn.execute("SELECT count(*) FROM usersearch_terms WHERE term = ?", (word,)).fetchone()[0], word)
+                     for word in words)
+    rarest, *others = [word for _, word in counted]
+    sql = "SELECT t0.user_id FROM usersearch_terms AS t0 WHERE t0.term = ?"
+    params: list = [rarest]
+    for number, word in enumerate(others, 1):
+        sql += (f" AND EXISTS (SELECT 1 FROM usersearch_terms AS t{number} "
+                f"WHERE t{number}.term = ? AND t{number}.user_id = t0.user_id)")
+        params.append(word)
     if queued:
-        cond += f" AND user_id NOT IN ({','.join('?' * len(queued))})"
+        sql += f" AND t0.user_id NOT IN ({','.join('?' * len(queued))})"
         params += queued
-    confirmed = _confirmed(conn, words, queued)
-    if confirmed:
-        cond = f"({cond}) OR user_id IN ({','.join('?' * len(confirmed))})"
-        params += confirmed
-    return f"({cond})", params
+    extra = set(_confirmed(conn, words, queued)) | set(by_id)
+    if extra:
+        listed = sorted(extra)
+        extra.difference_update(r[0] for r in conn.execute(
+            f"{sql} AND t0.user_id IN ({','.join('?' * len(listed))})", params + listed))
+    return _Ranged(sql, params, sorted(extra))
+
+
+def _ranged_page(conn: sqlite3.Connection, ranged: _Ranged, descending: bool, after: str | None,
+                 limit: int | None) -> list[str]:
+    """Up to `limit` (None: all) ids of a ranged search after the id `after` (None: from the start)."""
+    sql, params = ranged.sql, list(ranged.params)
+    extra = ranged.extra[::-1] if descending else ranged.extra
+    if after is not None:
+        sql += " AND t0.user_id < ?" if descending else " AND t0.user_id > ?"
+        params.append(after)
+        extra = [user_id for user_id in extra if (user_id < after if descending else user_id > after)]
+    sql += " ORDER BY t0.user_id DESC" if descending else " ORDER BY t0.user_id"
+    if limit is not None:
+        sql += " LIMIT ?"
+        params.append(limit)
+    merged = sorted([r[0] for r in conn.execute(sql, params)] + extra, reverse=descending)
+    return merged if limit is None else merged[:limit]
+
+
+@dataclass(frozen=True)
+class Found:
+    """What a search found: how many users, the ids of the first page, and every id when they were
+    computed at once (None: later pages come from `page_after`)."""
+
+    total: int
+    first: list[str]
+    ids: list[str] | None
+
+
+class _ReadTransaction:
+    """BEGIN ... COMMIT around a search on a connection in autocommit mode, so that it reads one moment."""
+
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._conn = conn
+        self._began = False
+
+    def __enter__(self) -> None:
+        if not self._conn.in_transaction:
+            self._conn.execute("BEGIN")
+            self._began = True
+
+    def __exit__(self, *exc) -> None:
+        if self._began:
+            self._conn.execute("COMMIT")
+
+
+def _state(conn: sqlite3.Connection, state: index.BuildState) -> index.BuildState:
+    # Read in the transaction unless complete: another process of ours may have moved the build on.
+    return state if state.complete else index.read_build_state(conn)
+
+
+def search(conn: sqlite3.Connection, text: str, state: index.BuildState, order_by: str = "user_id",
+           descending: bool = False, page: int = 200) -> Found:
+    """The users (with entries or events) whose id contains `text` or whose keys, values or events
+    match it, in the user list's order: their count and first `page` ids. `state` is the build's
+    as last known."""
+    if order_by not in SORT_COLUMNS:
+        raise ValueError(f"cannot sort users by {order_by!r}")
+    text = clean(text)
+    if not text:
+        return Found(0, [], [])
+    with _ReadTransaction(conn):
+        state = _state(conn, state)
+        ranged = _ranged(conn, text, state) if order_by == "user_id" else None
+        if ranged is not None:
+            total = conn.execute(f"SELECT count(*) FROM ({ranged.sql})", ranged.params).fetchone()[0]
+            return Found(total + len(ranged.extra), _ranged_page(conn, ranged, descending, None, page), None)
+        ids = _all_ids(conn, text, state, order_by, descending)
+        return Found(len(ids), ids[:page], ids)
+
+
+def page_after(conn: sqlite3.Connection, text: str, state: index.BuildState, descending: bool, after: str,
+               page: int = 200) -> list[str]:
+    """The next `page` ids of a search in id order (see `search`), after the id `after`."""
+    text = clean(text)
+    if not text:
+        return []
+    with _ReadTransaction(conn):
+        state = _state(conn, state)
+        ranged = _ranged(conn, text, state)
+        if ranged is not None:
+            return _ranged_page(conn, ranged, descending, after, page)
+        ids = _all_ids(conn, text, state, "user_id", descending)
+    return [user_id for user_id in ids if (user_id < after if descending else user_id > after)][:page]
 
 
 def search_user_ids(conn: sqlite3.Connection, text: str, state: index.BuildState, order_by: str = "user_id",
                     descending: bool = False) -> list[str]:
-    """Ids of the users (with entries or events) whose id contains `text` or whose keys, values or
-    events match it, in the user list's order. One read transaction: what it sees is one moment.
-    `state` is the build's as last known (read again unless complete)."""
+    """Every id `search` finds, in the list's order."""
     if order_by not in SORT_COLUMNS:
         raise ValueError(f"cannot sort users by {order_by!r}")
-    text = text.replace("\x00", "").strip()  # SQL's LIKE would end the pattern at a NUL: match all
+    text = clean(text)
     if not text:
         return []
-    order = "DESC" if descending else "ASC"
-    order = f"ORDER BY {order_by} {order}, user_id {order}" if order_by != "user_id" else f"ORDER BY user_id {order}"
-    by_id = "user_id LIKE ? ESCAPE '\\'"
-    began = not conn.in_transaction
-    if began:
-        conn.execute("BEGIN")
-    try:
-        if not state.complete:  # read in the transaction: another process of ours may have moved it on
-            state = index.read_build_state(conn)
-        condition = _match_condition(conn, text, state)
-        if condition is not None:
-            cond, params = condition
-            return [r[0] for r in conn.execute(
-                f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND ({by_id} OR {cond}) {order}",
-                [like_pattern(text), *params])]
-        found = _matching_users(conn, search_words(text), state)
-        found.update(r[0] for r in conn.execute(
-            f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND {by_id}", (like_pattern(text),)))
-        if len(found) <= _NARROW_IN:
-            listed = sorted(found)
-            return [r[0] for r in conn.execute(
-                f"SELECT user_id FROM user_summary WHERE user_id IN ({','.join('?' * len(listed))}) "
-                f"AND {USER_HAS_DATA} {order}", listed)]
-        return [r[0] for r in conn.execute(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} {order}")
-                if r[0] in found]
-    finally:
-        if began:
-            conn.execute("COMMIT")
+    with _ReadTransaction(conn):
+        state = _state(conn, state)
+        ranged = _ranged(conn, text, state) if order_by == "user_id" else None
+        if ranged is not None:
+            return _ranged_page(conn, ranged, descending, None, None)
+        return _all_ids(conn, text, state, order_by, descending)
 
 
 def build_index(store, progress=None, is_cancelled=None) -> bool:

@@ -1,10 +1,12 @@
 """The user-search word index: which users have a word in their keys, values or events.
 
 Layout (our tables only; the plugin's are untouched):
-- `usersearch_events (term, user_id, n)`: n = how many of the user's events hold the word. Ordered
-  by word, so the users of a word are one range of the table.
-- `usersearch_profiles (term, user_id)`: the words of the user's profile keys and values, and
-  `usersearch_profile_users (user_id, terms)` the same words per user (what to remove when they change).
+- `usersearch_terms (term, user_id, ev, pr)`: a row per word a user has; ev = how many of the user's
+  events hold it, pr = 1 when one of their profile keys or values does. Ordered by word, then user:
+  the users of a word are one range of the table, in the user list's order, and counting them
+  reads only that range.
+- `usersearch_profile_users (user_id, terms)`: the words of the user's profile entries (what to
+  take back when they change).
 - `usersearch_queue`: every insert, update and delete on `event_logs` (with the text to count out
   and/or in) and on `user_profiles` (the user only), by any process. The triggers are built-in SQL
   only, so the plugin's own writes never need anything of ours. This process moves the queue into
@@ -29,7 +31,7 @@ from kiraos_desktop.core.recall_text import TERMS_VERSION, terms
 log = logging.getLogger(__name__)
 
 #: Bump when the layout changes (the words' own version is TERMS_VERSION): the index is rebuilt.
-INDEX_VERSION = "1"
+INDEX_VERSION = "2"
 #: Queue rows moved into the index per transaction (short, so other writers never wait long).
 DRAIN_BATCH = 2000
 #: Users (profiles) or events indexed per transaction of the build.
@@ -37,15 +39,11 @@ BUILD_USERS = 2000
 BUILD_EVENTS = 5000
 
 USER_SEARCH_DDL = (
-    """CREATE TABLE IF NOT EXISTS usersearch_events (
+    """CREATE TABLE IF NOT EXISTS usersearch_terms (
         term TEXT NOT NULL,
         user_id TEXT NOT NULL,
-        n INTEGER NOT NULL,
-        PRIMARY KEY (term, user_id)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS usersearch_profiles (
-        term TEXT NOT NULL,
-        user_id TEXT NOT NULL,
+        ev INTEGER NOT NULL DEFAULT 0,
+        pr INTEGER NOT NULL DEFAULT 0,
         PRIMARY KEY (term, user_id)
     ) WITHOUT ROWID""",
     """CREATE TABLE IF NOT EXISTS usersearch_profile_users (
@@ -92,9 +90,14 @@ USER_SEARCH_TRIGGERS = (
 _META = "SELECT value FROM kiraos_desktop_meta WHERE key = ?"
 _SET_META = ("INSERT INTO kiraos_desktop_meta (key, value) VALUES (?, ?) "
              "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-_ADD_EVENT_TERM = ("INSERT INTO usersearch_events (term, user_id, n) VALUES (?, ?, ?) "
-                   "ON CONFLICT(term, user_id) DO UPDATE SET n = n + excluded.n")
-_DROP_EVENT_TERM = "DELETE FROM usersearch_events WHERE term = ? AND user_id = ? AND n <= 0"
+_ADD_EVENTS = ("INSERT INTO usersearch_terms (term, user_id, ev) VALUES (?, ?, max(0, ?)) "
+               "ON CONFLICT(term, user_id) DO UPDATE SET ev = max(0, ev + ?)")
+_ADD_PROFILE = ("INSERT INTO usersearch_terms (term, user_id, pr) VALUES (?, ?, 1) "
+                "ON CONFLICT(term, user_id) DO UPDATE SET pr = 1")
+_DROP_PROFILE = "UPDATE usersearch_terms SET pr = 0 WHERE term = ? AND user_id = ?"
+_DROP_EMPTY = "DELETE FROM usersearch_terms WHERE term = ? AND user_id = ? AND ev = 0 AND pr = 0"
+#: Tables of earlier versions of the index.
+_OLD_TABLES = ("usersearch_events", "usersearch_profiles")
 #: Stands for "no user yet" in the profile build's cursor (every user id sorts after it).
 _START = ""
 
@@ -109,6 +112,8 @@ def ensure_user_search_schema(conn: sqlite3.Connection) -> list[str]:
     A new index (or one of another version) on a database with data is marked for a build.
     """
     done = []
+    for table in _OLD_TABLES:
+        conn.execute(f"DROP TABLE IF EXISTS {table}")
     for ddl in USER_SEARCH_DDL:
         conn.execute(ddl)
     for name in USER_SEARCH_TRIGGER_NAMES:
@@ -117,7 +122,7 @@ def ensure_user_search_schema(conn: sqlite3.Connection) -> list[str]:
         conn.execute(ddl)
     version = conn.execute(_META, ("usersearch_version",)).fetchone()
     if version is None or version[0] != _version():
-        for table in ("usersearch_events", "usersearch_profiles", "usersearch_profile_users", "usersearch_queue"):
+        for table in ("usersearch_terms", "usersearch_profile_users", "usersearch_queue"):
             conn.execute(f"DELETE FROM {table}")
         newest = conn.execute("SELECT coalesce(max(id), 0) FROM event_logs").fetchone()[0]
         has_profiles = conn.execute("SELECT 1 FROM user_profiles LIMIT 1").fetchone() is not None
@@ -177,11 +182,11 @@ def _reindex_profiles(conn: sqlite3.Connection, user_ids) -> None:
         row = conn.execute("SELECT terms FROM usersearch_profile_users WHERE user_id = ?", (user_id,)).fetchone()
         old = set(row[0].split(" ")) if row and row[0] else set()
         if old - new:
-            conn.executemany("DELETE FROM usersearch_profiles WHERE term = ? AND user_id = ?",
-                             [(term, user_id) for term in sorted(old - new)])
+            gone = [(term, user_id) for term in sorted(old - new)]
+            conn.executemany(_DROP_PROFILE, gone)
+            conn.executemany(_DROP_EMPTY, gone)
         if new - old:
-            conn.executemany("INSERT OR IGNORE INTO usersearch_profiles (term, user_id) VALUES (?, ?)",
-                             [(term, user_id) for term in sorted(new - old)])
+            conn.executemany(_ADD_PROFILE, [(term, user_id) for term in sorted(new - old)])
         if new:
             # Words are runs of letters and digits (see recall_text), so a space separates them.
             conn.execute("INSERT INTO usersearch_profile_users (user_id, terms) VALUES (?, ?) "
@@ -192,13 +197,13 @@ def _reindex_profiles(conn: sqlite3.Connection, user_ids) -> None:
 
 def _count_events(conn: sqlite3.Connection, deltas: Counter) -> None:
     """Add the (term, user_id) -> change of event count to the index; rows that reach 0 go."""
-    changed = sorted((term, user_id, n) for (term, user_id), n in deltas.items() if n)
+    changed = sorted((term, user_id, n, n) for (term, user_id), n in deltas.items() if n)
     if not changed:
         return
-    conn.executemany(_ADD_EVENT_TERM, changed)
-    gone = [(term, user_id) for term, user_id, n in changed if n < 0]
+    conn.executemany(_ADD_EVENTS, changed)
+    gone = [(term, user_id) for term, user_id, n, _ in changed if n < 0]
     if gone:
-        conn.executemany(_DROP_EVENT_TERM, gone)
+        conn.executemany(_DROP_EMPTY, gone)
 
 
 def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH) -> int:
@@ -279,7 +284,8 @@ def build_progress(conn: sqlite3.Connection) -> tuple[int, int]:
     events_total = max(0, state.events_upto - first + 1)
     events_done = max(0, min(events_total, state.events_done - first + 1))
     profiles_total = max(1, events_total // 9)
-    if not state.profiles_done:
-        # User ids are not numbers: the share of profile rows up to the cursor would cost a count.
-        return 0, profiles_total + events_total
+    if not state.profiles_done:  # the share of users (in id order) up to the cursor
+        users, done = conn.execute("SELECT count(*), coalesce(sum(user_id <= ?), 0) FROM user_summary",
+                                   (state.profiles_after,)).fetchone()
+        return profiles_total * done // max(1, users), profiles_total + events_total
     return profiles_total + events_done, profiles_total + events_total

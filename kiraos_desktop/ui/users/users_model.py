@@ -20,9 +20,9 @@ class UsersModel(KeyedTableModel):
     """Holds loaded `UserSummary` rows; `fetchMore` reads the next page of `store.list_users`.
 
     Plain searches (user id) run on the GUI thread: an indexed table, milliseconds. A search in
-    keys, values and events (core/user_search.py) runs on a worker thread: it gives the ordered ids
-    of every matching user (the count) and their first page; `fetchMore` reads later pages of
-    those ids, so the count and the list agree.
+    keys, values and events (core/user_search.py) runs on a worker thread: it gives the count and
+    the first page; `fetchMore` reads the next page after the last id shown (in id order, from the
+    index) or from the ordered ids the search gave at once (other orders).
     """
 
     reloaded = Signal()  # rows were replaced (new search or sort): views restore their selection
@@ -37,8 +37,11 @@ class UsersModel(KeyedTableModel):
         self._order_by = "user_id"
         self._descending = False
         self._total = 0
-        self._found: list[str] = []  # a content search's user ids, in the list's order
-        self._next_found = 0  # how many of them were read into rows
+        # A content search: every id in the list's order (None: pages are read after the last id),
+        # how many of them were read into rows, and whether the pages after the last id ran out.
+        self._found: list[str] | None = []
+        self._next_found = 0
+        self._pages_done = True
         self._worker = QueryWorker("kiraos-user-search", self)
         self._worker.finished.connect(self._on_worker_finished)
         self._busy = False
@@ -91,8 +94,10 @@ class UsersModel(KeyedTableModel):
     def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
         if parent.isValid():
             return False
-        if self._in_content:
+        if self._in_content and self._found is not None:
             return self._next_found < len(self._found)
+        if self._in_content:
+            return not self._pages_done and len(self._rows) < self._total
         return len(self._rows) < self._total
 
     def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
@@ -193,6 +198,13 @@ class UsersModel(KeyedTableModel):
 
     def _found_page(self) -> list[UserSummary]:
         """The next page of a content search's users (those whose data went meanwhile are left out)."""
+        if self._found is None:
+            after = self._rows[-1].user_id if self._rows else ""
+            page = self._store.search_users_after(self._search, self._descending, after, PAGE_SIZE)
+            if len(page) < PAGE_SIZE:
+                self._pages_done = True
+                self._total = len(self._rows) + len(page)
+            return page
         ids = self._found[self._next_found:self._next_found + PAGE_SIZE]
         self._next_found += len(ids)
         page = self._store.user_summaries(ids)
@@ -206,9 +218,8 @@ class UsersModel(KeyedTableModel):
         store, search = self._store, self._search
         order_by, descending = self._order_by, self._descending
 
-        def work() -> tuple[list[str], list[UserSummary]]:
-            ids = store.search_user_ids(search, order_by, descending)
-            return ids, store.user_summaries(ids[:PAGE_SIZE])
+        def work() -> tuple[int, list[UserSummary], list[str] | None]:
+            return store.search_users(search, order_by, descending, PAGE_SIZE)
 
         self._found, self._next_found = [], 0  # the rows shown meanwhile are the previous search's
         self._worker.submit(work)
@@ -231,9 +242,14 @@ class UsersModel(KeyedTableModel):
         if error is not None:
             self.failed.emit(str(error))
             return
-        ids, first_page = result
-        self._found, self._next_found = ids, min(len(ids), PAGE_SIZE)
-        self._total = len(ids) - (self._next_found - len(first_page))
+        total, first_page, ids = result
+        self._found = ids
+        if ids is None:
+            self._pages_done = total <= len(first_page)
+            self._total = total
+        else:
+            self._next_found = min(len(ids), PAGE_SIZE)
+            self._total = len(ids) - (self._next_found - len(first_page))
         self.set_rows_reset(first_page)
         self.reloaded.emit()
 
