@@ -81,7 +81,9 @@ USER_SEARCH_TRIGGERS = (
     """CREATE TRIGGER kd_usearch_pr_del AFTER DELETE ON user_profiles BEGIN
         INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
     END""",
-    """CREATE TRIGGER kd_usearch_pr_upd AFTER UPDATE OF user_id, memory_key, memory_value ON user_profiles BEGIN
+    """CREATE TRIGGER kd_usearch_pr_upd AFTER UPDATE OF user_id, memory_key, memory_value ON user_profiles
+        WHEN OLD.user_id IS NOT NEW.user_id OR OLD.memory_key IS NOT NEW.memory_key
+            OR OLD.memory_value IS NOT NEW.memory_value BEGIN
         INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
         INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
     END""",
@@ -175,24 +177,41 @@ def profile_terms(rows) -> set[str]:
 
 
 def _reindex_profiles(conn: sqlite3.Connection, user_ids) -> None:
-    """Recompute the profile words of these users from their rows."""
-    for user_id in user_ids:
-        new = profile_terms(conn.execute(
-            "SELECT memory_key, memory_value FROM user_profiles WHERE user_id = ?", (user_id,)))
-        row = conn.execute("SELECT terms FROM usersearch_profile_users WHERE user_id = ?", (user_id,)).fetchone()
-        old = set(row[0].split(" ")) if row and row[0] else set()
-        if old - new:
-            gone = [(term, user_id) for term in sorted(old - new)]
-            conn.executemany(_DROP_PROFILE, gone)
-            conn.executemany(_DROP_EMPTY, gone)
-        if new - old:
-            conn.executemany(_ADD_PROFILE, [(term, user_id) for term in sorted(new - old)])
-        if new:
+    """Recompute the profile words of these users from their rows (read 500 users a query); the
+    index rows of all of them change in one sorted pass."""
+    listed = sorted(set(user_ids))
+    gone: list[tuple[str, str]] = []
+    added: list[tuple[str, str]] = []
+    for start in range(0, len(listed), 500):
+        chunk = listed[start:start + 500]
+        marks = ",".join("?" * len(chunk))
+        rows: dict[str, list] = {user_id: [] for user_id in chunk}
+        for user_id, key, value in conn.execute(
+                f"SELECT user_id, memory_key, memory_value FROM user_profiles WHERE user_id IN ({marks})", chunk):
+            rows[user_id].append((key, value))
+        known = dict(conn.execute(f"SELECT user_id, terms FROM usersearch_profile_users WHERE user_id IN ({marks})",
+                                  chunk).fetchall())
+        kept, dropped = [], []
+        for user_id in chunk:
+            new = profile_terms(rows[user_id])
+            old_text = known.get(user_id)
+            old = set(old_text.split(" ")) if old_text else set()
+            gone.extend((term, user_id) for term in old - new)
+            added.extend((term, user_id) for term in new - old)
             # Words are runs of letters and digits (see recall_text), so a space separates them.
-            conn.execute("INSERT INTO usersearch_profile_users (user_id, terms) VALUES (?, ?) "
-                         "ON CONFLICT(user_id) DO UPDATE SET terms = excluded.terms", (user_id, " ".join(sorted(new))))
-        elif row is not None:
-            conn.execute("DELETE FROM usersearch_profile_users WHERE user_id = ?", (user_id,))
+            text = " ".join(sorted(new))
+            if new and text != old_text:
+                kept.append((user_id, text))
+            elif not new and old_text is not None:
+                dropped.append((user_id,))
+        conn.executemany("INSERT INTO usersearch_profile_users (user_id, terms) VALUES (?, ?) "
+                         "ON CONFLICT(user_id) DO UPDATE SET terms = excluded.terms", kept)
+        conn.executemany("DELETE FROM usersearch_profile_users WHERE user_id = ?", dropped)
+    gone.sort()
+    added.sort()
+    conn.executemany(_DROP_PROFILE, gone)
+    conn.executemany(_DROP_EMPTY, gone)
+    conn.executemany(_ADD_PROFILE, added)
 
 
 def _count_events(conn: sqlite3.Connection, deltas: Counter) -> None:
