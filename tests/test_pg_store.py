@@ -218,4 +218,8 @@ def test_the_user_search_finds_what_it_finds_on_sqlite(pg_url, text, expected):
     assert [u.user_id for u in store.list_users(text, in_content=True, limit=-1)] == expected
     assert store.search_user_ids(text, "event_count", True) == sorted(
         expected, key=lambda u: (-store.user_summary(u).event_count, [-ord(c) for c in u]))
+    total, first, ids = store.search_users(text, page=1)  # what the Users page's model asks for
+    assert (total, [u.user_id for u in first], ids) == (len(expected), expected[:1], expected)
+    if expected:
+        assert [u.user_id for u in store.search_users_after(text, False, expected[0], 5)] == expected[1:6]
     store.close()

@@ -357,6 +357,15 @@ class PgMemoryStore(MemoryStore):
     def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
         return self._read(lambda conn: pg_user_search.search_user_ids(conn, search, order_by, descending))
 
+    def search_users(self, search: str, order_by: str = "user_id", descending: bool = False, page: int = 200):
+        # Without the index every id is computed at once: the model pages through them.
+        ids = self.search_user_ids(search, order_by, descending)
+        return len(ids), self.user_summaries(ids[:page]), ids
+
+    def search_users_after(self, search: str, descending: bool, after: str, page: int = 200):
+        ids = self.search_user_ids(search, "user_id", descending)
+        return self.user_summaries([u for u in ids if (u < after if descending else u > after)][:page])
+
     # ---- reading -------------------------------------------------------------------------
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
