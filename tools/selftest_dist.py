@@ -3,7 +3,8 @@
 The console executable's self-test also connects to a throw-away PostgreSQL server (tests/pg_server.py)
 when one can be started: the PostgreSQL mode's driver is imported lazily, so only a connection from
 the frozen executable proves the build carries it. Without a server that part is skipped with the
-reason, unless KIRAOS_REQUIRE_POSTGRES=1 (CI), which makes it a failure.
+reason, unless KIRAOS_REQUIRE_POSTGRES=1 (CI), which makes it a failure. psycopg (LGPL-3.0) must be
+separate files in _internal/, replaceable by the user.
 Usage: python tools/selftest_dist.py dist/kiraos-desktop
 """
 from __future__ import annotations
@@ -18,6 +19,8 @@ APP_NAME = "kiraos-desktop"
 #: The frozen Linux folder must stay below this many MiB (as `du -sm` counts).
 SIZE_BUDGET_MIB = 150
 DATABASE_URL_VARIABLE = "KIRAOS_SELFTEST_DATABASE_URL"  # kiraos_desktop.selftest reads it
+#: LGPL-3.0 Python packages that ship as separate files a user can replace (build.spec's MODULE_COLLECTION_MODE).
+REPLACEABLE_PACKAGES = ("psycopg", "psycopg_binary")
 
 
 def folder_mib(folder: Path) -> float:
@@ -50,6 +53,10 @@ def start_database():
 
 def main(argv: list[str]) -> int:
     folder = Path(argv[1] if len(argv) > 1 else ROOT / "dist" / APP_NAME)
+    inside = [name for name in REPLACEABLE_PACKAGES if not (folder / "_internal" / name / "__init__.pyc").is_file()]
+    if inside:
+        print(f"selftest-dist: not separate files in _internal/: {', '.join(inside)}", file=sys.stderr)
+        return 1
     server, url_or_reason = start_database()
     try:
         if server is None:

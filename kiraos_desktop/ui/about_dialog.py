@@ -324,8 +324,8 @@ class AboutDialog(QDialog):
         chrome = view.horizontalHeader().sizeHint().height() + 2 * view.frameWidth()
         view.setMinimumHeight(row_height * min(rows_shown, self.MIN_VISIBLE_ROWS) + chrome)
         column.addWidget(view)
-        note = QLabel(self.tr("KiraOS Desktop is MIT licensed. Qt and PySide6 are used under the LGPLv3:\n"
-                              "the Qt libraries ship as separate shared libraries that you may replace."))
+        note = QLabel(self.tr("KiraOS Desktop is MIT licensed. Qt, PySide6 and psycopg are used under the "
+                              "LGPLv3:\nthe Qt libraries and psycopg ship as separate files that you may replace."))
         column.addWidget(note)
         layout.addWidget(licenses, 1)
 

@@ -66,10 +66,10 @@ Running on Python {0}, Qt {1}.</source>
         <translation>内置组件</translation>
     </message>
     <message>
-        <source>KiraOS Desktop is MIT licensed. Qt and PySide6 are used under the LGPLv3:
-the Qt libraries ship as separate shared libraries that you may replace.</source>
-        <translation>KiraOS Desktop 以 MIT 许可证发布。Qt 与 PySide6 依 LGPLv3 使用：
-Qt 库以独立的共享库形式提供，您可以自行替换。</translation>
+        <source>KiraOS Desktop is MIT licensed. Qt, PySide6 and psycopg are used under the LGPLv3:
+the Qt libraries and psycopg ship as separate files that you may replace.</source>
+        <translation>KiraOS Desktop 以 MIT 许可证发布。Qt、PySide6 与 psycopg 依 LGPLv3 使用：
+Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</translation>
     </message>
 </context>
 <context>
