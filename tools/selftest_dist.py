@@ -1,17 +1,21 @@
 """`make selftest-dist`: the frozen folder's --self-test with both executables, and its size budget.
 
-The console executable's self-test also connects to a throw-away PostgreSQL server (tests/pg_server.py)
-when one can be started: the PostgreSQL mode's driver is imported lazily, so only a connection from
-the frozen executable proves the build carries it. Without a server that part is skipped with the
-reason, unless KIRAOS_REQUIRE_POSTGRES=1 (CI), which makes it a failure. psycopg (LGPL-3.0) must be
-separate files in _internal/, replaceable by the user.
+When a throw-away PostgreSQL server can be started (tests/pg_server.py), the self-test's `postgresql`
+step connects to it, and the console executable writes a memory there and reads its block back
+(`call memory_update`, then `context`, with KIRAOS_DATABASE_URL): the PostgreSQL mode's modules and
+driver are imported only in that mode, so only the frozen executable using it proves the build
+carries them. Without a server that part is skipped with the reason, unless
+KIRAOS_REQUIRE_POSTGRES=1 (CI), which makes it a failure. psycopg (LGPL-3.0) must be separate files
+in _internal/, replaceable by the user.
 Usage: python tools/selftest_dist.py dist/kiraos-desktop
 """
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -19,6 +23,7 @@ APP_NAME = "kiraos-desktop"
 #: The frozen Linux folder must stay below this many MiB (as `du -sm` counts).
 SIZE_BUDGET_MIB = 150
 DATABASE_URL_VARIABLE = "KIRAOS_SELFTEST_DATABASE_URL"  # kiraos_desktop.selftest reads it
+PG_USER, PG_KEY, PG_VALUE = "selftest_pg", "昵称", "小明"
 #: LGPL-3.0 Python packages that ship as separate files a user can replace (build.spec's MODULE_COLLECTION_MODE).
 REPLACEABLE_PACKAGES = ("psycopg", "psycopg_binary")
 
@@ -51,6 +56,25 @@ def start_database():
         return None, str(exc)
 
 
+def postgresql_round_trip(console: Path, url: str) -> str | None:
+    """A memory written and read back by the console executable on PostgreSQL; None, or what failed."""
+    env = dict(os.environ, KIRAOS_DATABASE_URL=url, PYTHONIOENCODING="utf-8")
+    operations = {"operations": [{"op": "set", "key": PG_KEY, "value": PG_VALUE, "confidence": 0.9}]}
+    with tempfile.TemporaryDirectory(prefix="kiraos-selftest-pg-") as data_dir:
+        common = ["--data-dir", data_dir, "--user", PG_USER]
+        for args in (["call", "memory_update", *common, "--json", json.dumps(operations)], ["context", *common]):
+            shown = " ".join(arg for arg in args[:2] if not arg.startswith("-"))
+            print(f"$ {console.name} {shown} ... (KIRAOS_DATABASE_URL set)", flush=True)
+            result = subprocess.run([str(console), *args], env=env, capture_output=True, text=True,
+                                    encoding="utf-8", errors="replace", timeout=300)
+            if result.returncode != 0:
+                return f"{args[0]} exited with {result.returncode}: {(result.stderr or result.stdout).strip()[-500:]}"
+        if f"{PG_KEY}={PG_VALUE}" not in result.stdout:
+            return f"the block read back lacks {PG_KEY}={PG_VALUE}: {result.stdout.strip()[:300]!r}"
+    print(f"selftest-dist: PostgreSQL mode ok ({PG_KEY}={PG_VALUE} written and read back)")
+    return None
+
+
 def main(argv: list[str]) -> int:
     folder = Path(argv[1] if len(argv) > 1 else ROOT / "dist" / APP_NAME)
     inside = [name for name in REPLACEABLE_PACKAGES if not (folder / "_internal" / name / "__init__.pyc").is_file()]
@@ -70,6 +94,11 @@ def main(argv: list[str]) -> int:
                 env[DATABASE_URL_VARIABLE] = url_or_reason
             print(f"$ {executable} --self-test", flush=True)
             if subprocess.run([str(executable), "--self-test"], env=env, timeout=600).returncode != 0:
+                return 1
+        if server is not None:
+            failure = postgresql_round_trip(executables(folder)[0], url_or_reason)
+            if failure:
+                print(f"selftest-dist: PostgreSQL mode failed: {failure}", file=sys.stderr)
                 return 1
     finally:
         if server is not None:
