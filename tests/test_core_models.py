@@ -78,3 +78,14 @@ def test_postgresql_sequences_move_past_copied_ids(pg_url):
     assert db.execute_sql("INSERT INTO event_logs (user_id, event_summary) VALUES ('u', 'f') RETURNING id"
                           ).fetchone()[0] == 42
     db.close()
+
+
+def test_a_postgresql_database_without_a_later_column_gets_it(pg_url):
+    db = _pg(pg_url)
+    ensure_schema(db)
+    db.execute_sql("ALTER TABLE user_profiles DROP COLUMN expires_at")
+    assert ensure_schema(db) == ["added columns expires_at"]
+    db.execute_sql("INSERT INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u', 'k', 'v')")
+    assert db.execute_sql("SELECT confidence, category, expires_at FROM user_profiles").fetchone() == \
+        (0.5, "basic", None)
+    db.close()

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import peewee
+from playhouse.migrate import PostgresqlMigrator
 
 from kiraos_desktop.core.models import ALL_MODELS, INDEXES, RecallTerm
 from kiraos_desktop.core.recall_text import TERMS_VERSION
@@ -105,7 +106,7 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
     Safe to run by several processes at once (an advisory lock serialises them) and again after a
     bulk copy: the id sequences are moved past the ids copied in.
     """
-    from kiraos_desktop.core.schema import SCHEMA_VERSION, _stored_version, check_version
+    from kiraos_desktop.core.schema import SCHEMA_VERSION, _add_missing_columns, _stored_version, check_version
 
     done: list[str] = []
     with db.atomic():
@@ -121,6 +122,10 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
                     model.create_table(safe=True)
         finally:
             RecallTerm._meta.without_rowid = without_rowid
+        with db.bind_ctx(ALL_MODELS):
+            added = _add_missing_columns(db, PostgresqlMigrator(db))  # a database of an older version
+        if added:
+            done.append("added columns " + ", ".join(added))
         for ddl in INDEXES:
             db.execute_sql(ddl)
         for ddl in _FUNCTIONS:
