@@ -197,7 +197,6 @@ def test_concurrent_threads_lose_nothing(store):
 
 
 
-@SQLITE_ONLY  # a group is one SQLite transaction; on PostgreSQL see test_pg_store.py
 def test_group_commit_isolates_failures_and_publishes_after_commit(store):
     seen: list[ChangeEvent] = []
     store.changes.subscribe(seen.append)
@@ -217,7 +216,6 @@ def test_group_commit_isolates_failures_and_publishes_after_commit(store):
     assert [c.action for c in store.list_changes()] == ["event_add", "profile_set"]  # the failed batch left no audit
 
 
-@SQLITE_ONLY  # a group is one SQLite transaction; on PostgreSQL see test_pg_store.py
 def test_a_failed_group_commits_nothing_and_leaves_the_store_usable(store):
     seen: list[ChangeEvent] = []
     store.changes.subscribe(seen.append)

@@ -91,17 +91,70 @@ def test_the_profile_limit_and_event_retention_hold_across_instances(pg_url):
         store.close()
 
 
-def test_each_batch_of_a_group_commits_by_itself(pg_url):
-    """On PostgreSQL a group is no transaction (see pg_store.py): what finished before a failure stays."""
-    store = PgMemoryStore(pg_url)
+def test_a_group_waiting_for_another_instances_user_commits_what_it_did_first(pg_url):
+    """A group is one transaction, but it never waits for a user's lock while holding others (that
+    could deadlock with the instance holding it): it commits its finished batches, then waits."""
+    store, other = PgMemoryStore(pg_url), PgMemoryStore(pg_url)
     seen = []
     store.changes.subscribe(seen.append)
-    with pytest.raises(RuntimeError):
-        with store.group():
-            store.set_profile("a", "k", "1", actor="api")
-            raise RuntimeError("crash")
-    assert store.get_profile("a", "k").value == "1" and len(seen) == 1
+    holding, release = threading.Event(), threading.Event()
+
+    def hold():
+        with other.batch("api") as batch:
+            batch.set_profile("x", "k", "other")
+            holding.set()
+            release.wait(10)
+
+    holder = threading.Thread(target=hold)
+    holder.start()
+    assert holding.wait(10)
+
+    def finish_other_when_a_is_visible():
+        for _ in range(200):
+            if other.get_profile("a", "k") is not None:  # committed while the group goes on
+                break
+            threading.Event().wait(0.05)
+        release.set()
+
+    watcher = threading.Thread(target=finish_other_when_a_is_visible)
+    watcher.start()
+    with store.group():
+        store.set_profile("a", "k", "1", actor="api")
+        store.set_profile("x", "k", "mine", actor="api")  # waits for `other`, after committing "a"
+        assert [e.user_id for e in seen] == ["a"]
+    watcher.join()
+    holder.join()
+    assert store.get_profile("x", "k").value == "mine" and store.get_profile("a", "k").value == "1"
+    assert [e.user_id for e in seen] == ["a", "x"]
+    _chain_is_intact(store, "x")
     store.close()
+    other.close()
+
+
+def test_groups_of_two_instances_on_the_same_users_neither_deadlock_nor_lose_anything(pg_url):
+    stores = [PgMemoryStore(pg_url, max_profiles_per_user=0, max_event_keep=0) for _ in range(2)]
+    rounds = 15
+
+    def writer(n):
+        tools = MemoryTools(stores[n % 2], lambda: Settings())
+        order = list(USERS) if n % 2 else list(reversed(USERS))  # opposite orders: a deadlock if held
+
+        def work():
+            for i in range(rounds):
+                with stores[n % 2].group():
+                    for user in order:
+                        tools.update(user, [{"op": "set", "key": f"w{n}r{i}", "value": "v"},
+                                            {"op": "event", "value": f"writer {n} round {i}"}], actor="tool")
+        return work
+
+    assert _run_threads([writer(n) for n in range(2)]) == []
+    check = stores[0]
+    assert check.stats().total_profiles == 2 * rounds * len(USERS)
+    assert check.stats().total_events == 2 * rounds * len(USERS)
+    for user in USERS:
+        _chain_is_intact(check, user)
+    for store in stores:
+        store.close()
 
 
 def _free_port() -> int:

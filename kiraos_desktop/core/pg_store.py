@@ -94,6 +94,7 @@ class PgMemoryStore(MemoryStore):
         self._deferred = None
         self._next_change_id = None
         self.commits_since_checkpoint = 0
+        self.in_group = False  # a group() is open (on the thread holding the write lock)
         self._where = _where(url)[0]
         with self._write_lock:
             self._connect_writer()
@@ -174,15 +175,32 @@ class PgMemoryStore(MemoryStore):
 
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
-        """The batches opened inside run one after the other, each in its own transaction (see the
-        module's docstring); with wait=False, WriterBusy when another thread is writing."""
-        self._acquire(wait)
-        try:
-            if self._depth:
-                raise RuntimeError("write groups do not nest, nor go inside a batch")
-            yield
-        finally:
-            self._write_lock.release()
+        """MemoryStore.group(): one transaction, each batch a savepoint; except that a batch whose user
+        another instance holds commits what the group did so far before it waits (see split_group())."""
+        with super().group(wait):
+            self.in_group = True
+            try:
+                yield
+            finally:
+                self.in_group = False
+
+    def split_group(self) -> None:
+        """Commit the open group's finished batches and go on in a new transaction (a batch that has
+        not written yet is about to wait for another instance's lock; holding this group's locks
+        while it waits could deadlock with that instance). Their change events go out now."""
+        conn = self.writer.connection()
+        name = "kd_batch_1"  # the savepoint of the waiting batch, directly inside the group
+        with conn.pipeline():
+            conn.execute(f"RELEASE {name}")
+            pg_recall.drain(conn)
+            conn.execute("COMMIT")
+            conn.execute("BEGIN")
+            conn.execute(f"SAVEPOINT {name}")
+        pending = self._deferred or []
+        for index, event in enumerate(pending):
+            if event is not None:
+                self.changes.publish(event)
+                pending[index] = None  # keeps the list's length: the batches' marks stay right
 
     def _acquire(self, wait: bool) -> None:
         if not self._write_lock.acquire(blocking=wait):

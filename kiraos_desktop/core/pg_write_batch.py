@@ -7,6 +7,7 @@ from kiraos_desktop.core.dialect import pg_sql
 from kiraos_desktop.core.write_batch import WriteBatch
 
 _LOCK_USER = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
+_TRY_LOCK_USER = "SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))"
 
 
 class PgWriteBatch(WriteBatch):
@@ -26,11 +27,25 @@ class PgWriteBatch(WriteBatch):
 
         self._sql = execute
         self._locked: set[str] = set()
+        self._wrote_unlocked = False  # raw SQL (execute()) ran before any lock
+
+    def execute(self, sql: str, params: tuple = ()):
+        self._wrote_unlocked = self._wrote_unlocked or not self._locked
+        return super().execute(sql, params)
 
     def lock_user(self, user_id: str) -> None:
-        if user_id not in self._locked:
+        """Wait for the user's lock. In a group, the batch's first lock is tried first: when another
+        instance holds it, the group commits what it did so far and then waits holding nothing."""
+        if user_id in self._locked:
+            return
+        store = self._store
+        if store.in_group and not self._locked and not self._wrote_unlocked and store._depth == 2:
+            if not self._raw.execute(_TRY_LOCK_USER, (user_id,)).fetchone()[0]:
+                store.split_group()
+                self._raw.execute(_LOCK_USER, (user_id,))
+        else:
             self._raw.execute(_LOCK_USER, (user_id,))
-            self._locked.add(user_id)
+        self._locked.add(user_id)
 
     def _insert_event(self, user_id: str, summary: str, when: str) -> int:
         self.lock_user(user_id)

@@ -133,7 +133,8 @@ class MemoryStore:
         finally:
             self._write_lock.release()
         for event in events.publishable:
-            self.changes.publish(event)
+            if event is not None:  # None: published already (a PostgreSQL group that committed early)
+                self.changes.publish(event)
 
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
@@ -154,7 +155,8 @@ class MemoryStore:
         finally:
             self._write_lock.release()
         for event in events.publishable:
-            self.changes.publish(event)
+            if event is not None:  # None: published already (a PostgreSQL group that committed early)
+                self.changes.publish(event)
 
     @contextmanager
     def _collecting_events(self, wait: bool) -> Iterator["_Events"]:
