@@ -2,7 +2,7 @@
 
 python bench/gui_data.py OUT.db [--users 100000] [--profiles 1000000] [--events 5000000] [--seed 7]
 
-Writes the KiraOS plugin's own tables (user_profiles, event_logs, exact DDL from core.schema)
+Writes the KiraOS plugin's own tables (user_profiles, event_logs, the plugin's exact DDL)
 with plain sqlite3 executemany in big transactions, journal off; no desktop tables, so the first
 Engine.open migrates it (builds user_summary) exactly as it would a real plugin database.
 Same arguments, same bytes of data: every value comes from one seeded random generator.
@@ -17,8 +17,26 @@ import time
 from datetime import datetime, timedelta
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from kiraos_desktop.core.schema import PLUGIN_DDL  # noqa: E402
+# The KiraOS plugin's own DDL (its documentation's schema), so the file is what the plugin writes.
+PLUGIN_DDL = (
+    """CREATE TABLE IF NOT EXISTS user_profiles (
+        user_id TEXT NOT NULL,
+        memory_key TEXT NOT NULL,
+        memory_value TEXT NOT NULL,
+        updated_at DATETIME DEFAULT CURRENT_TIMESTAMP,
+        confidence REAL DEFAULT 0.5,
+        category TEXT DEFAULT 'basic',
+        expires_at DATETIME DEFAULT NULL,
+        PRIMARY KEY (user_id, memory_key)
+    )""",
+    """CREATE TABLE IF NOT EXISTS event_logs (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        user_id TEXT NOT NULL,
+        event_summary TEXT NOT NULL,
+        created_at DATETIME DEFAULT CURRENT_TIMESTAMP
+    )""",
+    "CREATE INDEX IF NOT EXISTS idx_event_logs_user ON event_logs (user_id, created_at DESC)",
+)
 
 BATCH = 50_000
 START = datetime(2025, 1, 1, 8, 0, 0)
