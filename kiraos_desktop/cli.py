@@ -99,6 +99,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("file", metavar="FILE")
     p = sub.add_parser("import", parents=[common], help="merge a JSON export (all or nothing)")
     p.add_argument("file", metavar="FILE")
+    p = sub.add_parser("migrate", parents=[common],
+                       help="copy the data dir's SQLite memory into an empty PostgreSQL database, verified")
+    p.add_argument("--to", required=True, metavar="URL",
+                   help="the target: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (it must be empty)")
     p = sub.add_parser("token", parents=[common], help="print the API token")
     p.add_argument("--regenerate", action="store_true", help="make a new token first")
     return parser
@@ -213,6 +217,10 @@ def _run_command(args) -> int:
         from kiraos_desktop.selftest import run_self_test
 
         return run_self_test()
+    if args.command == "migrate":
+        from kiraos_desktop.cli_migrate import run_migrate
+
+        return run_migrate(args)
     if args.command == "skills" and getattr(args, "dir", None):
         from kiraos_desktop.cli_skills import run_skills
 

@@ -96,12 +96,12 @@ class DatabaseUrl:
         return (f"postgresql://{self._netloc(password)}/{quote(self.database, safe='')}"
                 f"{self._query(list(self.params), hide=True)}")
 
-    def connect_url(self) -> str:
-        """The URL to hand to the driver, password included (never print or log it), with a connect
-        timeout unless the URL set one."""
+    def connect_url(self, with_timeout: bool = True) -> str:
+        """The URL to hand to the driver or to keep in the settings, password included (never print or
+        log it); `with_timeout` adds a connect timeout unless the URL set one."""
         password = quote(self.password, safe="") if self.password else None
         params = list(self.params)
-        if "connect_timeout" not in dict(params):
+        if with_timeout and "connect_timeout" not in dict(params):
             params.append(("connect_timeout", str(DEFAULT_CONNECT_TIMEOUT)))
         return f"postgresql://{self._netloc(password)}/{quote(self.database, safe='')}{self._query(params, False)}"
 

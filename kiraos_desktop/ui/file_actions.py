@@ -1,4 +1,5 @@
-"""The File menu's work: choosing another data folder, backup, export, import and purging expired entries."""
+"""The File menu's work: choosing another data folder, backup, export, import, purging expired entries and
+copying the memory to PostgreSQL."""
 from __future__ import annotations
 
 import os
@@ -201,3 +202,16 @@ def import_file(parent: QWidget | None, prompts: Prompts, engine) -> tuple[int, 
         events=FileTasks.tr("%n new events", "", events),
         users=FileTasks.tr("%n users", "", len(plan.user_ids))))
     return outcome.result
+
+
+def copy_to_postgres(parent: QWidget | None, prompts: Prompts, engine) -> dict | None:
+    """File > Copy memory to PostgreSQL: {"data_dir": folder} to reopen on when the copy is now the
+    memory in use (the setting database_url names it), else None."""
+    from kiraos_desktop.ui.migrate_dialog import MigrateDialog
+
+    dialog = MigrateDialog(engine, prompts, parent)
+    try:
+        dialog.exec()
+        return {"data_dir": str(engine.paths.data_dir)} if dialog.switched else None
+    finally:
+        dialog.deleteLater()

@@ -164,6 +164,11 @@ class MainWindow(QMainWindow):
         self.export_action = self.file_menu.addAction("")
         self.import_action = self.file_menu.addAction("")
         self.purge_action = self.file_menu.addAction("")
+        self.migrate_action = self.file_menu.addAction("")
+        # Both copy the SQLite database: with the memory on a server they have nothing to copy.
+        on_sqlite = getattr(self._engine, "database_url", None) is None
+        self.backup_action.setEnabled(on_sqlite)
+        self.migrate_action.setEnabled(on_sqlite)
         self.file_menu.addSeparator()
         self.quit_action = self.file_menu.addAction("")
         self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))
@@ -197,6 +202,7 @@ class MainWindow(QMainWindow):
         self.export_action.triggered.connect(self._on_export_action_triggered)
         self.import_action.triggered.connect(self._on_import_action_triggered)
         self.purge_action.triggered.connect(self._on_purge_action_triggered)
+        self.migrate_action.triggered.connect(self._on_migrate_action_triggered)
         self.quit_action.triggered.connect(self.quit)
         self.settings_action.triggered.connect(self._on_settings_action_triggered)
         self.guide_action.triggered.connect(self.show_guide)
@@ -210,6 +216,7 @@ class MainWindow(QMainWindow):
         self.export_action.setText(self.tr("Export…"))
         self.import_action.setText(self.tr("Import…"))
         self.purge_action.setText(self.tr("Remove expired entries…"))
+        self.migrate_action.setText(self.tr("Copy memory to PostgreSQL…"))
         self.quit_action.setText(self.tr("Quit"))
         self.edit_menu.setTitle(self.tr("&Edit"))
         self.settings_action.setText(self.tr("Settings…"))
@@ -345,6 +352,11 @@ class MainWindow(QMainWindow):
 
     def _on_purge_action_triggered(self) -> None:
         file_actions.purge_all_expired(self, self._prompts, self.writer)
+
+    def _on_migrate_action_triggered(self) -> None:
+        choice = file_actions.copy_to_postgres(self, self._prompts, self._engine)
+        if choice:
+            self.reopen_requested.emit(choice)
 
     def _on_settings_action_triggered(self) -> None:
         from kiraos_desktop.ui.settings_dialog import SettingsDialog

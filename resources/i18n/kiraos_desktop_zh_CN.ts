@@ -1149,6 +1149,10 @@ Nothing was changed.</source>
         <translation>清除过期条目…</translation>
     </message>
     <message>
+        <source>Copy memory to PostgreSQL…</source>
+        <translation>将记忆复制到 PostgreSQL…</translation>
+    </message>
+    <message>
         <source>Quit</source>
         <translation>退出</translation>
     </message>
@@ -1325,6 +1329,61 @@ Quit anyway?</source>
     <message>
         <source>Parameters:</source>
         <translation>参数：</translation>
+    </message>
+</context>
+<context>
+    <name>MigrateDialog</name>
+    <message>
+        <source>Copy memory to PostgreSQL</source>
+        <translation>将记忆复制到 PostgreSQL</translation>
+    </message>
+    <message>
+        <source>Copies the memory of {database} (profiles, events, history and the recall index) into an empty PostgreSQL database, where several API instances and windows can share it. The database must exist and be empty. The copy is one transaction: if it fails or you cancel it, the database is left empty.</source>
+        <translation>将 {database} 中的记忆（画像、事件、历史记录和召回索引）复制到一个空的 PostgreSQL 数据库，多个 API 实例和窗口可以在那里共享它。该数据库必须已存在且为空。复制在一个事务中完成：如果失败或被取消，数据库保持为空。</translation>
+    </message>
+    <message>
+        <source>leave empty to use PGPASSWORD or .pgpass</source>
+        <translation>留空则使用 PGPASSWORD 或 .pgpass</translation>
+    </message>
+    <message>
+        <source>Database URL:</source>
+        <translation>数据库 URL：</translation>
+    </message>
+    <message>
+        <source>Password:</source>
+        <translation>密码：</translation>
+    </message>
+    <message>
+        <source>Copy</source>
+        <translation>复制</translation>
+    </message>
+    <message>
+        <source>This is no PostgreSQL URL: {problem}</source>
+        <translation>这不是有效的 PostgreSQL URL：{problem}</translation>
+    </message>
+    <message>
+        <source>Copying the memory into {database}…</source>
+        <translation>正在将记忆复制到 {database}…</translation>
+    </message>
+    <message>
+        <source>Cancelled: nothing was kept in {database}.</source>
+        <translation>已取消：{database} 中没有保留任何内容。</translation>
+    </message>
+    <message>
+        <source>Nothing was copied: {message}</source>
+        <translation>没有复制任何内容：{message}</translation>
+    </message>
+    <message>
+        <source>Copied into {database} and verified: the row counts of every table and of every user agree.</source>
+        <translation>已复制到 {database} 并校验：每个表和每个用户的行数都一致。</translation>
+    </message>
+    <message>
+        <source>Use {database} from now on? The setting database_url will name it (with its password, in settings.json of the data folder, readable only by you) and the window reopens on it. The SQLite database stays as it is.</source>
+        <translation>从现在起使用 {database} 吗？设置 database_url 将指向它（连同密码，保存在数据文件夹的 settings.json 中，仅您可读），窗口将在其上重新打开。SQLite 数据库保持不变。</translation>
+    </message>
+    <message>
+        <source>Use it</source>
+        <translation>使用它</translation>
     </message>
 </context>
 <context>
