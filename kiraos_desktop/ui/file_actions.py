@@ -204,14 +204,14 @@ def import_file(parent: QWidget | None, prompts: Prompts, engine) -> tuple[int, 
     return outcome.result
 
 
-def copy_to_postgres(parent: QWidget | None, prompts: Prompts, engine) -> dict | None:
-    """File > Copy memory to PostgreSQL: {"data_dir": folder} to reopen on when the copy is now the
-    memory in use (the setting database_url names it), else None."""
+def copy_to_postgres(parent: QWidget | None, prompts: Prompts, engine) -> bool:
+    """File > Copy memory to PostgreSQL. True when the copy is now the memory in use: the setting
+    database_url names it, and the window's settings listener reopens the window on it."""
     from kiraos_desktop.ui.migrate_dialog import MigrateDialog
 
     dialog = MigrateDialog(engine, prompts, parent)
     try:
         dialog.exec()
-        return {"data_dir": str(engine.paths.data_dir)} if dialog.switched else None
+        return dialog.switched
     finally:
         dialog.deleteLater()

@@ -5,7 +5,7 @@ import logging
 import threading
 from typing import Callable
 
-from PySide6.QtCore import QEvent, QSettings, QSize, Qt, Signal
+from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QCloseEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import (
     QApplication,
@@ -354,9 +354,7 @@ class MainWindow(QMainWindow):
         file_actions.purge_all_expired(self, self._prompts, self.writer)
 
     def _on_migrate_action_triggered(self) -> None:
-        choice = file_actions.copy_to_postgres(self, self._prompts, self._engine)
-        if choice:
-            self.reopen_requested.emit(choice)
+        file_actions.copy_to_postgres(self, self._prompts, self._engine)  # a switch reopens (settings listener)
 
     def _on_settings_action_triggered(self) -> None:
         from kiraos_desktop.ui.settings_dialog import SettingsDialog
@@ -384,6 +382,10 @@ class MainWindow(QMainWindow):
 
         if new.language != old.language:
             apply_language(new.language)  # Qt then sends LanguageChange to every widget
+        if new.database_url != old.database_url and not self._engine.paths.companion:
+            # Another memory: the window reopens on it (after this listener; the controller does it).
+            data_dir = {"data_dir": str(self._engine.paths.data_dir)}
+            QTimer.singleShot(0, self, lambda: self.reopen_requested.emit(data_dir))
         if new.color_scheme != old.color_scheme:
             set_scheme_preference(new.color_scheme)
             apply_theme(QApplication.instance())  # widgets with custom colours follow the PaletteChange

@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kiraos_desktop.core.database_url import DatabaseUrl, DatabaseUrlError, parse_database_url
 from kiraos_desktop.core.settings import Settings, SettingsError
 from kiraos_desktop.ui.i18n import LANGUAGE_NAMES, SYSTEM
 from kiraos_desktop.ui.prompts import prompts
@@ -190,7 +191,40 @@ class SettingsDialog(QDialog):
                      self.tr("the oldest go when a new one comes; 0 = keep all"))
         self._number(form, "max_context_chars", self.tr("Context length:"),
                      self.tr("characters per user; whole items are dropped; 0 = unlimited"))
+        self._database_row(form)
         return group
+
+    def _database_row(self, form: QFormLayout) -> None:
+        """The PostgreSQL URL without its password, and the password in a masked field of its own."""
+        self._db_url = QLineEdit()
+        self._db_url.setObjectName("database_url")
+        self._db_url.setPlaceholderText(self.tr("(the SQLite file in the data folder)"))
+        self._db_url.textChanged.connect(self._on_field_changed)
+        self._db_password = QLineEdit()
+        self._db_password.setObjectName("database_password")
+        self._db_password.setEchoMode(QLineEdit.EchoMode.Password)
+        self._db_password.setPlaceholderText(self.tr("password"))
+        self._db_password.textChanged.connect(self._on_field_changed)
+        row = QWidget()
+        line = QHBoxLayout(row)
+        line.setContentsMargins(0, 0, 0, 0)
+        line.addWidget(self._db_url, 3)
+        line.addWidget(self._db_password, 1)
+        self._add_row(form, "database_url", self.tr("PostgreSQL database:"), self._db_url, self._database_url,
+                      self.tr("postgresql://user@host:5432/database; empty = SQLite.\n"
+                              "A change reopens the window on that database."), row_widget=row)
+
+    def _database_url(self) -> str:
+        """The URL field with the password field's password (the text as typed when it is no URL)."""
+        text = self._db_url.text().strip()
+        try:
+            url = parse_database_url(text) if text else None
+        except DatabaseUrlError:
+            return text
+        if url is None or not self._db_password.text():
+            return text
+        return DatabaseUrl(url.user, url.host, url.port, url.database, self._db_password.text(),
+                           url.params).connect_url(with_timeout=False)
 
     def _skills_group(self) -> QGroupBox:
         group = QGroupBox(self.tr("Skills"))
@@ -312,6 +346,11 @@ class SettingsDialog(QDialog):
         self._language.setCurrentIndex(max(0, self._language.findData(settings.language)))
         self._scheme.setCurrentIndex(max(0, self._scheme.findData(settings.color_scheme)))
         self._tray.setChecked(settings.close_to_tray)
+        url = parse_database_url(settings.database_url) if settings.database_url else None
+        self._db_password.setText(url.password or "" if url is not None else "")
+        self._db_url.setText(DatabaseUrl(url.user, url.host, url.port, url.database, None, url.params)
+                             .connect_url(with_timeout=False) if url is not None and url.password
+                             else settings.database_url)
         self._validate()
 
     def _fill_skills(self, disabled: list[str]) -> None:
@@ -411,6 +450,8 @@ class SettingsDialog(QDialog):
         if code == "host_invalid":
             return self.tr("“{text}” is not a host name or an IP address; use e.g. 127.0.0.1 or localhost."
                            ).format(text=value)
+        if code == "database_url_invalid":
+            return self.tr("Not a PostgreSQL URL: {problem}").format(problem=str(exc).split(": ", 1)[-1])
         if code == "token_invalid":
             return self.tr("The token is sent in an HTTP header: use letters, digits and ASCII punctuation "
                            "only, without spaces or line breaks.")

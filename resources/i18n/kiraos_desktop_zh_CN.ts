@@ -2025,6 +2025,24 @@ Quit anyway?</source>
         <translation>每个用户的字符数；超出时整项省略；0 = 不限</translation>
     </message>
     <message>
+        <source>(the SQLite file in the data folder)</source>
+        <translation>（数据文件夹中的 SQLite 文件）</translation>
+    </message>
+    <message>
+        <source>password</source>
+        <translation>密码</translation>
+    </message>
+    <message>
+        <source>PostgreSQL database:</source>
+        <translation>PostgreSQL 数据库：</translation>
+    </message>
+    <message>
+        <source>postgresql://user@host:5432/database; empty = SQLite.
+A change reopens the window on that database.</source>
+        <translation>postgresql://user@host:5432/database；留空 = SQLite。
+更改后窗口会在该数据库上重新打开。</translation>
+    </message>
+    <message>
         <source>Skills</source>
         <translation>技能</translation>
     </message>
@@ -2169,6 +2187,10 @@ Changing host, port or token restarts the API server.</source>
     <message>
         <source>“{text}” is not a host name or an IP address; use e.g. 127.0.0.1 or localhost.</source>
         <translation>“{text}”不是主机名或 IP 地址；请使用例如 127.0.0.1 或 localhost。</translation>
+    </message>
+    <message>
+        <source>Not a PostgreSQL URL: {problem}</source>
+        <translation>不是有效的 PostgreSQL URL：{problem}</translation>
     </message>
     <message>
         <source>The token is sent in an HTTP header: use letters, digits and ASCII punctuation only, without spaces or line breaks.</source>
