@@ -1,0 +1,109 @@
+"""The memory on PostgreSQL through --database-url: the window, `serve`, `mcp` and the commands show the
+redacted URL and never the password (output, logs, widgets); an unusable server is one line and exit 2."""
+import json
+import os
+import subprocess
+import sys
+import time
+
+import pytest
+from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
+
+from kiraos_desktop.cli import main
+from kiraos_desktop.core.database_url import parse_database_url
+from kiraos_desktop.core.engine import Engine
+from tests.pg_server import PASSWORD
+from tests.ui_helpers import shown_window
+
+pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+
+
+def run(capsys, *argv):
+    code = main(list(argv))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_commands_work_on_the_server_and_never_print_the_password(capsys, data_dir, pg_url):
+    ops = json.dumps({"operations": [{"op": "set", "key": "昵称", "value": "小明"}, {"op": "event", "value": "完成半马"}]})
+    code, out, err = run(capsys, "call", "memory_update", "--user", "u1", "--json", ops, "--data-dir", str(data_dir),
+                         "--database-url", pg_url)
+    assert code == 0, err
+    code, out, err = run(capsys, "context", "--user", "u1", "--data-dir", str(data_dir), "--database-url", pg_url)
+    assert code == 0 and "昵称=小明" in out
+    assert not (data_dir / "memory" / "kiraos.db").exists() or \
+        (data_dir / "memory" / "kiraos.db").stat().st_size == 0  # nothing went into SQLite
+    code, out, err = run(capsys, "backup", str(data_dir / "b.db"), "--data-dir", str(data_dir),
+                         "--database-url", pg_url)
+    assert code == 2 and "pg_dump" in err and PASSWORD not in err and ":***@" in err
+
+
+@pytest.mark.parametrize("command", [["context", "--user", "u"], ["serve", "--port", "0"], ["mcp"], []])
+@pytest.mark.parametrize("problem", ["wrong password", "unreachable", "no database"])
+def test_an_unusable_server_is_one_line_and_exit_2(capsys, monkeypatch, data_dir, pg_server, command, problem):
+    secret = "N0t-The-Pw-5"
+    url = {"wrong password": pg_server.url("postgres", password=secret),
+           "unreachable": f"postgresql://kiraos_test:{secret}@127.0.0.1:1/kd",
+           "no database": pg_server.url("kd_none_such")}[problem]
+    if not command:  # the window, where no display is: the same line, no dialog
+        monkeypatch.setattr("kiraos_desktop.ui.app.missing_display", lambda: "no display")
+    code, out, err = run(capsys, *command, "--data-dir", str(data_dir), "--database-url", url)
+    assert code == 2 and out == ""
+    assert len(err.strip().splitlines()) == 1, err
+    assert secret not in err and PASSWORD not in err
+
+
+def test_serve_banner_and_logs_show_the_redacted_url(data_dir, pg_url):
+    env = dict(os.environ, KIRAOS_DATABASE_URL=pg_url)
+    process = subprocess.Popen([sys.executable, "-m", "kiraos_desktop", "serve", "--port", "0", "--data-dir",
+                                str(data_dir)], stderr=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env)
+    try:
+        banner = process.stderr.readline()
+    finally:
+        process.terminate()
+        rest = process.communicate(timeout=30)
+    redacted = parse_database_url(pg_url).redacted()
+    assert "KiraOS Desktop API on" in banner and f"memory in {redacted}" in banner
+    logs = "".join(p.read_text(encoding="utf-8", errors="replace") for p in (data_dir / "logs").glob("*"))
+    assert redacted in logs  # the log says which database
+    assert PASSWORD not in banner + rest[0] + rest[1] + logs
+
+
+def test_the_window_shows_the_redacted_url_and_never_the_password(qtbot, tmp_path, data_dir, pg_url):
+    from kiraos_desktop.ui.about_dialog import AboutDialog
+
+    engine = Engine.open(data_dir=data_dir, database_url=pg_url)
+    redacted = parse_database_url(pg_url).redacted()
+    try:
+        with shown_window(qtbot, engine, tmp_path) as window:
+            assert window.overview_page.db_label.text() == redacted
+            assert redacted in window.db_status.text()
+            assert not window.backup_action.isEnabled() and not window.migrate_action.isEnabled()
+            about = AboutDialog(engine.paths, window, database=engine.database_label)
+            qtbot.addWidget(about)
+            assert about.findChild(QLabel, "database").text() == redacted
+            for page in range(window.sidebar.count()):
+                window.show_page(page)
+                qtbot.wait(20)
+            texts = [w.text() for w in QApplication.allWidgets() if isinstance(w, (QLabel, QLineEdit))]
+            texts += [w.toolTip() for w in QApplication.allWidgets()]
+            assert not [t for t in texts if PASSWORD in t]
+    finally:
+        engine.close()
+
+
+def test_the_window_on_an_unreachable_server_can_go_on_with_local_data(qtbot, monkeypatch, capsys, data_dir):
+    from tests.modal_driver import ModalDriver
+
+    import kiraos_desktop.ui.app as ui_app
+
+    opened = []
+    monkeypatch.setattr(ui_app, "run_gui", lambda engine, args: opened.append(engine.database_url) or 0)
+    details = []
+    driver = ModalDriver(press=("Open local data",), on_box=lambda box: details.append(box.text() + box.informativeText()))
+    code = main(["--data-dir", str(data_dir), "--database-url", "postgresql://kira:Gone-Pw-3@127.0.0.1:1/memory"])
+    driver.stop()
+    assert code == 0 and opened == [None] and not driver.stuck
+    assert len(details) == 1 and "postgresql://kira:***@127.0.0.1:1/memory" in details[0]
+    assert "Cannot reach PostgreSQL" in details[0] and "Gone-Pw-3" not in details[0]
+    assert "Gone-Pw-3" not in "".join(capsys.readouterr())
