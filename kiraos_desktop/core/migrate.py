@@ -194,7 +194,8 @@ def _verify(source: sqlite3.Connection, db: peewee.PostgresqlDatabase, plan: lis
             # A recall index of other words than this version's is rebuilt by the store, and an index
             # the target has no tables for keeps the target's own records: theirs may differ.
             rebuilt = {"recall"} | {_family(table) for table in report.skipped}
-            if [k for k in wrong if _family(k) not in rebuilt]:
+            wrong = [k for k in wrong if _family(k) not in rebuilt]
+            if wrong:
                 raise MigrationError(f"verification failed: meta record {wrong[0]} differs; nothing was kept there")
             report.tables.append(TableCount(table, len(here), len(there)))
             continue
@@ -237,8 +238,8 @@ def migrate(source_path: Path, target: DatabaseUrl, progress: Progress | None = 
 
     `progress(done, total)` gets rows copied; `is_cancelled()` is asked as often (True: Cancelled,
     the target rolled back); `say(text)` gets a line per stage, the first once the target was found
-    usable and empty. Raises MigrationError (refused or
-    failed; the target unchanged) or StoreUnavailable (the server cannot be used).
+    usable and empty. Raises MigrationError (refused or failed; the target unchanged) or
+    StoreUnavailable (the server cannot be used).
     """
     from kiraos_desktop.core.schema import ensure_schema
 
