@@ -7,6 +7,8 @@ from typing import Any
 from starlette.responses import JSONResponse
 
 PLUGIN_PREFIX = "/api/"
+UNAVAILABLE_CODE = "database_unavailable"
+RETRY_AFTER_S = "1"  # seconds; the store reconnects on the next request once the server is back
 
 
 class ApiError(Exception):
@@ -79,10 +81,28 @@ def invalid(field: str, message: str, plugin: bool = False) -> ApiError:
     return ApiError(400 if plugin else 422, "invalid_request", text, {"field": field})
 
 
-def from_store_error(exc: Exception, plugin: bool = False) -> ApiError:
-    """Map the core's errors: a ValidationError names its field; a LimitError is bad input too."""
-    from kiraos_desktop.core.records import LimitError, NotFoundError, ValidationError
+def unavailable(exc: Exception) -> ApiError:
+    """503 while the database server cannot be reached (a PostgreSQL outage): the store rolled back,
+    so nothing of the request was written, and it reconnects by itself; the client may retry."""
+    return ApiError(503, UNAVAILABLE_CODE, f"the database is unavailable: {exc}",
+                    headers={"Retry-After": RETRY_AFTER_S})
 
+
+def unhandled_error(exc: Exception) -> ApiError | None:
+    """The reply to an exception no route or fast path mapped, when it has one: the database being
+    unreachable is a 503 wherever it surfaces (a context block built from the store, /v1/health)."""
+    from kiraos_desktop.core.records import StoreUnavailable
+
+    return unavailable(exc) if isinstance(exc, StoreUnavailable) else None
+
+
+def from_store_error(exc: Exception, plugin: bool = False) -> ApiError:
+    """Map the core's errors: a ValidationError names its field; a LimitError is bad input too; an
+    unreachable database is a 503 (the plugin routes keep their shape, with that status)."""
+    from kiraos_desktop.core.records import LimitError, NotFoundError, StoreUnavailable, ValidationError
+
+    if isinstance(exc, StoreUnavailable):
+        return unavailable(exc)
     if isinstance(exc, ValidationError):
         return invalid(exc.field, exc.message, plugin)
     if isinstance(exc, LimitError):

@@ -12,7 +12,7 @@ from starlette.requests import ClientDisconnect
 
 from kiraos_desktop.api.asgi_types import FastPath
 from kiraos_desktop.api.counters import REJECTED, UNMATCHED, RequestCounters
-from kiraos_desktop.api.errors import ApiError, error_payload, send_json
+from kiraos_desktop.api.errors import ApiError, error_payload, send_json, unhandled_error
 
 log = logging.getLogger(__name__)
 
@@ -165,9 +165,14 @@ class GuardedApp:
                 await send_json(send, status, error_payload(path, code, message), dict(exc.headers or {}))
         except ClientDisconnect:
             status = 499
-        except Exception:
-            log.exception("unexpected error while answering %s %s", scope["method"], path)
-            if not started:
+        except Exception as exc:
+            known = unhandled_error(exc)
+            if known is None:
+                log.exception("unexpected error while answering %s %s", scope["method"], path)
+            if not started and known is not None:
+                status = known.status
+                await send_json(send, known.status, error_payload(path, known.code, known.message), known.headers)
+            elif not started:
                 status = 500
                 await send_json(send, 500, error_payload(path, "internal_error",
                                                          "internal error; see the application log"))

@@ -5,6 +5,8 @@ import logging
 import threading
 from typing import Callable
 
+from kiraos_desktop.core.records import StoreUnavailable
+
 log = logging.getLogger(__name__)
 
 
@@ -32,8 +34,15 @@ class ExternalChangeWatcher:
             self._thread = None
 
     def _run(self) -> None:
+        unavailable = False
         while not self._stop.wait(self._interval):
             try:
                 self._poll()
+            except StoreUnavailable as exc:  # a database server outage: said once, not every tick
+                if not unavailable:
+                    log.warning("the database is unavailable; the watcher retries: %s", exc)
+                unavailable = True
             except Exception:  # a transient error (file briefly locked) must not end the watcher
                 log.exception("polling the database for external changes failed")
+            else:
+                unavailable = False
