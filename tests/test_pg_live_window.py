@@ -41,3 +41,39 @@ def test_on_sqlite_the_outage_label_never_shows(qtbot, engine, tmp_path):
     with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
         assert not window.db_outage.isVisible()
         assert window.db_outage.message()
+
+
+def test_another_instances_write_refreshes_the_open_user_within_a_second(qtbot, tmp_path, pg_url):
+    from kiraos_desktop.core.engine import Engine
+    from kiraos_desktop.ui.main_window import PAGE_USERS
+    from tests.pg_instances import serve, write_settings
+
+    engine = Engine.open(data_dir=tmp_path / "window", database_url=pg_url)
+    try:
+        with engine.store.batch("cli") as batch:
+            batch.set_profile("shared", "城市", "北京")
+        engine.start_watching(build_recall=False)
+        assert engine.change_listener.wait_listening(10)
+        with serve(write_settings(tmp_path / "other"), pg_url, "other") as other, \
+                shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+            window.show_page(PAGE_USERS)
+            page = window.users_page
+            assert page.select_user("shared")
+            qtbot.waitUntil(lambda: page.detail.user_id == "shared", timeout=WAIT_MS)
+            model = page.detail.profile_tab.model
+
+            def values():
+                return {model.row_at(r).key: model.row_at(r).value for r in range(model.rowCount())}
+
+            qtbot.waitUntil(lambda: values().get("城市") == "北京", timeout=WAIT_MS)
+            reply = other.update("shared", [{"op": "set", "key": "城市", "value": "上海"},
+                                            {"op": "set", "key": "新来的", "value": "是"}])
+            assert reply.status_code == 200, reply.text
+            # Heard through NOTIFY, refreshed through the coalescer (300 ms): within a second.
+            qtbot.waitUntil(lambda: values().get("城市") == "上海" and "新来的" in values(), timeout=1000)
+            reply = other.update("newcomer", [{"op": "event", "value": "第一次"}])
+            assert reply.status_code == 200
+            qtbot.waitUntil(lambda: page.model.row_of_key("newcomer") != -1, timeout=1000)
+            assert page.selected_user_id() == "shared"
+    finally:
+        engine.close()
