@@ -62,16 +62,25 @@ class CachedBlock(NamedTuple):
         return self.kept < len(self.items)
 
     @classmethod
-    def of(cls, block: UserContext, valid_until: str | None) -> "CachedBlock":
+    def of(cls, block: UserContext, valid_until: str | None, shared: tuple = ()) -> "CachedBlock":
+        """The compact form of `block`. Its first items, where equal to those of `shared` (the items
+        of the user's plain block, which the block for a message took its profile lines from: both
+        are dropped together, and the plain one is replaced only once both have expired), are the
+        same objects and are not counted again in `size`."""
         # Payloads go in as tuples of pairs: a tuple holding a dict is never untracked.
-        items = tuple((i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped)
-        texts = [label for _, label, _ in items]
-        texts.extend([value for _, _, payload in items for _, value in payload])
+        items = [(i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped]
+        reused = 0
+        while reused < min(len(shared), len(items)) and shared[reused] == items[reused]:
+            items[reused] = shared[reused]
+            reused += 1
+        counted = items[reused:]
+        texts = [label for _, label, _ in counted]
+        texts.extend([value for _, _, payload in counted for _, value in payload])
         # Each text's object header, and its characters at the width of the widest (one join:
         # sys.getsizeof() on every text cost as much as rendering the block).
-        size = (256 + sys.getsizeof(block.text) + _ITEM_OVERHEAD * len(items) + 64 * (len(texts) - len(items))
-                + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
-        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps), size)
+        size = (256 + sys.getsizeof(block.text) + 8 * len(items) + _ITEM_OVERHEAD * len(counted)
+                + 64 * (len(texts) - len(counted)) + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
+        return cls(block.text, block.budget, len(block.kept), tuple(items), valid_until, next(_stamps), size)
 
     def block(self, user_id: str) -> UserContext:
         items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in self.items)
@@ -252,7 +261,7 @@ class ContextBuilder:
         if plain is not None:
             step_end = to_iso(scoring_window(now)[1])
             until = step_end if plain.valid_until is None else min(plain.valid_until, step_end)
-            cached = CachedBlock.of(block, until)
+            cached = CachedBlock.of(block, until, shared=plain.items)  # its profile items are the plain block's
             with self._lock:
                 if seen == (self._epoch, self._changes.get(user_id, 0)):
                     self._store_block(user_id, key, cached)
