@@ -172,6 +172,7 @@ class PgMemoryStore(MemoryStore):
     # ---- writing -------------------------------------------------------------------------
 
     _batch_class = PgWriteBatch
+    _like = "ILIKE"
 
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
@@ -385,6 +386,10 @@ class PgMemoryStore(MemoryStore):
         return self.user_summaries([u for u in ids if (u < after if descending else u > after)][:page])
 
     # ---- reading -------------------------------------------------------------------------
+
+    def _query(self, query) -> list[tuple]:
+        sql, params = self.reader.get_sql_context().sql(query).query()  # PostgreSQL's words already
+        return self._read(lambda conn: conn.execute(sql, tuple(params)).fetchall())
 
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         text = pg_sql(sql)

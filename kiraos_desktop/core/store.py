@@ -10,7 +10,7 @@ from typing import Any, Iterator
 
 import peewee
 
-from kiraos_desktop.core import recall_index, user_search, user_search_index
+from kiraos_desktop.core import recall_index, user_queries, user_search, user_search_index
 from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.records import (
     ChangeRecord,
@@ -20,7 +20,7 @@ from kiraos_desktop.core.records import (
     UserSummary,
     check_user_id,
 )
-from kiraos_desktop.core.schema import USER_HAS_DATA, ensure_schema
+from kiraos_desktop.core.schema import ensure_schema
 from kiraos_desktop.core.store_rows import (
     CHANGE_COLUMNS,
     EVENT_SELECT,
@@ -48,7 +48,7 @@ WRITER_AUTOCHECKPOINT_PAGES = 40000
 CHECKPOINT_AFTER_COMMITS = 100
 CHECKPOINT_COMPLETE_FRAMES = 16000
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
-USER_SORT_COLUMNS = ("user_id", "profile_count", "event_count", "last_activity")
+USER_SORT_COLUMNS = tuple(user_queries.SORT_COLUMNS)
 
 
 class _Events:
@@ -78,6 +78,7 @@ class MemoryStore:
     """
 
     _batch_class = WriteBatch
+    _like = "LIKE"  # SQLite's ignores ASCII case, as the user list's search should
 
     def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.path = Path(db_path)
@@ -405,21 +406,21 @@ class MemoryStore:
     def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         return self.reader.execute_sql(sql, params).fetchall()
 
+    def _query(self, query) -> list[tuple]:
+        """The rows of a peewee query (user_queries.py), compiled for this backend."""
+        return self._rows(*self.reader.get_sql_context().sql(query).query())
+
     def stats(self) -> Stats:
-        row = self._rows(f"SELECT count(*), coalesce(sum(profile_count), 0), coalesce(sum(event_count), 0) "
-                         f"FROM user_summary WHERE {USER_HAS_DATA}")[0]
+        row = self._query(user_queries.stats_query())[0]
         return Stats(int(row[0]), int(row[1]), int(row[2]))
 
-    def _user_filter(self, search: str) -> tuple[str, tuple]:
-        if not search:
-            return f"WHERE {USER_HAS_DATA}", ()
-        return f"WHERE {USER_HAS_DATA} AND user_id LIKE ? ESCAPE '\\'", (user_search.like_pattern(search),)
+    def _user_filter(self, search: str):
+        return user_queries.id_filter(user_search.like_pattern(search) if search else None, self._like)
 
     def count_users(self, search: str = "", in_content: bool = False) -> int:
         if in_content and search.strip():
             return len(self.search_user_ids(search))
-        where, params = self._user_filter(search)
-        return int(self._rows(f"SELECT count(*) FROM user_summary {where}", params)[0][0])
+        return int(self._query(user_queries.count_query(self._user_filter(search)))[0][0])
 
     def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
                    descending: bool = False, offset: int = 0, limit: int = 200) -> list[UserSummary]:
@@ -428,12 +429,7 @@ class MemoryStore:
         if in_content and search.strip():
             ids = self.search_user_ids(search, order_by, descending)
             return self.user_summaries(ids[offset:] if limit < 0 else ids[offset:offset + limit])
-        where, params = self._user_filter(search)
-        direction = "DESC" if descending else "ASC"
-        tie = "" if order_by == "user_id" else f", user_id {direction}"
-        rows = self._rows(
-            f"SELECT user_id, profile_count, event_count, last_activity FROM user_summary {where} "
-            f"ORDER BY {order_by} {direction}{tie} LIMIT ? OFFSET ?", params + (limit, offset))
+        rows = self._query(user_queries.list_query(self._user_filter(search), order_by, descending, offset, limit))
         return [UserSummary(*row) for row in rows]
 
     def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
@@ -460,18 +456,16 @@ class MemoryStore:
         found: dict[str, UserSummary] = {}
         for start in range(0, len(user_ids), 500):
             chunk = user_ids[start:start + 500]
-            for row in self._rows("SELECT user_id, profile_count, event_count, last_activity FROM user_summary "
-                                  f"WHERE user_id IN ({','.join('?' * len(chunk))}) AND {USER_HAS_DATA}", tuple(chunk)):
+            for row in self._query(user_queries.summaries_query(chunk)):
                 found[row[0]] = UserSummary(*row)
         return [found[user_id] for user_id in user_ids if user_id in found]
 
     def user_summary(self, user_id: str) -> UserSummary | None:
-        rows = self._rows("SELECT user_id, profile_count, event_count, last_activity FROM user_summary "
-                          f"WHERE user_id = ? AND {USER_HAS_DATA}", (user_id,))
+        rows = self._query(user_queries.summaries_query([user_id]))
         return UserSummary(*rows[0]) if rows else None
 
     def all_user_ids(self) -> list[str]:
-        return [r[0] for r in self._rows(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} ORDER BY user_id")]
+        return [r[0] for r in self._query(user_queries.all_ids_query())]
 
     def get_profile(self, user_id: str, key: str) -> ProfileEntry | None:
         rows = self._rows(f"{PROFILE_SELECT} WHERE user_id = ? AND memory_key = ?", (user_id, key))
