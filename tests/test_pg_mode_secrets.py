@@ -107,3 +107,32 @@ def test_the_window_on_an_unreachable_server_can_go_on_with_local_data(qtbot, mo
     assert len(details) == 1 and "postgresql://kira:***@127.0.0.1:1/memory" in details[0]
     assert "Cannot reach PostgreSQL" in details[0] and "Gone-Pw-3" not in details[0]
     assert "Gone-Pw-3" not in "".join(capsys.readouterr())
+
+
+def test_a_new_database_url_setting_reopens_the_window_there_or_explains(qtbot, engine, tmp_path, monkeypatch,
+                                                                       pg_url):
+    """The setting changed in the window: the window reopens on that memory; one it cannot use is
+    explained (redacted) and the window stays on the memory it has."""
+    from types import SimpleNamespace
+
+    from kiraos_desktop.ui import app as app_module
+    from kiraos_desktop.ui.app import AppController
+    from tests.ui_helpers import ui_settings
+
+    shown = []
+    monkeypatch.setattr(app_module.prompts, "error", lambda parent, title, text: shown.append((title, text)))
+    controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path), start_server=False)
+    window = controller.window
+    qtbot.addWidget(window)
+    engine.update_settings(engine.settings.replace(database_url="postgresql://kira:Away-Pw-8@127.0.0.1:1/memory"))
+    qtbot.waitUntil(lambda: bool(shown), timeout=10000)
+    assert controller.window is window and controller.engine is engine
+    assert shown[0][0] == "Cannot open the memory database"
+    assert "postgresql://kira:***@127.0.0.1:1/memory" in shown[0][1] and "Away-Pw-8" not in shown[0][1]
+    engine.update_settings(engine.settings.replace(database_url=pg_url))
+    qtbot.waitUntil(lambda: controller.window is not window, timeout=10000)
+    qtbot.addWidget(controller.window)
+    assert controller.engine.database_url is not None
+    assert parse_database_url(pg_url).redacted() in controller.window.db_status.text()
+    controller.window.close()
+    controller.shutdown()

@@ -183,7 +183,10 @@ class AppController(QObject):
         try:
             new_engine = Engine.open(data_dir=data_dir, kira_data=kira_data)
         except (SettingsError, StoreError, ValueError, OSError) as exc:  # StoreError: e.g. a newer schema
-            prompts.error(self.window, self.tr("Cannot open that folder"), str(exc))
+            database = getattr(exc, "database_label", None)  # a PostgreSQL database that cannot be used
+            title = self.tr("Cannot open the memory database") if database else self.tr("Cannot open that folder")
+            text = "{0}\n\n{1}".format(database, exc) if database else str(exc)
+            prompts.error(self.window, title, text)
             return False
         old_window, old_server, old_engine = self.window, self.server, self.engine
         geometry_visible = old_window.isVisible()

@@ -298,6 +298,10 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <source>Cannot open that folder</source>
         <translation>无法打开该文件夹</translation>
     </message>
+    <message>
+        <source>Cannot open the memory database</source>
+        <translation>无法打开记忆数据库</translation>
+    </message>
 </context>
 <context>
     <name>BusyBox</name>
