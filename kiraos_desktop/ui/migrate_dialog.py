@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from typing import Callable
 
+from PySide6.QtGui import QFontDatabase
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
@@ -66,10 +67,17 @@ class MigrateDialog(QDialog):
         self.problem.setWordWrap(True)
         self.problem.setStyleSheet("color: #c5221f;")
         self.problem.hide()
+        self.done_label = QLabel()
+        self.done_label.setObjectName("migrateDone")
+        self.done_label.setWordWrap(True)
+        self.done_label.hide()
+        # The verified counts, a table of aligned columns: unwrapped, and tall enough to read at once.
         self.result_view = QPlainTextEdit()
         self.result_view.setObjectName("migrateResult")
         self.result_view.setReadOnly(True)
         self.result_view.setLineWrapMode(QPlainTextEdit.LineWrapMode.NoWrap)
+        self.result_view.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        self.result_view.setMinimumHeight(self.result_view.fontMetrics().lineSpacing() * 12)
         self.result_view.hide()
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         self.copy_button = self.buttons.addButton(self.tr("Copy"), QDialogButtonBox.ButtonRole.ActionRole)
@@ -80,6 +88,7 @@ class MigrateDialog(QDialog):
         layout.addWidget(intro)
         layout.addLayout(form)
         layout.addWidget(self.problem)
+        layout.addWidget(self.done_label)
         layout.addWidget(self.result_view, 1)
         layout.addWidget(self.buttons)
 
@@ -131,14 +140,17 @@ class MigrateDialog(QDialog):
                 message=target.hide_secrets(outcome.message)))
             return
         self.report = outcome.result
-        self.result_view.setPlainText("\n".join(self._summary(target) + self.report.lines()))
+        self.done_label.setText(self._summary(target))
+        self.done_label.show()
+        self.result_view.setPlainText("\n".join(self.report.lines()))
         self.result_view.show()
+        self.adjustSize()  # room for the counts
         self.copy_button.setEnabled(False)
         self._offer_switch(target)
 
-    def _summary(self, target: DatabaseUrl) -> list[str]:
-        return [self.tr("Copied into {database} and verified: the row counts of every table and of every "
-                        "user agree.").format(database=target.redacted()), ""]
+    def _summary(self, target: DatabaseUrl) -> str:
+        return self.tr("Copied into {database} and verified: the row counts of every table and of every "
+                       "user agree.").format(database=target.redacted())
 
     def _offer_switch(self, target: DatabaseUrl) -> None:
         if self._engine.paths.companion:
