@@ -26,18 +26,16 @@ from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
 from pydantic_core import to_json
 
 from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
-from kiraos_desktop.api.bodies import decode_json
-from kiraos_desktop.api.errors import ApiError, send_json_body
+from kiraos_desktop.api.errors import send_json_body
 from kiraos_desktop.api.fastpath_update import FAST_BODY_BYTES, replaying
+from kiraos_desktop.api.mcp_envelope import plain_tools_call
 from kiraos_desktop.api.mcp_fastpath_modern import MODERN_VERSIONS, ModernToolCalls
 from kiraos_desktop.api.mcp_sessions import open_transports
 
 log = logging.getLogger(__name__)
 
-_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _PARAM_KEYS = frozenset({"name", "arguments"})
 _VERSIONS = frozenset(v.encode("ascii") for v in HANDSHAKE_PROTOCOL_VERSIONS)
-_ID_RANGE = range(-2 ** 63, 2 ** 63)  # JSON-RPC ids the SDK echoes as they came (strings or these)
 
 
 def accepts_json(accept: bytes) -> bool:
@@ -51,22 +49,11 @@ def accepts_json(accept: bytes) -> bool:
 
 def plain_tool_call(raw: bytes) -> tuple[int | str, str, dict] | None:
     """(id, tool name, arguments) of a body that is exactly one plain tools/call; None otherwise."""
-    try:
-        data = decode_json(raw)
-    except ApiError:
+    call = plain_tools_call(raw, _PARAM_KEYS)
+    if call is None:
         return None
-    if type(data) is not dict or data.keys() != _REQUEST_KEYS or data["jsonrpc"] != "2.0" \
-            or data["method"] != "tools/call":
-        return None
-    request_id, params = data["id"], data["params"]
-    if not (type(request_id) is str or (type(request_id) is int and request_id in _ID_RANGE)):
-        return None
-    if type(params) is not dict or params.keys() != _PARAM_KEYS:
-        return None
-    name, arguments = params["name"], params["arguments"]
-    if type(name) is not str or type(arguments) is not dict:
-        return None
-    return request_id, name, arguments
+    request_id, params = call
+    return request_id, params["name"], params["arguments"]
 
 
 def tool_call_reply(request_id: int | str, text: str, is_error: bool) -> bytes:

@@ -25,16 +25,13 @@ from mcp_types import methods as sdk_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
-from kiraos_desktop.api.bodies import decode_json
-from kiraos_desktop.api.errors import ApiError
+from kiraos_desktop.api.mcp_envelope import plain_tools_call
 
 log = logging.getLogger(__name__)
 
 MODERN_VERSIONS = frozenset(v.encode("ascii") for v in MODERN_PROTOCOL_VERSIONS)
-_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _PARAM_KEYS = frozenset({"name", "arguments", "_meta"})
 _META_KEYS = frozenset({PROTOCOL_VERSION_META_KEY, CLIENT_CAPABILITIES_META_KEY, CLIENT_INFO_META_KEY})
-_ID_RANGE = range(-2 ** 63, 2 ** 63)
 _OK = 200
 
 
@@ -54,20 +51,12 @@ class ModernToolCalls:
 
     def plain_call(self, raw: bytes, headers, raw_headers) -> tuple[int | str, str, dict] | None:
         """(id, tool name, arguments) when the SDK would run the call as it is; None otherwise."""
-        try:
-            data = decode_json(raw)
-        except ApiError:
+        call = plain_tools_call(raw, _PARAM_KEYS)
+        if call is None:
             return None
-        if type(data) is not dict or data.keys() != _REQUEST_KEYS or data["jsonrpc"] != "2.0" \
-                or data["method"] != "tools/call":
-            return None
-        request_id, params = data["id"], data["params"]
-        if not (type(request_id) is str or (type(request_id) is int and request_id in _ID_RANGE)):
-            return None
-        if type(params) is not dict or params.keys() != _PARAM_KEYS:
-            return None
+        request_id, params = call
         name, arguments, meta = params["name"], params["arguments"], params["_meta"]
-        if type(name) is not str or type(arguments) is not dict or type(meta) is not dict:
+        if type(meta) is not dict:
             return None
         if not meta.keys() <= _META_KEYS or CLIENT_CAPABILITIES_META_KEY not in meta:
             return None

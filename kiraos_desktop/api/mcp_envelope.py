@@ -1,0 +1,28 @@
+"""The one shape check of a plain JSON-RPC `tools/call` body, shared by both MCP fast paths."""
+from __future__ import annotations
+
+from kiraos_desktop.api.bodies import decode_json
+from kiraos_desktop.api.errors import ApiError
+
+_REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
+_ID_RANGE = range(-2 ** 63, 2 ** 63)  # JSON-RPC ids the SDK echoes as they came (strings or these)
+
+
+def plain_tools_call(raw: bytes, param_keys: frozenset) -> tuple[int | str, dict] | None:
+    """(id, params) of a body that is exactly one tools/call request whose params have exactly
+    `param_keys`, a string `name` and an object `arguments`; None for anything else (the SDK answers it)."""
+    try:
+        data = decode_json(raw)
+    except ApiError:
+        return None
+    if type(data) is not dict or data.keys() != _REQUEST_KEYS or data["jsonrpc"] != "2.0" \
+            or data["method"] != "tools/call":
+        return None
+    request_id, params = data["id"], data["params"]
+    if not (type(request_id) is str or (type(request_id) is int and request_id in _ID_RANGE)):
+        return None
+    if type(params) is not dict or params.keys() != param_keys:
+        return None
+    if type(params["name"]) is not str or type(params["arguments"]) is not dict:
+        return None
+    return request_id, params
