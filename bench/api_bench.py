@@ -1,6 +1,6 @@
 """API benchmark: our server against the seed-architecture baseline, same data, same wrk load, alternating.
 
-python bench/api_bench.py [--users 10000] [--rounds 3] [--duration 8] [--connections 8] [--only context,query]
+python bench/api_bench.py [--users 10000] [--rounds 3] [--duration 8] [--connections 8] [--only context,query] [--compare-with CHECKOUT]
 
 Needs the shared benchmark kit at <repo>/../shared/bench (seed_data.py, seed_baseline.py, ctx.lua,
 upd.lua) and wrk (installed with apt-get when missing and possible). Warms both servers up with every
@@ -178,7 +178,8 @@ def warm_up(url: str, users: int, connections: int) -> float:
     return time.monotonic() - started
 
 
-def start_servers(kit: Path, seed: Path, work: Path) -> dict[str, tuple[str, subprocess.Popen]]:
+def start_servers(kit: Path, seed: Path, work: Path, other: Path | None = None) -> dict[str, tuple[str, subprocess.Popen]]:
+    """The baseline and ours; with `other` (a checkout), also that checkout's server as "other"."""
     servers = {}
     quiet = {"stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
     a, b = work / "baseline.db", work / "ours.db"
@@ -187,17 +188,27 @@ def start_servers(kit: Path, seed: Path, work: Path) -> dict[str, tuple[str, sub
     port = free_port()
     servers["baseline"] = (f"http://127.0.0.1:{port}", subprocess.Popen(
         [sys.executable, str(kit / "seed_baseline.py"), "--db", str(a), "--port", str(port)], **quiet))
-    build_indexes(b, work)
-    port = free_port()
-    servers["ours"] = (f"http://127.0.0.1:{port}", subprocess.Popen(
-        [sys.executable, "-m", "kiraos_desktop", "serve", "--data-dir", str(work / "data"), "--db", str(b),
-         "--port", str(port), "--token", TOKEN], cwd=REPO, **quiet))
+    build_indexes(b, work, REPO)
+    for name, checkout in [("ours", REPO)] + ([("other", other)] if other else []):
+        if name == "other":
+            b = work / "other.db"
+            shutil.copyfile(seed, b)
+            build_indexes(b, work, checkout, "other-data")
+        port = free_port()
+        servers[name] = (f"http://127.0.0.1:{port}", subprocess.Popen(
+            [sys.executable, "-m", "kiraos_desktop", "serve", "--data-dir", str(work / ("other-data" if name == "other" else "data")),
+             "--db", str(b), "--port", str(port), "--token", TOKEN], cwd=checkout, env=_env_for(checkout), **quiet))
     for url, proc in servers.values():
         wait_healthy(url, proc)
     return servers
 
 
-def build_indexes(db: Path, work: Path) -> None:
+def _env_for(checkout: Path) -> dict:
+    """The environment for a server of `checkout`: its own package first on the path."""
+    return {**os.environ, "PYTHONPATH": str(checkout)}
+
+
+def build_indexes(db: Path, work: Path, checkout: Path = REPO, data: str = "data") -> None:
     """Index the copy's events for recall and its users for the search before serving it, as a
     window or server that has opened the database once has done (serve would otherwise build them
     in the background during the runs)."""
@@ -207,7 +218,8 @@ def build_indexes(db: Path, work: Path) -> None:
             "started = time.monotonic(); recall.build_index(engine.store); user_search.build_index(engine.store)\n"
             "engine.close()\n"
             "print(f'recall and user search indexes of the seeded data built in {time.monotonic() - started:.1f} s')\n")
-    subprocess.run([sys.executable, "-c", code, str(work / "data"), str(db)], cwd=REPO, check=True)
+    subprocess.run([sys.executable, "-c", code, str(work / data), str(db)], cwd=checkout, env=_env_for(checkout),
+                   check=True)
 
 
 def stop_servers(servers) -> None:
@@ -243,6 +255,8 @@ def measure(wrk, servers, script: Path, rounds: int, duration: float, connection
         if cpu:
             summary[name]["cpu_ms_per_request_median"] = statistics.median(cpu)
     summary["ratio"] = summary["ours"]["rps_median"] / summary["baseline"]["rps_median"]
+    if "other" in summary:
+        summary["other_ratio"] = summary["other"]["rps_median"] / summary["baseline"]["rps_median"]
     return summary
 
 
@@ -276,6 +290,9 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--duration", type=float, default=8.0, help="seconds per wrk run")
     parser.add_argument("--connections", type=int, default=8)
+    parser.add_argument("--compare-with", type=Path, metavar="CHECKOUT",
+                        help="also serve another checkout of the repository (e.g. the code before a change) "
+                             "as 'other', alternating with the two others in every round")
     parser.add_argument("--only", default=",".join(PARTS),
                         help=f"comma-separated parts to run (of {', '.join(PARTS)}; 'query' needs 'context')")
     args = parser.parse_args()
@@ -290,7 +307,7 @@ def main() -> int:
         work = Path(tmp)
         ctx, upd = wrap_script(kit / "ctx.lua", work), wrap_script(kit / "upd.lua", work)
         ctxq = wrap_script(kit / "ctxq.lua", work)
-        servers = start_servers(kit, seed, work)
+        servers = start_servers(kit, seed, work, args.compare_with.resolve() if args.compare_with else None)
         try:
             print(f"warm-up: every seeded user's context once ({args.users} requests, {args.connections} "
                   "connections) on each server:")
@@ -325,6 +342,10 @@ def main() -> int:
         print(f"{label:18s} {data['baseline']['rps_median']:12.0f} {data['ours']['rps_median']:12.0f} "
               f"{data['ratio']:7.2f}x  {data['baseline']['p99_ms_median']:7.2f} / {data['ours']['p99_ms_median']:.2f} ms"
               f"   {cpu} ms")
+        if "other" in data:
+            other = data["other"]
+            print(f"{'  other checkout':18s} {'':12s} {other['rps_median']:12.0f} {data['other_ratio']:7.2f}x  "
+                  f"{'':7s} / {other['p99_ms_median']:.2f} ms   {other.get('cpu_ms_per_request_median', float('nan')):.3f} ms")
     for name in ("baseline", "ours") if "mixed" in results else ():
         both = results["mixed"][name]
         print(f"mixed {name:12s} context {both['context']['rps_median']:7.0f} req/s p99 "
@@ -335,7 +356,7 @@ def main() -> int:
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "users": args.users, "rounds": args.rounds,
               "load_average_at_end": load, "cpus": os.cpu_count(), "parts": sorted(parts),
-              "duration_s": args.duration, "connections": args.connections, "python": sys.version.split()[0],
+              "compared_with": str(args.compare_with) if args.compare_with else None, "duration_s": args.duration, "connections": args.connections, "python": sys.version.split()[0],
               **results, "targets": {k: {"value": v, "target": t, "met": ok} for k, (v, t, ok) in checks.items()}}
     OUT.mkdir(parents=True, exist_ok=True)
     (OUT / "api_bench.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
