@@ -2,7 +2,9 @@
 
 Only the plain case is handled here: a well-formed query of user_id (and max_chars, query). A block that
 is not cached is built right here, on the event loop: a few indexed queries cost less than handing
-the work to a thread and back while the loop is busy (writes of memory_update run on it too).
+the work to a thread and back while the loop is busy (writes of memory_update run on it too). Unless
+the store says its work may not run on the loop (`inline_ok` False: PostgreSQL, where every read is a
+round trip): then the app gives a `read` that builds it on a thread; cached blocks are still answered here.
 Anything else goes through the regular route, which gives the same reply and produces the errors.
 """
 from __future__ import annotations
@@ -67,8 +69,10 @@ class ContextFastPath:
     stall every request in flight).
     """
 
-    def __init__(self, context_builder, max_bytes: int = REPLY_CACHE_BYTES):
+    def __init__(self, context_builder, max_bytes: int = REPLY_CACHE_BYTES, read=None):
+        """`read(fn, *args, **kwargs)`: awaits fn run off the loop; None builds blocks on the loop."""
         self._context = context_builder
+        self._read = read
         self._replies: OrderedDict[str, tuple[int, bytes]] = OrderedDict()  # user id -> (stamp, body)
         self._bytes = 0
         self._max_bytes = max_bytes
@@ -90,8 +94,11 @@ class ContextFastPath:
         for uid in user_ids:
             # The plain block, or the one for the message in `query` (cached like it, per message).
             block = peek(uid, max_chars=max_chars, query=query)
-            if block is None:  # not cached, or another budget: made here (and cached when it can be)
-                block, cached = self._context.user_block(uid, max_chars=max_chars, query=query), False
+            if block is None:  # not cached, or another budget: made now (and cached when it can be)
+                build = self._context.user_block
+                block = build(uid, max_chars=max_chars, query=query) if self._read is None \
+                    else await self._read(build, uid, max_chars=max_chars, query=query)
+                cached = False
             blocks.append(block)
         if cached and len(blocks) == 1:
             known = self._replies.get(user_ids[0])

@@ -9,6 +9,9 @@ The group is written on the event loop when the store's writer is free, else on 
 thread: another thread or process holding the write lock never stalls the loop. One group at a time
 goes to the thread; the calls that arrive meanwhile wait for it and are then written on the loop.
 The loop's share is bounded by cost (operations), not by body size: see LOOP_OPERATIONS.
+A store that says its work may not run on the loop (`inline_ok` False: PostgreSQL, where a group
+waits on round trips and its commit's flush) has every group written on the writer thread; the
+calls that arrive meanwhile make the next group.
 """
 from __future__ import annotations
 
@@ -39,6 +42,7 @@ class UpdateQueue:
         self._max_wait_turns = max_wait_turns
         self._max_quiet_turns = max_quiet_turns
         self._store = store
+        self._inline = store.inline_ok
         self._tools = tools
         self._workers = workers
         self._actor = actor
@@ -85,16 +89,22 @@ class UpdateQueue:
         self._seen, self._turns, self._quiet = len(self._pending), 0, 0
         if self._pending:
             asyncio.get_running_loop().call_soon(self._flush)
+        if not self._inline:
+            self._hand_to_thread(calls)
+            return
         try:
             outcomes = self._write(calls, wait=False)
         except WriterBusy:
-            self._on_thread = asyncio.ensure_future(self._write_on_thread(calls))
-            self._on_thread.add_done_callback(self._thread_group_done)
+            self._hand_to_thread(calls)
             return
         except Exception as exc:  # the commit failed: nothing of the group was written
             _fail(calls, exc)
             return
         _deliver(calls, outcomes)
+
+    def _hand_to_thread(self, calls: list[_Call]) -> None:
+        self._on_thread = asyncio.ensure_future(self._write_on_thread(calls))
+        self._on_thread.add_done_callback(self._thread_group_done)
 
     async def _call_on_thread(self, user_id: str, arguments: dict):
         """A call too costly for the loop, written alone on the writer thread (after what is queued there)."""

@@ -80,6 +80,8 @@ def _dead(conn) -> bool:
 class PgMemoryStore(MemoryStore):
     """MemoryStore on a PostgreSQL database given by a postgresql:// URL."""
 
+    inline_ok = False  # every statement is a round trip to the server, every commit waits for its flush
+
     def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.url = url
         self.path = None  # no file: backups and file copies do not apply

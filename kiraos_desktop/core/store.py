@@ -79,6 +79,11 @@ class MemoryStore:
 
     _batch_class = WriteBatch
     _like = "LIKE"  # SQLite's ignores ASCII case, as the user list's search should
+    #: Whether work on this store may run on an event loop. SQLite's reads and writes happen in this
+    #: process (and group(wait=False) refuses a write that would wait for another one), so they
+    #: cost less there than a handoff to a thread. False for a store whose every operation waits on
+    #: another process over a connection: callers with an event loop hand all of it to threads.
+    inline_ok = True
 
     def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.path = Path(db_path)
