@@ -8,7 +8,13 @@ from __future__ import annotations
 
 import logging
 
-from kiraos_desktop.core.recall_index import BUILD_BATCH, DRAIN_PER_COMMIT, BuildState, read_build_state
+from kiraos_desktop.core.recall_index import (
+    BUILD_BATCH,
+    DRAIN_PER_COMMIT,
+    BuildState,
+    queued_term_changes,
+    read_build_state,
+)
 from kiraos_desktop.core.recall_text import terms
 
 log = logging.getLogger(__name__)
@@ -54,19 +60,9 @@ def drain(conn, limit: int = DRAIN_PER_COMMIT) -> int:
         return 0
     conn.execute("SAVEPOINT kd_recall")
     try:
-        nums = _Nums(conn)
-        final: dict[tuple, bool] = {}
-        for _, user_id, event_id, old_text, new_text in rows:
-            if event_id is None:
-                continue
-            num = nums(user_id)
-            for term in terms(old_text) if old_text else ():
-                final[(num, term, event_id)] = False
-            for term in terms(new_text) if new_text else ():
-                final[(num, term, event_id)] = True
+        removed, added = queued_term_changes(rows, _Nums(conn))
         with conn.pipeline():  # its own sync: an error surfaces here, not at the commit
-            _apply(conn, [k for k, present in final.items() if not present],
-                   [k for k, present in final.items() if present])
+            _apply(conn, removed, added)
     except Exception:
         conn.execute("ROLLBACK TO kd_recall")
         log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))

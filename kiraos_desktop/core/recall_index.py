@@ -157,23 +157,29 @@ def drain(conn: sqlite3.Connection, limit: int = DRAIN_PER_COMMIT) -> int:
         return 0
     conn.execute("SAVEPOINT kd_recall")
     try:
-        nums = _Nums(conn)
-        final: dict[tuple, bool] = {}  # (num, term, event_id) -> present after the rows, in queue order
-        for _, user_id, event_id, old_text, new_text in rows:
-            if event_id is None:
-                continue
-            num = nums(user_id)
-            for term in terms(old_text) if old_text else ():
-                final[(num, term, event_id)] = False
-            for term in terms(new_text) if new_text else ():
-                final[(num, term, event_id)] = True
-        _apply(conn, [k for k, present in final.items() if not present], [k for k, present in final.items() if present])
+        _apply(conn, *queued_term_changes(rows, _Nums(conn)))
     except Exception:
         conn.execute("ROLLBACK TO kd_recall")
         log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))
     conn.execute("RELEASE kd_recall")
     conn.execute("DELETE FROM recall_queue WHERE seq <= ?", (rows[-1][0],))
     return len(rows)
+
+
+def queued_term_changes(rows, nums) -> tuple[list, list]:
+    """(removed, added) index keys (num, term, event_id) of recall_queue rows (seq, user_id, event_id,
+    old_text, new_text) in queue order: what each key is after the last row that touches it.
+    `nums` maps a user id to its number (either backend's)."""
+    final: dict[tuple, bool] = {}  # key -> present after the rows
+    for _, user_id, event_id, old_text, new_text in rows:
+        if event_id is None:
+            continue
+        num = nums(user_id)
+        for term in terms(old_text) if old_text else ():
+            final[(num, term, event_id)] = False
+        for term in terms(new_text) if new_text else ():
+            final[(num, term, event_id)] = True
+    return [k for k, present in final.items() if not present], [k for k, present in final.items() if present]
 
 
 def _apply(conn: sqlite3.Connection, removed: list, added: list) -> None:
