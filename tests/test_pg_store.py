@@ -193,6 +193,30 @@ def test_a_connection_lost_mid_batch_writes_nothing_and_the_next_call_reconnects
     store.close()
 
 
+def test_a_lost_connection_psycopg_has_not_marked_broken_yet_is_store_unavailable(pg_url):
+    # Seen in a server restart under load: the server's shutdown left the pipeline busy, and leaving it
+    # raised a client-side OperationalError (no SQLSTATE) on a connection not yet marked broken: a 500.
+    store = PgMemoryStore(pg_url)
+    with pytest.raises(StoreUnavailable):
+        with store.batch("gui") as batch:
+            batch.set_profile("u", "half", "1")
+            raise psycopg.OperationalError("cannot exit pipeline mode while busy")
+    assert store.get_profile("u", "half") is None
+    store.set_profile("u", "after", "1", actor="gui")  # a new connection
+    assert [p.key for p in store.get_profiles("u")] == ["after"]
+    store.close()
+
+
+def test_only_connection_errors_count_as_a_lost_connection():
+    from kiraos_desktop.core.pg_store import _connection_lost
+
+    assert _connection_lost(psycopg.errors.AdminShutdown("terminating connection"))
+    assert _connection_lost(psycopg.OperationalError("consuming input failed"))
+    assert not _connection_lost(psycopg.errors.DeadlockDetected("deadlock detected"))  # retried instead
+    assert not _connection_lost(psycopg.errors.UniqueViolation("duplicate key"))
+    assert not _connection_lost(ValueError("not a database error"))
+
+
 def test_a_stopped_server_is_store_unavailable_and_a_restarted_one_is_used_again(pg_server, pg_url):
     store = PgMemoryStore(pg_url)
     store.set_profile("u", "k", "1", actor="gui")

@@ -77,6 +77,17 @@ def _dead(conn) -> bool:
     return conn is None or conn.closed or getattr(conn, "broken", False)
 
 
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether an error says the connection is gone, even while psycopg has not marked it broken yet:
+    the server's shutdown (SQLSTATE 57P01-03), a connection exception (class 08), or a client-side
+    OperationalError without a SQLSTATE (e.g. a pipeline left busy by a server that went away).
+    A deadlock or serialization failure is not (it is retried)."""
+    if not isinstance(exc, psycopg.OperationalError) or isinstance(exc, psycopg.errors.TransactionRollback):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith(("08", "57P"))
+
+
 class PgMemoryStore(MemoryStore):
     """MemoryStore on a PostgreSQL database given by a postgresql:// URL."""
 
@@ -133,7 +144,7 @@ class PgMemoryStore(MemoryStore):
     def _raise_if_lost(self, db: peewee.PostgresqlDatabase, exc: BaseException) -> None:
         """After a failed statement: when the connection is gone, forget it and say so."""
         conn = None if db.is_closed() else db.connection()
-        if _dead(conn):
+        if _dead(conn) or _connection_lost(exc):
             self._close(db)
             raise self._lost() from None
 
