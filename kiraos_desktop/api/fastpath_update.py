@@ -58,6 +58,20 @@ def replaying(messages: list[dict], receive):
     return replay
 
 
+async def read_body(receive) -> tuple[list[dict], bytes | None]:
+    """The request's messages as read, and its whole body; None for the body when the client went
+    away first (replay the messages so that the regular path sees and reports it)."""
+    messages, chunks = [], []
+    while True:
+        message = await receive()
+        messages.append(message)
+        if message["type"] != "http.request":
+            return messages, None
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body", False):
+            return messages, b"".join(chunks)
+
+
 class MemoryUpdateFastPath:
     """Returns the status it answered with, or the `receive` the router must use instead."""
 
@@ -72,16 +86,10 @@ class MemoryUpdateFastPath:
         length = _declared_length(scope)
         if not length or length > FAST_BODY_BYTES:
             return receive
-        messages, chunks = [], []
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":  # the client went away: the route reports it
-                return replaying(messages, receive)
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        call = plain_update_call(b"".join(chunks))
+        messages, raw = await read_body(receive)
+        if raw is None:  # the client went away: the route reports it
+            return replaying(messages, receive)
+        call = plain_update_call(raw)
         if call is None:
             return replaying(messages, receive)
         try:

@@ -27,7 +27,7 @@ from pydantic_core import to_json
 
 from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
 from kiraos_desktop.api.errors import send_json_body
-from kiraos_desktop.api.fastpath_update import FAST_BODY_BYTES, replaying
+from kiraos_desktop.api.fastpath_update import FAST_BODY_BYTES, read_body, replaying
 from kiraos_desktop.api.mcp_envelope import plain_tools_call
 from kiraos_desktop.api.mcp_fastpath_modern import MODERN_VERSIONS, ModernToolCalls
 from kiraos_desktop.api.mcp_sessions import open_transports
@@ -148,16 +148,9 @@ class McpCallFastPath:
                 return receive
         elif not self._modern.headers_fit(headers):
             return receive
-        messages, chunks = [], []
-        while True:
-            message = await receive()
-            messages.append(message)
-            if message["type"] != "http.request":  # the client went away: the SDK sees it
-                return replaying(messages, receive)
-            chunks.append(message.get("body", b""))
-            if not message.get("more_body", False):
-                break
-        raw = b"".join(chunks)
+        messages, raw = await read_body(receive)
+        if raw is None:  # the client went away: the SDK sees it
+            return replaying(messages, receive)
         if modern:
             call = self._modern.plain_call(raw, headers, scope["headers"])
             if call is None:
