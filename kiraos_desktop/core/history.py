@@ -42,6 +42,20 @@ def apply_revert(batch: "WriteBatch", change) -> None:
         raise ValueError(f"a change of kind {change.action!r} cannot be reverted")
 
 
+def users_of(change) -> set[str]:
+    """The users a revert of `change` writes: its own, and any named by the entries it restores."""
+    users = {change.user_id}
+    for side in (change.before, change.after):
+        if not isinstance(side, dict):
+            continue
+        found = [side]
+        for name in ("profiles", "events"):  # the snapshot of a trim, clear or purge
+            if isinstance(side.get(name), list):
+                found += [item for item in side[name] if isinstance(item, dict)]
+        users.update(item["user_id"] for item in found if isinstance(item.get("user_id"), str))
+    return users
+
+
 def revert_changes(store: "MemoryStore", change_ids: list[int], actor: str) -> list[int]:
     """Revert several changes (newest first) in one transaction; returns the ids of the new changes."""
     changes = []
@@ -50,7 +64,8 @@ def revert_changes(store: "MemoryStore", change_ids: list[int], actor: str) -> l
         if change is None:
             raise NotFoundError(f"change {change_id} does not exist")
         changes.append(change)
-    with store.batch(actor) as batch:
+    users = set().union(*(users_of(change) for change in changes))
+    with store.batch(actor, users=users) as batch:
         for change in sorted(changes, key=lambda c: c.id, reverse=True):
             apply_revert(batch, change)
     return list(batch.change_ids)

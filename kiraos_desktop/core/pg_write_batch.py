@@ -1,7 +1,7 @@
 """A write batch on PostgreSQL: WriteBatch's SQL in PostgreSQL's words, and a lock per user it touches."""
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Iterable
 
 from kiraos_desktop.core.dialect import pg_sql
 from kiraos_desktop.core.write_batch import WriteBatch
@@ -10,11 +10,24 @@ _LOCK_USER = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
 _TRY_LOCK_USER = "SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))"
 
 
+class UndeclaredUser(RuntimeError):
+    """A batch opened with users=[...] was about to write a user not in that list (a programming
+    error: the caller must declare every user). Waiting for that user's lock while holding the
+    others could deadlock with another instance, so the batch fails and is rolled back instead."""
+
+
 class PgWriteBatch(WriteBatch):
     """Before it reads or writes a user's rows, the batch takes the user's advisory transaction lock:
     another instance's batch on that user waits until this transaction ends, so what was read
     (the live count against the profile limit, the event count against retention, the head of
     the audit chain) is still true when written. Batches on different users never wait on each other.
+
+    One user's batch takes its lock when it first needs it. A batch that writes several users
+    (a revert, an import) names them when it opens (declare_users()): it takes all their locks at
+    once, in ascending order of user id, before its first read. Every instance takes them in that
+    order, so two such batches cannot deadlock; taken one by one as the work went, two instances
+    could each hold a user the other waits for. Such a batch cannot simply run again on a deadlock:
+    its body is the caller's code.
     """
 
     def __init__(self, store, actor: str) -> None:
@@ -27,7 +40,24 @@ class PgWriteBatch(WriteBatch):
 
         self._sql = execute
         self._locked: set[str] = set()
+        self._declared: frozenset[str] | None = None  # declare_users(): the only users it may lock
         self._wrote_unlocked = False  # raw SQL (execute()) ran before any lock
+
+    def declare_users(self, users: Iterable[str]) -> None:
+        """Take the locks of every user the batch will write, in ascending order, before anything else.
+
+        Only for a batch that is its own transaction: inside a group or another batch, the
+        transaction may hold other users' locks already (taken in another order)."""
+        if self._declared is not None or self._locked or self._wrote_unlocked:
+            raise RuntimeError("a batch declares its users once, before its first statement")
+        if self._store._depth != 1:
+            raise RuntimeError("a batch that declares its users must be its own transaction, not inside "
+                               "a group() or another batch")
+        ordered = sorted(set(users))
+        if ordered:  # one pipelined statement per user, in this order
+            self._raw.cursor().executemany(_LOCK_USER, [(user_id,) for user_id in ordered])
+        self._declared = frozenset(ordered)
+        self._locked.update(ordered)
 
     def execute(self, sql: str, params: tuple = ()):
         self._wrote_unlocked = self._wrote_unlocked or not self._locked
@@ -38,6 +68,11 @@ class PgWriteBatch(WriteBatch):
         instance holds it, the group commits what it did so far and then waits holding nothing."""
         if user_id in self._locked:
             return
+        if self._declared is not None:
+            shown = ", ".join(repr(u) for u in sorted(self._declared)[:5])
+            more = ", ..." if len(self._declared) > 5 else ""
+            raise UndeclaredUser(f"this batch declared the users [{shown}{more}] but writes {user_id!r}: "
+                                 "pass every user it writes to store.batch(actor, users=...)")
         store = self._store
         if store.in_group and not self._locked and not self._wrote_unlocked and store._depth == 2:
             if not self._raw.execute(_TRY_LOCK_USER, (user_id,)).fetchone()[0]:
@@ -99,9 +134,13 @@ class PgWriteBatch(WriteBatch):
     def purge_expired(self, user_id: str | None = None) -> int:
         if user_id is not None:
             self.lock_user(user_id)
-        else:  # every user with expired entries, in one order for every instance
-            users = self._sql("SELECT DISTINCT user_id FROM user_profiles WHERE expires_at IS NOT NULL "
-                              "AND datetime(expires_at) <= datetime(?) ORDER BY user_id", (self.now,)).fetchall()
-            for (uid,) in users:
-                self.lock_user(uid)
-        return super().purge_expired(user_id)
+            return super().purge_expired(user_id)
+        # Every user with expired entries, locked in declare_users()'s order (Python's, not the
+        # database collation's), then purged user by user: an entry of a user not locked here
+        # (one written since the query) is left for the next purge.
+        users = sorted(uid for (uid,) in self._sql(
+            "SELECT DISTINCT user_id FROM user_profiles WHERE expires_at IS NOT NULL "
+            "AND datetime(expires_at) <= datetime(?)", (self.now,)).fetchall())
+        for uid in users:
+            self.lock_user(uid)
+        return sum(super(PgWriteBatch, self).purge_expired(uid) for uid in users)

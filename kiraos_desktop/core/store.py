@@ -6,7 +6,7 @@ import sqlite3
 import threading
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Iterable, Iterator
 
 import peewee
 
@@ -123,16 +123,21 @@ class MemoryStore:
     # ---- writing -------------------------------------------------------------------------
 
     @contextmanager
-    def batch(self, actor: str) -> Iterator[WriteBatch]:
+    def batch(self, actor: str, users: Iterable[str] | None = None) -> Iterator[WriteBatch]:
         """One transaction; change events are published after it commits, never on rollback.
 
         Inside another batch or a group() on the same thread it is a savepoint: its failure undoes
         only its own writes (and drops its events), and its events wait for the outermost commit.
+        `users`: every user the batch will write, for a caller that knows them before it starts and
+        may write several (a revert, an import). SQLite ignores it; on PostgreSQL their locks are
+        taken at once, in one order, and writing another user is an error (see PgWriteBatch).
         """
         self._acquire(wait=True)
         try:
             with self._collecting_events(wait=True) as events:
                 batch = self._batch_class(self, actor)
+                if users is not None:
+                    batch.declare_users(users)
                 yield batch
                 batch.flush_audit()
                 events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())

@@ -185,7 +185,7 @@ def apply_import(store: "MemoryStore", plan: ImportPlan, actor: str = "import", 
     done = 0
     added_events = 0
     counts: dict[str, list[int]] = {uid: [0, 0] for uid in plan.user_ids}
-    with store.batch(actor) as batch:
+    with store.batch(actor, users=plan.user_ids) as batch:
         batch.bulk_action = "import"
         for entry in plan.profiles:
             batch.put_profile(entry)

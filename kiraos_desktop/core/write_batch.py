@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime, timedelta
-from typing import Any, Iterator, Protocol, Sequence
+from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 from kiraos_desktop.core.audit_json import dump_audit_value
 from kiraos_desktop.core.recall_text import repeat_key
@@ -89,6 +89,10 @@ class WriteBatch:
         self._audit_rows: list[tuple] = []  # written by flush_audit(), in one statement
         self._change_ids: list[int] = []
         self.bulk_action: str | None = None  # set for bulk work: one event for all users instead of one each
+
+    def declare_users(self, users: Iterable[str]) -> None:
+        """The users this batch will write, said before its first statement (MemoryStore.batch(users=)).
+        Nothing to do with one writer (SQLite); PgWriteBatch takes their locks."""
 
     def execute(self, sql: str, params: tuple = ()):
         """Raw SQL inside this transaction, for bulk work that has validated its input already."""
