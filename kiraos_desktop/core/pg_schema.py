@@ -15,12 +15,41 @@ _SCHEMA_LOCK = 0x6B645F736368656D  # "kd_schem"
 # user_summary as schema.py's SQLite triggers keep it (same rules, see there): profile counts are
 # recounted, event counts incremented; a row stays while its user has history.
 _FUNCTIONS = (
-    # Text, compared as a time: NULL (never "live") for what is no time, like SQLite's datetime().
-    """CREATE OR REPLACE FUNCTION kd_ts(t text) RETURNS timestamp LANGUAGE plpgsql IMMUTABLE AS $$
+    # Text read as a time the way SQLite's datetime() reads it, so that both backends (and the plugin)
+    # agree on what has expired: [-]YYYY-MM-DD, then (after any blanks or T) HH:MM[:SS[.fraction]]
+    # and an offset [+-]HH:MM or Z, or such a time alone (on 2000-01-01); an offset converts to UTC
+    # (the milliseconds rounded first), and the fraction of a second is dropped. NULL (never "live")
+    # for anything else, as for SQLite, and for what SQLite reads but no program of ours writes
+    # ('now', a Julian day number).
+    r"""CREATE OR REPLACE FUNCTION kd_ts(t text) RETURNS timestamp LANGUAGE plpgsql IMMUTABLE AS $$
+    DECLARE
+        p text[];
+        y int;
+        fields timestamp;
+        exact timestamp;
     BEGIN
-        RETURN t::timestamp;
-    EXCEPTION WHEN others THEN
-        RETURN NULL;
+        p := regexp_match(t, '^(?:(-?\d{4})-(\d\d)-(\d\d)[\sT]*)?'
+                             '(?:(\d\d):(\d\d)(?::(\d\d)(\.\d+)?)?\s*(?:([+-])(\d\d):(\d\d)|[Zz])?\s*)?$');
+        IF p IS NULL OR (p[1] IS NULL AND p[4] IS NULL) OR p[2]::int NOT BETWEEN 1 AND 12
+                OR p[3]::int NOT BETWEEN 1 AND 31 OR p[4]::int > 24 OR p[5]::int > 59 OR p[6]::int > 59
+                OR p[9]::int > 14 OR p[10]::int > 59 THEN
+            RETURN NULL;
+        END IF;
+        y := coalesce(p[1], '2000')::int;
+        IF y <= 0 THEN
+            y := y - 1;  -- PostgreSQL counts 1 BC where SQLite counts year 0
+        END IF;
+        fields := make_date(y, coalesce(p[2], '1')::int, 1)
+            + make_interval(days => coalesce(p[3], '1')::int - 1, hours => coalesce(p[4], '0')::int,
+                            mins => coalesce(p[5], '0')::int, secs => coalesce(p[6], '0')::int);
+        exact := fields + round(('0' || coalesce(p[7], ''))::numeric, 3) * interval '1 second';
+        IF p[8] IS NOT NULL THEN
+            exact := exact - (p[8] || (p[9]::int * 60 + p[10]::int))::int * interval '1 minute';
+        END IF;
+        IF exact > '9999-12-31 23:59:59.999' OR exact < '4714-11-24 12:00:00 BC' THEN
+            RETURN NULL;  -- outside SQLite's range of Julian days
+        END IF;
+        RETURN CASE WHEN p[8] IS NULL THEN fields ELSE date_trunc('second', exact) END;
     END $$""",
     """CREATE OR REPLACE FUNCTION kd_later(a text, b text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
         SELECT GREATEST(coalesce(a, '') COLLATE "C", coalesce(b, '') COLLATE "C")
