@@ -100,7 +100,11 @@ def build_parser() -> argparse.ArgumentParser:
     p = sub.add_parser("import", parents=[common], help="merge a JSON export (all or nothing)")
     p.add_argument("file", metavar="FILE")
     p = sub.add_parser("migrate", parents=[common],
-                       help="copy the data dir's SQLite memory into an empty PostgreSQL database, verified")
+                       help="copy the data dir's SQLite memory into an empty PostgreSQL database, verified",
+                       description="Copy the SQLite memory of the data dir (or of --kira-data, or the file --db) "
+                                   "into the empty PostgreSQL database --to, then verify the counts. The source is "
+                                   "always that SQLite database: $KIRAOS_DATABASE_URL and the setting database_url "
+                                   "are not used, and --database-url, if given, must name the --to database.")
     p.add_argument("--to", required=True, metavar="URL",
                    help="the target: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (it must be empty)")
     p = sub.add_parser("token", parents=[common], help="print the API token")

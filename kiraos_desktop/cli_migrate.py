@@ -28,6 +28,12 @@ class _Progress:
             _say(f"  {done}/{total} rows ({percent}%)")
 
 
+def _names_another_database(given, target) -> bool:
+    """Whether two DatabaseUrls name different databases (the password and connection options aside)."""
+    return (given.host, given.port, given.database, given.user) != (target.host, target.port, target.database,
+                                                                     target.user)
+
+
 def run_migrate(args) -> int:
     from kiraos_desktop.core.database_url import DatabaseUrlError, parse_database_url
     from kiraos_desktop.core.paths import resolve_paths
@@ -41,6 +47,10 @@ def run_migrate(args) -> int:
 
     try:
         target = parse_database_url(args.to, "--to")
+        also = getattr(args, "database_url", None)
+        if also and _names_another_database(parse_database_url(also, "--database-url"), target):
+            return fail("migrate copies the SQLite database of the data dir into --to; --database-url names "
+                        "another database: leave --database-url out (or give the --to URL)")
         base = resolve_paths(data_dir=getattr(args, "data_dir", None), kira_data=getattr(args, "kira_data", None))
         settings, _ = load_settings(base.settings_file)
         paths = resolve_paths(data_dir=getattr(args, "data_dir", None), kira_data=getattr(args, "kira_data", None),

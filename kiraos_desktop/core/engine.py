@@ -32,7 +32,7 @@ class Engine:
     def __init__(self, paths: DataPaths, settings: Settings, *, settings_warnings: list[str] | None = None,
                  install_examples: bool = True, database_url: DatabaseUrl | None = None):
         first_start = not paths.settings_file.exists()
-        paths.ensure()
+        paths.ensure(sqlite=database_url is None)
         self.paths = paths
         self._settings = settings
         self.settings_warnings = list(settings_warnings or [])

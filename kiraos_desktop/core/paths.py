@@ -63,20 +63,24 @@ class DataPaths:
         """The database and the files SQLite keeps next to it (they take the database's mode when created)."""
         return (self.db_path,) + tuple(self.db_path.with_name(self.db_path.name + s) for s in SQLITE_SIDE_FILES)
 
-    def ensure(self) -> None:
+    def ensure(self, sqlite: bool = True) -> None:
         """Create the folders. On POSIX our own folders become 0700 (data dir, backups, logs, and in
         standalone mode the database's memory/ folder) and, in standalone mode, the database and its
-        -wal/-shm 0600: memories are private. A companion install's database keeps its modes."""
-        for folder in (self.data_dir, self.db_path.parent, self.skills_dir, self.backups_dir, self.logs_dir):
+        -wal/-shm 0600: memories are private. A companion install's database keeps its modes.
+        `sqlite` False (the memory is in PostgreSQL): neither the database file nor its folder is created."""
+        folders = [self.data_dir, self.skills_dir, self.backups_dir, self.logs_dir]
+        if sqlite:
+            folders.insert(1, self.db_path.parent)
+        for folder in folders:
             folder.mkdir(parents=True, exist_ok=True)
         if os.name != "posix":
             return
         private = [self.data_dir, self.backups_dir, self.logs_dir]
-        if not self.companion and self.db_path.parent == self.data_dir / "memory":
+        if sqlite and not self.companion and self.db_path.parent == self.data_dir / "memory":
             private.append(self.db_path.parent)
         for folder in private:
             _restrict(folder, PRIVATE_DIR_MODE)
-        if not self.companion:
+        if sqlite and not self.companion:
             try:  # created 0600 before SQLite opens it; SQLite gives -wal and -shm the same mode
                 os.close(os.open(self.db_path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, PRIVATE_FILE_MODE))
             except FileExistsError:
