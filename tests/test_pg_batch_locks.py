@@ -237,3 +237,25 @@ def test_purging_every_users_expired_entries_locks_them_in_the_declared_order(tw
     assert taken == ["B", "a"]
     assert store.stats().total_profiles == 0
     assert sorted(c.user_id for c in store.list_changes(None) if c.action == "purge_expired") == ["B", "a"]
+
+
+def test_the_windows_undo_and_redo_of_a_change_to_several_users_declare_them(two_stores, qapp, monkeypatch):
+    from PySide6.QtGui import QUndoStack
+
+    from kiraos_desktop.ui.undo import GUI_ACTOR, UndoableWriter
+
+    store = two_stores[0]
+    for user in ("u2", "u1"):
+        store.set_profile(user, "old", "v", actor="gui", expires_at="2020-01-01T00:00:00")
+    writer = UndoableWriter(store, QUndoStack())
+    with store.batch(GUI_ACTOR) as batch:  # the File menu's purge of every user's expired entries
+        assert batch.purge_expired(None) == 2
+    writer.record("purge", batch.change_ids)
+    declared = []
+    original = PgWriteBatch.declare_users
+    monkeypatch.setattr(PgWriteBatch, "declare_users",
+                        lambda batch, users: (declared.append(sorted(users)), original(batch, users)))
+    writer.stack.undo()
+    assert declared == [["u1", "u2"]] and store.stats().total_profiles == 2
+    writer.stack.redo()
+    assert declared == [["u1", "u2"]] * 2 and store.stats().total_profiles == 0
