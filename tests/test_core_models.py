@@ -10,7 +10,23 @@ from kiraos_desktop.core.pg_schema import NOTIFY_CHANNEL
 from kiraos_desktop.core.schema import SCHEMA_VERSION, ensure_schema
 
 TABLES = ("user_profiles", "event_logs", "memory_changes", "user_summary", "kiraos_desktop_meta",
-          "recall_users", "recall_terms", "recall_queue")
+          "recall_users", "recall_terms", "recall_queue",
+          "usersearch_terms", "usersearch_profile_users", "usersearch_queue")
+
+# The index tables as the versions before the models wrote them (their own DDL): a database made then
+# keeps them, so the models must describe the same columns.
+OLD_INDEX_DDL = """
+CREATE TABLE recall_users (num INTEGER PRIMARY KEY, user_id TEXT NOT NULL UNIQUE);
+CREATE TABLE recall_terms (u INTEGER NOT NULL, term TEXT NOT NULL, event_id INTEGER NOT NULL,
+    PRIMARY KEY (u, term, event_id)) WITHOUT ROWID;
+CREATE TABLE recall_queue (seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL, event_id INTEGER, old_text TEXT,
+    new_text TEXT);
+CREATE TABLE usersearch_terms (term TEXT NOT NULL, user_id TEXT NOT NULL, ev INTEGER NOT NULL DEFAULT 0,
+    pr INTEGER NOT NULL DEFAULT 0, PRIMARY KEY (term, user_id)) WITHOUT ROWID;
+CREATE TABLE usersearch_profile_users (user_id TEXT PRIMARY KEY, terms TEXT NOT NULL);
+CREATE TABLE usersearch_queue (seq INTEGER PRIMARY KEY, user_id TEXT NOT NULL, event_id INTEGER, old_text TEXT,
+    new_text TEXT);
+"""
 
 
 def _table_info(conn, table):
@@ -88,4 +104,62 @@ def test_a_postgresql_database_without_a_later_column_gets_it(pg_url):
     db.execute_sql("INSERT INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u', 'k', 'v')")
     assert db.execute_sql("SELECT confidence, category, expires_at FROM user_profiles").fetchone() == \
         (0.5, "basic", None)
+    db.close()
+
+
+def test_the_index_tables_are_the_models_on_both_backends(tmp_path, pg_url):
+    from kiraos_desktop.core.models import INDEX_MODELS
+
+    assert {m._meta.table_name for m in INDEX_MODELS} == set(TABLES[5:])
+    ours = peewee.SqliteDatabase(str(tmp_path / "ours.db"))
+    ensure_schema(ours)
+    old = sqlite3.connect(":memory:")
+    old.executescript(OLD_INDEX_DDL)
+    for model in INDEX_MODELS:
+        table = model._meta.table_name
+        mine = [(name, kind.upper(), pk) for _, name, kind, _, _, pk in _table_info(ours.connection(), table)]
+        assert mine == [(name, kind.upper(), pk) for _, name, kind, _, _, pk in _table_info(old, table)]
+        assert [c.name for c in ours.get_columns(table)] == list(model._meta.sorted_field_names)
+    ours.close()
+    pg = _pg(pg_url)
+    ensure_schema(pg)
+    for model in INDEX_MODELS:
+        assert [c.name for c in pg.get_columns(model._meta.table_name)] == list(model._meta.sorted_field_names)
+    pg.close()
+
+
+def test_a_sqlite_database_with_the_old_index_ddl_opens_unchanged(tmp_path):
+    path = tmp_path / "old.db"
+    conn = sqlite3.connect(path)
+    conn.executescript(PLUGIN_DDL + OLD_INDEX_DDL)
+    conn.execute("INSERT INTO recall_users (user_id) VALUES ('u')")
+    conn.commit()
+    conn.close()
+    db = peewee.SqliteDatabase(str(path))
+    ensure_schema(db)
+    assert db.execute_sql("SELECT num, user_id FROM recall_users").fetchall() == [(1, "u")]
+    # No second unique index beside the table's own: the tables that exist are left as they are.
+    assert db.execute_sql("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_users' "
+                          "AND sql IS NOT NULL").fetchone()[0] == 0
+    db.close()
+
+
+def test_a_postgresql_database_of_the_last_version_gets_the_user_search_index(pg_url):
+    db = _pg(pg_url)
+    ensure_schema(db)
+    db.execute_sql("INSERT INTO event_logs (user_id, event_summary) VALUES ('u', '今天去面试了')")
+    for table in TABLES[8:]:  # the last version had no user search index on PostgreSQL
+        db.execute_sql(f"DROP TABLE {table}")
+    db.execute_sql("DELETE FROM kiraos_desktop_meta WHERE key LIKE 'usersearch%%'")
+    db.execute_sql("DROP TRIGGER kd_usearch_pr_upd ON user_profiles")
+    assert "user search index to build" in ensure_schema(db)
+    assert set(TABLES) <= set(db.get_tables())
+    assert ensure_schema(db) == []
+    db.execute_sql("INSERT INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u', 'k', 'v')")
+    db.execute_sql("UPDATE user_profiles SET updated_at = 'x'")  # not the key or value: nothing to index again
+    db.execute_sql("UPDATE user_profiles SET memory_value = 'w'")
+    db.execute_sql("DELETE FROM event_logs")
+    queued = db.execute_sql("SELECT user_id, event_id IS NULL, old_text, new_text FROM usersearch_queue "
+                            "ORDER BY seq").fetchall()
+    assert queued == [("u", True, None, None), ("u", True, None, None), ("u", False, "今天去面试了", None)]
     db.close()

@@ -1,16 +1,20 @@
-"""Searching users in keys, values and events through the word index: exact, following every writer."""
+"""Searching users in keys, values and events through the word index: exact, following every writer (both backends)."""
 from __future__ import annotations
 
 import random
 import sqlite3
 import subprocess
 import sys
+import threading
 
 import pytest
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
+from store_backends import SQLITE_ONLY
 
 from kiraos_desktop.core import user_search
 from kiraos_desktop.core.engine import Engine
+from kiraos_desktop.core.pg_store import PgMemoryStore
+from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.core.recall_text import terms
 
 
@@ -23,32 +27,62 @@ def ids(store, text: str) -> list[str]:
 
 def oracle(store, text: str) -> list[str]:
     """The documented meaning, computed from the rows alone."""
-    conn = sqlite3.connect(store.path)
-    try:
-        users = [r[0] for r in conn.execute(
-            "SELECT user_id FROM user_summary WHERE profile_count > 0 OR event_count > 0 ORDER BY user_id")]
-        words = user_search.search_words(text)
-        found = []
-        for user_id in users:
-            if text.strip().lower() in user_id.lower():  # LIKE: ASCII case-insensitive
+    users = sorted(r[0] for r in store._rows(
+        "SELECT user_id FROM user_summary WHERE profile_count > 0 OR event_count > 0"))
+    words = user_search.search_words(text)
+    found = []
+    for user_id in users:
+        if text.strip().lower() in user_id.lower():  # LIKE: ASCII case-insensitive
+            found.append(user_id)
+            continue
+        texts = [t for row in store._rows("SELECT memory_key, memory_value FROM user_profiles WHERE user_id = ?",
+                                          (user_id,)) for t in row]
+        texts += [r[0] for r in store._rows("SELECT event_summary FROM event_logs WHERE user_id = ?", (user_id,))]
+        if words:
+            held = {w for t in texts for w in terms(t)}
+            if set(words) <= held:
                 found.append(user_id)
-                continue
-            texts = [t for row in conn.execute("SELECT memory_key, memory_value FROM user_profiles WHERE user_id = ?",
-                                                (user_id,)) for t in row]
-            texts += [r[0] for r in conn.execute("SELECT event_summary FROM event_logs WHERE user_id = ?", (user_id,))]
-            if words:
-                held = {w for t in texts for w in terms(t)}
-                if set(words) <= held:
-                    found.append(user_id)
-            elif any(text.strip().lower() in t.lower() for t in texts):
-                found.append(user_id)
-        return found
-    finally:
-        conn.close()
+        elif any(text.strip().lower() in t.lower() for t in texts):
+            found.append(user_id)
+    return found
+
+
+def index_rows(store) -> list[tuple]:
+    return sorted(store._rows("SELECT term, user_id, ev, pr FROM usersearch_terms"))
+
+
+def rebuilt_index(store) -> list[tuple]:
+    """What the index holds when it is right: computed from the rows."""
+    from collections import Counter
+
+    events: Counter = Counter()
+    for user_id, text in store._rows("SELECT user_id, event_summary FROM event_logs"):
+        for term in terms(text):
+            events[(term, user_id)] += 1
+    profiles = {(term, user_id) for user_id, key, value in
+                store._rows("SELECT user_id, memory_key, memory_value FROM user_profiles")
+                for term in {*terms(key), *terms(value)}}
+    return sorted((term, user_id, events[(term, user_id)], int((term, user_id) in profiles))
+                  for term, user_id in set(events) | profiles)
+
+
+def another(store):
+    """Another store on the same memory: SQLite, another process of ours on the file; PostgreSQL, another instance."""
+    if isinstance(store, PgMemoryStore):
+        return PgMemoryStore(store.url)
+    return MemoryStore(store.path)
 
 
 @pytest.fixture
-def store(data_dir):
+def others(store):
+    opened = []
+    yield lambda: opened.append(another(store)) or opened[-1]
+    for other in opened:
+        other.close()
+
+
+@pytest.fixture
+def store(data_dir, engine_backend):
     engine = make_engine(data_dir)
     s = engine.store
     s.set_profile("amy", "喜欢的食物", "火锅", actor="gui")
@@ -111,8 +145,76 @@ def test_sort_orders_and_writes_through_the_store(store):
     store.clear_user("fay", actor="gui")
     assert ids(store, "python") == []
     assert store._rows("SELECT count(*) FROM usersearch_terms WHERE user_id = 'fay'")[0][0] == 0
+    assert index_rows(store) == rebuilt_index(store)
 
 
+def test_another_instance_writes_are_found_before_and_after_the_catch_up(store, others, monkeypatch):
+    other = others()  # SQLite: another process of ours on the file; PostgreSQL: another instance
+    other.set_profile("amy", "喜欢的食物", "烧烤", actor="gui")
+    other.add_event("gus", "去冰岛旅行", actor="gui")
+    other.clear_user("dan", actor="gui")
+    assert store._rows("SELECT count(*) FROM usersearch_queue")[0][0] > 0
+    with monkeypatch.context() as patch:  # straight from the queue: the queued users confirmed from their rows
+        patch.setattr(store, "user_search_catch_up", lambda everything=False: 0)
+        for text in ("火锅", "烧烤", "冰岛", "熊猫", "猫", "Python"):
+            assert ids(store, text) == oracle(store, text), text
+        found = store.search_users("冰岛")
+        assert found[0] == 1 and [u.user_id for u in found[1]] == ["gus"]
+    assert store.user_search_catch_up(everything=True) > 0
+    assert store._rows("SELECT count(*) FROM usersearch_queue")[0][0] == 0
+    for text in ("火锅", "烧烤", "冰岛", "熊猫", "猫"):
+        assert ids(store, text) == oracle(store, text)
+    assert index_rows(store) == rebuilt_index(store)
+
+
+def test_instances_draining_at_once_keep_the_index_exact(store, others):
+    others = [others(), others()]
+    rng = random.Random(9)
+    vocab = ["火锅", "面试", "python", "北京", "猫", "旅行", "Rust", "的", "吉他", "跑步"]
+    users = [f"r{i}" for i in range(10)]
+    stop = threading.Event()
+    errors = []
+
+    def drain(instance):
+        try:
+            while not stop.is_set():
+                instance.user_search_catch_up()
+        except Exception as exc:  # reported below
+            errors.append(exc)
+
+    threads = [threading.Thread(target=drain, args=(s,)) for s in (store, *others)]
+    for thread in threads:
+        thread.start()
+    try:
+        for step in range(120):
+            writer = others[step % 2]
+            user = rng.choice(users)
+            text = " ".join(rng.sample(vocab, rng.randint(1, 3)))
+            action = rng.randrange(4)
+            if action == 0:
+                writer.add_event(user, text, actor="gui")
+            elif action == 1:
+                events = writer.get_events(user)
+                if events:
+                    writer.delete_event(user, events[-1].id, actor="gui")
+            elif action == 2:
+                events = writer.get_events(user)
+                if events:
+                    writer.update_event(user, events[0].id, text, actor="gui")
+            else:
+                writer.set_profile(user, rng.choice(["k1", "k2"]), text, actor="gui")
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join()
+    assert not errors
+    for word in vocab + ["火锅 python", "北京 旅行"]:
+        assert ids(store, word) == oracle(store, word), word
+    assert store._rows("SELECT count(*) FROM usersearch_queue")[0][0] == 0
+    assert index_rows(store) == rebuilt_index(store)
+
+
+@SQLITE_ONLY
 def test_another_process_writes_are_found_before_and_after_the_catch_up(store):
     other = sqlite3.connect(store.path)  # plain sqlite3: no function of ours, as the plugin
     other.execute("INSERT OR REPLACE INTO user_profiles (user_id, memory_key, memory_value) VALUES ('amy', '喜欢的食物', '烧烤')")
@@ -133,6 +235,7 @@ def test_another_process_writes_are_found_before_and_after_the_catch_up(store):
     other.close()
 
 
+@SQLITE_ONLY
 def test_a_separate_process_inserting_never_fails_and_is_found(store):
     code = ("import sqlite3, sys\n"
             "c = sqlite3.connect(sys.argv[1])\n"
@@ -145,6 +248,7 @@ def test_a_separate_process_inserting_never_fails_and_is_found(store):
     assert ids(store, "马拉松 oslo") == [f"p{i}" for i in sorted(range(20), key=str)]
 
 
+@SQLITE_ONLY
 def test_random_writes_by_both_sides_keep_the_index_exact(store):
     rng = random.Random(5)
     vocab = ["火锅", "面试", "python", "北京", "猫", "旅行", "Rust", "的", "吉他", "跑步"]
@@ -224,6 +328,7 @@ def test_a_plugin_database_is_indexed_on_open_resumably_and_searched_exactly_mea
         engine.close()
 
 
+@SQLITE_ONLY
 def test_pages_of_a_search_join_up_to_the_whole_list(store):
     for n in range(23):
         store.add_event(f"p{n:02d}", "Python 入门", actor="gui")
@@ -248,3 +353,57 @@ def test_pages_of_a_search_join_up_to_the_whole_list(store):
         assert user_search.search_user_ids(conn, "python", state, "user_id", descending) == pages
     found = user_search.search(conn, "python", state, "event_count", True, page=7)
     assert found.ids is not None and sorted(found.ids) == expected and found.first == found.ids[:7]
+
+
+def test_pages_of_a_search_through_the_store_join_up(store, others):
+    for n in range(23):
+        store.add_event(f"p{n:02d}", "Python 入门", actor="gui")
+    store.add_event("pythonista", "hello", actor="gui")
+    store.user_search_catch_up(everything=True)
+    other = others()
+    other.add_event("p99", "more python", actor="gui")  # queued, not yet indexed
+    other.clear_user("p05", actor="gui")
+    expected = oracle(store, "python")
+    assert "pythonista" in expected and "p99" in expected and "p05" not in expected
+    store.user_search_catch_up = lambda everything=False: 0
+    for descending in (False, True):
+        total, first, every = store.search_users("python", "user_id", descending, page=7)
+        assert total == len(expected) and every is None  # read as a range of the index
+        pages = [u.user_id for u in first]
+        while len(pages) < total:
+            more = store.search_users_after("python", descending, pages[-1], page=7)
+            assert more
+            pages += [u.user_id for u in more]
+        assert pages == (expected[::-1] if descending else expected)
+
+
+def test_a_database_without_the_index_is_built_resumably_and_searched_exactly_meanwhile(backend, new_store):
+    store = new_store()
+    for i in range(60):
+        store.set_profile(f"qq_{i:03d}", "城市", "北京" if i % 3 == 0 else "上海", actor="gui")
+    for i in range(300):
+        store.add_event(f"qq_{i % 60:03d}", "通过了面试" if i % 7 == 0 else "日常记录", actor="gui")
+    with store.batch("gui") as batch:  # an index of another version: rebuilt from the rows
+        batch.execute("UPDATE kiraos_desktop_meta SET value = 'old' WHERE key = 'usersearch_version'")
+    store.close()
+    store = new_store()
+    assert "user search index to build" in store.migrations
+    assert not store.user_search_build_complete
+    assert store._rows("SELECT count(*) FROM usersearch_terms")[0][0] == 0
+    expected = oracle(store, "北京 面试")
+    assert expected and ids(store, "北京 面试") == expected
+    store.user_search_build_step(users=25, events=40)
+    other = new_store()
+    interview = next(e for e in other.get_events("qq_000") if e.summary == "通过了面试")
+    other.delete_event("qq_000", interview.id, actor="gui")
+    expected = oracle(store, "北京 面试")
+    assert ids(store, "北京 面试") == expected
+    seen = []
+    while not store.user_search_build_complete:
+        seen.append(store.user_search_build_step(users=25, events=40))
+        assert ids(store, "北京 面试") == expected
+    assert len(seen) > 3 and seen[-1][0] == seen[-1][1]
+    for text in ("北京 面试", "面试", "上海", "城市", "日常", "记录"):
+        assert ids(store, text) == oracle(store, text)
+    store.user_search_catch_up(everything=True)
+    assert index_rows(store) == rebuilt_index(store)

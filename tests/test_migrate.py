@@ -16,13 +16,16 @@ from tests.migrate_helpers import pg_table_names, seed_memory
 # Which columns order each table's rows, to compare both sides row for row.
 ORDER = {"kiraos_desktop_meta": "key", "user_profiles": "user_id, memory_key", "event_logs": "id",
          "memory_changes": "id", "user_summary": "user_id", "recall_users": "num",
-         "recall_terms": "u, term, event_id", "recall_queue": "seq"}
+         "recall_terms": "u, term, event_id", "recall_queue": "seq", "usersearch_terms": "term, user_id",
+         "usersearch_profile_users": "user_id", "usersearch_queue": "seq"}
 
 
 @pytest.fixture
 def seeded(data_dir):
     engine = Engine.open(data_dir=data_dir)
     seed_memory(engine)
+    engine.store.user_search_catch_up(everything=True)
+    engine.store.add_event("user-3", "后来的事 半马", actor="cli")  # queued for the user search index
     engine.close()
     return data_dir
 
@@ -65,6 +68,8 @@ def test_migrate_copies_everything_with_its_ids_and_verifies(seeded, pg_url):
     source_meta = dict(source.pop("kiraos_desktop_meta"))
     assert target == source  # every row of every table, ids included
     assert source["memory_changes"] and source["recall_terms"] and len(source["event_logs"]) > 10
+    assert source["usersearch_terms"] and source["usersearch_queue"]  # the index and what it has yet to take
+    assert report.skipped == []  # the target has a place for every table
     left_out = {table.split("_")[0] for table in report.skipped}  # an index the target has no tables for
     assert {k: v for k, v in meta.items() if k != "schema_version" and k.split("_")[0] not in left_out} == \
         {k: v for k, v in source_meta.items() if k != "schema_version" and k.split("_")[0] not in left_out}
@@ -99,6 +104,11 @@ def test_the_copy_is_a_working_store_with_the_same_memory(seeded, pg_url):
             assert pg_store.get_profiles(user) == sqlite_store.get_profiles(user)
             assert pg_store.get_events(user) == sqlite_store.get_events(user)
             assert pg_store.list_changes(user) == sqlite_store.list_changes(user)  # the chain walks alike
+        for text in ("北京", "半马", "小明3", "user-1", "马", "改名 北京"):
+            assert pg_store.search_user_ids(text) == sqlite_store.search_user_ids(text), text
+        assert pg_store._rows("SELECT count(*) FROM usersearch_queue")[0][0] == 0
+        assert sorted(pg_store._rows("SELECT * FROM usersearch_terms")) == \
+            sorted(sqlite_store._rows("SELECT * FROM usersearch_terms"))
         before = pg_store.last_change_id()
         pg_store.add_event("user-7", "迁移之后", actor="cli")
         assert pg_store.last_change_id() > before

@@ -1,8 +1,10 @@
 """Copying a SQLite memory database into an empty PostgreSQL database: one transaction, bulk COPY, verified counts.
 
 Everything is copied with its ids: profiles, events, the audit log (with each user's chain), the
-user summaries, our meta records and the recall index (rebuilt by the store instead when the
-target's word list differs). The target is checked and written in one transaction, so a refusal,
+user summaries, our meta records, and the recall and user search indexes with their queues and
+build states (copied rather than rebuilt: they are consistent with the rows of the same snapshot,
+and copying them takes a fraction of segmenting every event again; the store rebuilds an index
+whose word list or layout differs from the target's version). The target is checked and written in one transaction, so a refusal,
 a failure or a cancel leaves it as it was: nothing of the copy is ever visible there.
 """
 from __future__ import annotations
@@ -22,7 +24,8 @@ from kiraos_desktop.core.transfer import Cancelled
 
 #: Copy order: parents of nothing in particular (no foreign keys), the meta records first.
 TABLES = ("kiraos_desktop_meta", "user_profiles", "event_logs", "memory_changes", "user_summary",
-          "recall_users", "recall_terms", "recall_queue")
+          "recall_users", "recall_terms", "recall_queue",
+          "usersearch_terms", "usersearch_profile_users", "usersearch_queue")
 #: Tables whose rows are counted per user as well.
 PER_USER = ("user_profiles", "event_logs", "memory_changes")
 META = "kiraos_desktop_meta"

@@ -177,10 +177,53 @@ class RecallQueue(_Base):
         table_name = "recall_queue"
 
 
+# ---- the user search index (user_search_index.py) -------------------------------------------
+
+class UserSearchTerm(_Base):
+    """A word a user has: ev = how many of their events hold it, pr = 1 when a profile key or value does."""
+
+    term = _text()
+    user_id = _text()
+    ev = _int(null=False, sqlite_default="0", pg_default="0")
+    pr = _int(null=False, sqlite_default="0", pg_default="0")
+
+    class Meta:
+        table_name = "usersearch_terms"
+        primary_key = CompositeKey("term", "user_id")
+        without_rowid = True
+
+
+class UserSearchProfileUser(_Base):
+    """The words of a user's profile entries, space-separated (what to take back when they change)."""
+
+    user_id = peewee.TextField(primary_key=True)
+    terms = _text()
+
+    class Meta:
+        table_name = "usersearch_profile_users"
+
+
+class UserSearchQueue(_Base):
+    """A change the index has not taken yet: an event's text leaving and/or arriving (event_id set),
+    or "this user's profile entries changed" (event_id NULL)."""
+
+    seq = IdField(autoincrement=False)
+    user_id = _text()
+    event_id = _int()
+    old_text = _text(null=True)
+    new_text = _text(null=True)
+
+    class Meta:
+        table_name = "usersearch_queue"
+
+
 PLUGIN_MODELS = (UserProfile, EventLog)
 DESKTOP_MODELS = (DesktopMeta, MemoryChange, UserSummaryRow)
 RECALL_MODELS = (RecallUser, RecallTerm, RecallQueue)
-ALL_MODELS = PLUGIN_MODELS + DESKTOP_MODELS + RECALL_MODELS
+USER_SEARCH_MODELS = (UserSearchTerm, UserSearchProfileUser, UserSearchQueue)
+#: Derived indexes: rebuilt from the memory tables whenever their words or layout change.
+INDEX_MODELS = RECALL_MODELS + USER_SEARCH_MODELS
+ALL_MODELS = PLUGIN_MODELS + DESKTOP_MODELS + INDEX_MODELS
 
 #: Indexes beyond the keys, the same SQL on both backends.
 INDEXES = (

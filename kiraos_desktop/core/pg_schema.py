@@ -1,10 +1,12 @@
-"""The PostgreSQL side of the schema: models.py's tables, plpgsql triggers (summary, recall queue, NOTIFY)."""
+"""The PostgreSQL side of the schema: models.py's tables, plpgsql triggers (summary, index queues, NOTIFY)."""
 from __future__ import annotations
 
 import peewee
 from playhouse.migrate import PostgresqlMigrator
 
-from kiraos_desktop.core.models import ALL_MODELS, INDEXES, RecallTerm
+from kiraos_desktop.core import user_search_index
+from kiraos_desktop.core.dialect import PgConnection
+from kiraos_desktop.core.models import ALL_MODELS, INDEXES
 from kiraos_desktop.core.recall_text import TERMS_VERSION
 
 #: The channel other processes LISTEN on; the payload is the user id a write touched.
@@ -66,18 +68,31 @@ _FUNCTIONS = (
         DELETE FROM user_summary WHERE user_id = uid AND profile_count = 0 AND event_count = 0
             AND last_change_id IS NULL;
     END $$""",
+    # The user search queue (user_search_index.py) gets "this user's entries changed" for an insert
+    # or delete here, for an update of the user, key or value in kd_usearch_profile_changed().
     """CREATE OR REPLACE FUNCTION kd_profiles_summary() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         IF TG_OP = 'INSERT' THEN
             PERFORM kd_recount(NEW.user_id, NEW.updated_at);
+            INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
         ELSIF TG_OP = 'DELETE' THEN
             PERFORM kd_recount(OLD.user_id, NULL);
+            INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
         ELSE
             UPDATE user_summary SET last_activity = kd_later(last_activity, NEW.updated_at)
                 WHERE user_id = NEW.user_id;
         END IF;
         RETURN NULL;
     END $$""",
+    """CREATE OR REPLACE FUNCTION kd_usearch_profile_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+    BEGIN
+        INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
+        IF NEW.user_id <> OLD.user_id THEN
+            INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
+        END IF;
+        RETURN NULL;
+    END $$""",
+    # Both index queues (recall_index.py, user_search_index.py) get an event's text leaving and/or arriving.
     """CREATE OR REPLACE FUNCTION kd_events_summary() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         IF TG_OP = 'INSERT' THEN
@@ -87,14 +102,18 @@ _FUNCTIONS = (
                 event_count = user_summary.event_count + 1,
                 last_activity = kd_later(user_summary.last_activity, excluded.last_activity);
             INSERT INTO recall_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
+            INSERT INTO usersearch_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
         ELSIF TG_OP = 'DELETE' THEN
             UPDATE user_summary SET event_count = event_count - 1 WHERE user_id = OLD.user_id;
             DELETE FROM user_summary WHERE user_id = OLD.user_id AND profile_count = 0 AND event_count <= 0
                 AND last_change_id IS NULL;
             INSERT INTO recall_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
+            INSERT INTO usersearch_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
         ELSE
             INSERT INTO recall_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
             INSERT INTO recall_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
+            INSERT INTO usersearch_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
+            INSERT INTO usersearch_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
         END IF;
         RETURN NULL;
     END $$""",
@@ -113,6 +132,9 @@ _FUNCTIONS = (
 
 _TRIGGERS = (
     ("kd_profiles_ins", "user_profiles", "AFTER INSERT", "kd_profiles_summary"),
+    ("kd_usearch_pr_upd", "user_profiles", "AFTER UPDATE OF user_id, memory_key, memory_value",
+     "kd_usearch_profile_changed", "OLD.user_id <> NEW.user_id OR OLD.memory_key <> NEW.memory_key "
+     "OR OLD.memory_value <> NEW.memory_value"),
     ("kd_profiles_del", "user_profiles", "AFTER DELETE", "kd_profiles_summary"),
     ("kd_profiles_upd", "user_profiles", "AFTER UPDATE OF updated_at", "kd_profiles_summary"),
     ("kd_events_ins", "event_logs", "AFTER INSERT", "kd_events_summary"),
@@ -124,7 +146,8 @@ _TRIGGERS = (
 )
 
 #: Tables whose ids come from a sequence, which must stay past every id copied in.
-_SEQUENCED = (("event_logs", "id"), ("memory_changes", "id"), ("recall_users", "num"), ("recall_queue", "seq"))
+_SEQUENCED = (("event_logs", "id"), ("memory_changes", "id"), ("recall_users", "num"), ("recall_queue", "seq"),
+              ("usersearch_queue", "seq"))
 _SET_META = ("INSERT INTO kiraos_desktop_meta (key, value) VALUES (%s, %s) "
              "ON CONFLICT (key) DO UPDATE SET value = excluded.value")
 
@@ -143,14 +166,16 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
         stored = _stored_version(db)
         check_version(stored)
         fresh = not db.table_exists("event_logs")
-        without_rowid = RecallTerm._meta.without_rowid
-        RecallTerm._meta.without_rowid = False  # an SQLite storage option
+        clustered = [model for model in ALL_MODELS if model._meta.without_rowid]
+        for model in clustered:
+            model._meta.without_rowid = False  # an SQLite storage option
         try:
             with db.bind_ctx(ALL_MODELS):
                 for model in ALL_MODELS:
                     model.create_table(safe=True)
         finally:
-            RecallTerm._meta.without_rowid = without_rowid
+            for model in clustered:
+                model._meta.without_rowid = True
         with db.bind_ctx(ALL_MODELS):
             added = _add_missing_columns(db, PostgresqlMigrator(db))  # a database of an older version
         if added:
@@ -159,9 +184,10 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
             db.execute_sql(ddl)
         for ddl in _FUNCTIONS:
             db.execute_sql(ddl)
-        for name, table, when, function in _TRIGGERS:
+        for name, table, when, function, *condition in _TRIGGERS:
             db.execute_sql(f"DROP TRIGGER IF EXISTS {name} ON {table}")
-            db.execute_sql(f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW EXECUTE FUNCTION {function}()")
+            only = f" WHEN ({condition[0]})" if condition else ""
+            db.execute_sql(f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW{only} EXECUTE FUNCTION {function}()")
         if fresh:
             done.append("created the tables")
         moved = sync_sequences(db)
@@ -176,6 +202,7 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
             db.execute_sql(_SET_META, ("recall_build_done", "0"))
             if newest:
                 done.append("recall index to build")
+        done.extend(user_search_index.mark_for_build(PgConnection(db.connection())))
         db.execute_sql(_SET_META, ("schema_version", str(SCHEMA_VERSION)))
     return done
 

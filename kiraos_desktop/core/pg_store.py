@@ -20,7 +20,7 @@ import peewee
 import psycopg
 from psycopg.conninfo import conninfo_to_dict
 
-from kiraos_desktop.core import pg_recall, pg_user_search, recall_index
+from kiraos_desktop.core import pg_recall, pg_user_search, recall_index, user_search, user_search_index
 from kiraos_desktop.core.changes import ChangeBus
 from kiraos_desktop.core.dialect import PgConnection, pg_sql
 from kiraos_desktop.core.pg_write_batch import PgWriteBatch
@@ -115,6 +115,7 @@ class PgMemoryStore(MemoryStore):
                 self.migrations = ensure_schema(self.writer)
                 adapted = PgConnection(self.writer.connection())
                 self._recall_state = recall_index.read_build_state(adapted)
+                self._search_state = user_search_index.read_build_state(adapted)
                 self._change_sequence = self.writer.execute_sql(
                     "SELECT pg_get_serial_sequence('memory_changes', 'id')").fetchone()[0]
             except _DB_ERRORS as exc:
@@ -374,29 +375,42 @@ class PgMemoryStore(MemoryStore):
         total = max(len(found), counted[0] if counted else 0)
         return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
 
-    # ---- user search (pg_user_search.py: no index to keep on PostgreSQL) --------------------
+    # ---- user search index (pg_user_search.py) -------------------------------------------
 
     def user_search_catch_up(self, everything: bool = False) -> int:
-        return 0
+        """Index what the user-search queue holds, on this thread's own connection (the writer's
+        work never waits for it); 0 while another process drains or the server cannot be reached."""
+        taken = 0
+        try:
+            while self._rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
+                moved = self._read(lambda conn: pg_user_search.drain(conn, self._search_state))
+                taken += moved
+                if not everything or not moved:
+                    break
+        except StoreUnavailable:
+            pass
+        return taken
 
-    @property
-    def user_search_build_complete(self) -> bool:
-        return True
+    def user_search_build_step(self, users: int = user_search_index.BUILD_USERS,
+                               events: int = user_search_index.BUILD_EVENTS) -> tuple[int, int]:
+        self._search_state, progress = self._read(lambda conn: pg_user_search.build_step(conn, users, events))
+        return progress
 
-    def user_search_build_step(self, users: int = 0, events: int = 0) -> tuple[int, int]:
-        return 1, 1
+    def _search(self, work):
+        return self._read(lambda conn: pg_user_search.read(conn, lambda adapted: work(adapted, self._search_state)))
 
     def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
-        return self._read(lambda conn: pg_user_search.search_user_ids(conn, search, order_by, descending))
+        self.user_search_catch_up(everything=True)
+        return self._search(lambda conn, state: user_search.search_user_ids(conn, search, state, order_by, descending))
 
     def search_users(self, search: str, order_by: str = "user_id", descending: bool = False, page: int = 200):
-        # Without the index every id is computed at once: the model pages through them.
-        ids = self.search_user_ids(search, order_by, descending)
-        return len(ids), self.user_summaries(ids[:page]), ids
+        self.user_search_catch_up(everything=True)
+        found = self._search(lambda conn, state: user_search.search(conn, search, state, order_by, descending, page))
+        return found.total, self.user_summaries(found.first), found.ids
 
     def search_users_after(self, search: str, descending: bool, after: str, page: int = 200):
-        ids = self.search_user_ids(search, "user_id", descending)
-        return self.user_summaries([u for u in ids if (u < after if descending else u > after)][:page])
+        return self.user_summaries(self._search(
+            lambda conn, state: user_search.page_after(conn, search, state, descending, after, page)))
 
     # ---- reading -------------------------------------------------------------------------
 

@@ -1,6 +1,6 @@
 """The recall index: each user's event words, kept current from a queue that plain-SQL triggers fill.
 
-Layout (our tables only; the plugin's are untouched):
+Layout (our tables only, defined in models.py; the plugin's are untouched):
 - `recall_terms (u, term, event_id)`: one row per distinct word of an event, clustered by user, so
   a user's words sit on a few pages (writing and looking up one user touches only those).
 - `recall_users (num, user_id)`: the small number that stands for a user in `recall_terms`.
@@ -27,27 +27,6 @@ DRAIN_PER_COMMIT = 1000
 #: Events indexed per transaction of the build (short, so other writers never wait long).
 BUILD_BATCH = 2000
 
-RECALL_DDL = (
-    """CREATE TABLE IF NOT EXISTS recall_users (
-        num INTEGER PRIMARY KEY,
-        user_id TEXT NOT NULL UNIQUE
-    )""",
-    """CREATE TABLE IF NOT EXISTS recall_terms (
-        u INTEGER NOT NULL,
-        term TEXT NOT NULL,
-        event_id INTEGER NOT NULL,
-        PRIMARY KEY (u, term, event_id)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS recall_queue (
-        seq INTEGER PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        event_id INTEGER,
-        old_text TEXT,
-        new_text TEXT
-    )""",
-    "CREATE INDEX IF NOT EXISTS idx_recall_queue_user ON recall_queue (user_id)",
-)
-
 RECALL_TRIGGER_NAMES = ("kd_recall_ins", "kd_recall_del", "kd_recall_upd")
 
 RECALL_TRIGGERS = (
@@ -70,16 +49,14 @@ _INSERT_TERM = "INSERT OR IGNORE INTO recall_terms (u, term, event_id) VALUES (?
 _DELETE_TERM = "DELETE FROM recall_terms WHERE u = ? AND term = ? AND event_id = ?"
 
 
-def ensure_recall_schema(conn: sqlite3.Connection) -> list[str]:
-    """Create the index tables and triggers (inside the schema transaction); returns what was done.
+def ensure_recall_schema(conn: sqlite3.Connection, existed: bool) -> list[str]:
+    """Create the index's triggers (inside the schema transaction, its tables made from models.py by
+    schema.py); returns what was done. `existed`: whether the tables were there before.
 
     A new index on a database that has events, or one built with other words (TERMS_VERSION),
     is marked for a build up to the newest event id.
     """
     done = []
-    existed = conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'recall_terms'").fetchone() is not None
-    for ddl in RECALL_DDL:
-        conn.execute(ddl)
     for name in RECALL_TRIGGER_NAMES:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     for ddl in RECALL_TRIGGERS:

@@ -7,8 +7,10 @@ from playhouse.migrate import SchemaMigrator, SqliteMigrator, migrate
 from kiraos_desktop.core.models import (
     ALL_MODELS,
     DESKTOP_MODELS,
+    INDEX_MODELS,
     INDEXES,
     PLUGIN_MODELS,
+    RecallTerm,
     MemoryChange,
     UserProfile,
     UserSummaryRow,
@@ -22,8 +24,11 @@ from kiraos_desktop.core.user_search_index import ensure_user_search_schema
 #: instead of indexed by user.
 SCHEMA_VERSION = 2
 
-# The tables are the peewee models of models.py (the plugin's column for column). What follows is
-# the rest of the SQLite schema.
+# The tables are the peewee models of models.py (the plugin's column for column, ours, the recall
+# and user search indexes). What follows is the rest of the SQLite schema: the triggers, which
+# peewee has no words for. They must stay plain SQL (no function of ours): the plugin's own
+# connection fires them too. The index tables' triggers are in recall_index.py and
+# user_search_index.py.
 #
 # Our additions: new tables and triggers only. The triggers keep per-user counts current even
 # for writes made by the plugin itself, so the user list never aggregates millions of rows.
@@ -148,9 +153,12 @@ def _chain_history(db: peewee.Database) -> None:
 
 
 def _create_tables(db: peewee.Database, models) -> None:
+    """Create the models' tables that do not exist; an existing table is left as it is (a database of
+    an older version keeps its own DDL of the same columns, and no second index beside its own)."""
     with db.bind_ctx(models):
         for model in models:
-            model.create_table(safe=True)
+            if not db.table_exists(model._meta.table_name):
+                model.create_table()
 
 
 def ensure_schema(db: peewee.Database) -> list[str]:
@@ -184,7 +192,10 @@ def ensure_schema(db: peewee.Database) -> list[str]:
         if stored < 2 or not had_summary:
             _chain_history(db)
             done.append("chained the audit history per user")
-        done.extend(ensure_recall_schema(db.connection()))
+        recall_existed = db.table_exists(RecallTerm._meta.table_name)
+        _create_tables(db, INDEX_MODELS)
+        db.execute_sql(INDEXES[1])
+        done.extend(ensure_recall_schema(db.connection(), recall_existed))
         done.extend(ensure_user_search_schema(db.connection()))
         db.execute_sql(
             "INSERT INTO kiraos_desktop_meta (key, value) VALUES ('schema_version', ?) "

@@ -155,6 +155,8 @@ def _all_ids(conn: sqlite3.Connection, text: str, state: index.BuildState, order
     found = _matching_users(conn, words, state)
     found.update(r[0] for r in conn.execute(
         f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} AND {_HAS_ID}", (like_pattern(text),)))
+    if not found:
+        return []
     if len(found) <= _NARROW_IN:
         listed = sorted(found)
         return [r[0] for r in conn.execute(
@@ -268,7 +270,7 @@ def search(conn: sqlite3.Connection, text: str, state: index.BuildState, order_b
         state = _state(conn, state)
         ranged = _ranged(conn, text, state) if order_by == "user_id" else None
         if ranged is not None:
-            total = conn.execute(f"SELECT count(*) FROM ({ranged.sql})", ranged.params).fetchone()[0]
+            total = conn.execute(f"SELECT count(*) FROM ({ranged.sql}) AS found", ranged.params).fetchone()[0]
             return Found(total + len(ranged.extra), _ranged_page(conn, ranged, descending, None, page), None)
         ids = _all_ids(conn, text, state, order_by, descending)
         return Found(len(ids), ids[:page], ids)

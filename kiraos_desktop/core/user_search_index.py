@@ -1,6 +1,6 @@
 """The user-search word index: which users have a word in their keys, values or events.
 
-Layout (our tables only; the plugin's are untouched):
+Layout (our tables only, defined in models.py; the plugin's are untouched):
 - `usersearch_terms (term, user_id, ev, pr)`: a row per word a user has; ev = how many of the user's
   events hold it, pr = 1 when one of their profile keys or values does. Ordered by word, then user:
   the users of a word are one range of the table, in the user list's order, and counting them
@@ -12,7 +12,8 @@ Layout (our tables only; the plugin's are untouched):
   only, so the plugin's own writes never need anything of ours. This process moves the queue into
   the index (`drain`): a user's profile words are recomputed from their rows (the plugin's
   INSERT OR REPLACE deletes without a delete trigger, so counting would drift), event words are
-  counted in and out.
+  counted in and out. On PostgreSQL (pg_schema.py) plpgsql triggers fill the same queue, and one
+  process at a time drains it (a transaction-level advisory lock; the others skip their turn).
 - An existing database is indexed by a resumable build (`build_step`): profiles user by user, then
   events up to the id that was the newest when the index was created; later writes come through
   the queue. The queue is drained before each build step, in the same transaction, so a change
@@ -37,27 +38,6 @@ DRAIN_BATCH = 2000
 #: Users (profiles) or events indexed per transaction of the build.
 BUILD_USERS = 2000
 BUILD_EVENTS = 5000
-
-USER_SEARCH_DDL = (
-    """CREATE TABLE IF NOT EXISTS usersearch_terms (
-        term TEXT NOT NULL,
-        user_id TEXT NOT NULL,
-        ev INTEGER NOT NULL DEFAULT 0,
-        pr INTEGER NOT NULL DEFAULT 0,
-        PRIMARY KEY (term, user_id)
-    ) WITHOUT ROWID""",
-    """CREATE TABLE IF NOT EXISTS usersearch_profile_users (
-        user_id TEXT PRIMARY KEY,
-        terms TEXT NOT NULL
-    )""",
-    """CREATE TABLE IF NOT EXISTS usersearch_queue (
-        seq INTEGER PRIMARY KEY,
-        user_id TEXT NOT NULL,
-        event_id INTEGER,
-        old_text TEXT,
-        new_text TEXT
-    )""",
-)
 
 USER_SEARCH_TRIGGER_NAMES = ("kd_usearch_ev_ins", "kd_usearch_ev_del", "kd_usearch_ev_upd",
                              "kd_usearch_pr_ins", "kd_usearch_pr_del", "kd_usearch_pr_upd")
@@ -92,8 +72,10 @@ USER_SEARCH_TRIGGERS = (
 _META = "SELECT value FROM kiraos_desktop_meta WHERE key = ?"
 _SET_META = ("INSERT INTO kiraos_desktop_meta (key, value) VALUES (?, ?) "
              "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-_ADD_EVENTS = ("INSERT INTO usersearch_terms (term, user_id, ev) VALUES (?, ?, max(0, ?)) "
-               "ON CONFLICT(term, user_id) DO UPDATE SET ev = max(0, ev + ?)")
+# The same SQL on both backends (PostgreSQL's through dialect.PgConnection): no two-argument max().
+_ADD_EVENTS = ("INSERT INTO usersearch_terms (term, user_id, ev) VALUES (?, ?, ?) "
+               "ON CONFLICT(term, user_id) DO UPDATE SET ev = CASE WHEN usersearch_terms.ev + ? > 0 "
+               "THEN usersearch_terms.ev + ? ELSE 0 END")
 _ADD_PROFILE = ("INSERT INTO usersearch_terms (term, user_id, pr) VALUES (?, ?, 1) "
                 "ON CONFLICT(term, user_id) DO UPDATE SET pr = 1")
 _DROP_PROFILE = "UPDATE usersearch_terms SET pr = 0 WHERE term = ? AND user_id = ?"
@@ -109,19 +91,21 @@ def _version() -> str:
 
 
 def ensure_user_search_schema(conn: sqlite3.Connection) -> list[str]:
-    """Create the index tables and triggers (inside the schema transaction); returns what was done.
-
-    A new index (or one of another version) on a database with data is marked for a build.
-    """
-    done = []
+    """Create the index's SQLite triggers (inside the schema transaction, its tables made from
+    models.py by schema.py); returns what was done."""
     for table in _OLD_TABLES:
         conn.execute(f"DROP TABLE IF EXISTS {table}")
-    for ddl in USER_SEARCH_DDL:
-        conn.execute(ddl)
     for name in USER_SEARCH_TRIGGER_NAMES:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     for ddl in USER_SEARCH_TRIGGERS:
         conn.execute(ddl)
+    return mark_for_build(conn)
+
+
+def mark_for_build(conn) -> list[str]:
+    """A new index (or one of another version) on a database with data is marked for a build (either
+    backend, inside the schema transaction); returns what was done."""
+    done = []
     version = conn.execute(_META, ("usersearch_version",)).fetchone()
     if version is None or version[0] != _version():
         for table in ("usersearch_terms", "usersearch_profile_users", "usersearch_queue"):
@@ -216,11 +200,11 @@ def _reindex_profiles(conn: sqlite3.Connection, user_ids) -> None:
 
 def _count_events(conn: sqlite3.Connection, deltas: Counter) -> None:
     """Add the (term, user_id) -> change of event count to the index; rows that reach 0 go."""
-    changed = sorted((term, user_id, n, n) for (term, user_id), n in deltas.items() if n)
+    changed = sorted((term, user_id, max(0, n), n, n) for (term, user_id), n in deltas.items() if n)
     if not changed:
         return
     conn.executemany(_ADD_EVENTS, changed)
-    gone = [(term, user_id) for term, user_id, n, _ in changed if n < 0]
+    gone = [(term, user_id) for term, user_id, _, n, _ in changed if n < 0]
     if gone:
         conn.executemany(_DROP_EMPTY, gone)
 
@@ -230,6 +214,8 @@ def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH)
 
     A batch that cannot be read or segmented is dropped with a log line: a write must never fail
     because of the index (and a search confirms the users it is unsure of from their rows).
+    On PostgreSQL (`conn` a dialect.PgConnection, the caller holding pg_user_search's drain lock)
+    exactly the rows read are deleted: other transactions commit queue rows meanwhile, with any seq.
     """
     try:
         rows = conn.execute("SELECT seq, user_id, event_id, old_text, new_text FROM usersearch_queue "
@@ -260,7 +246,10 @@ def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH)
         conn.execute("ROLLBACK TO kd_usearch")
         log.exception("the user search index could not take %d queued changes; they are skipped", len(rows))
     conn.execute("RELEASE kd_usearch")
-    conn.execute("DELETE FROM usersearch_queue WHERE seq <= ?", (rows[-1][0],))
+    if isinstance(conn, sqlite3.Connection):  # one writer: nothing was queued meanwhile below the last
+        conn.execute("DELETE FROM usersearch_queue WHERE seq <= ?", (rows[-1][0],))
+    else:
+        conn.execute("DELETE FROM usersearch_queue WHERE seq = ANY(?)", ([row[0] for row in rows],))
     return len(rows)
 
 
@@ -304,7 +293,8 @@ def build_progress(conn: sqlite3.Connection) -> tuple[int, int]:
     events_done = max(0, min(events_total, state.events_done - first + 1))
     profiles_total = max(1, events_total // 9)
     if not state.profiles_done:  # the share of users (in id order) up to the cursor
-        users, done = conn.execute("SELECT count(*), coalesce(sum(user_id <= ?), 0) FROM user_summary",
+        users, done = conn.execute("SELECT count(*), coalesce(sum(CASE WHEN user_id <= ? THEN 1 ELSE 0 END), 0) "
+                                   "FROM user_summary",
                                    (state.profiles_after,)).fetchone()
         return profiles_total * done // max(1, users), profiles_total + events_total
     return profiles_total + events_done, profiles_total + events_total
