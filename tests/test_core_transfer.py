@@ -1,4 +1,4 @@
-"""Backup, export and import: faithful round trips and all-or-nothing imports."""
+"""Backup, export and import: faithful round trips and all-or-nothing imports, on both backends alike."""
 import json
 import sqlite3
 
@@ -6,7 +6,120 @@ import pytest
 
 from core_helpers import make_engine
 from kiraos_desktop.core import transfer
+from kiraos_desktop.core.pg_store import PgMemoryStore
+from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.core.transfer import Cancelled, TransferError
+
+
+@pytest.fixture
+def stores(backend, tmp_path, request):
+    """A factory of stores, each on its own empty memory of the test's backend."""
+    opened, databases = [], []
+
+    def make():
+        if backend == "postgres":
+            server = request.getfixturevalue("pg_server")
+            databases.append(server.new_database())
+            opened.append(PgMemoryStore(databases[-1]))
+        else:
+            opened.append(MemoryStore(tmp_path / f"m{len(opened)}.db"))
+        return opened[-1]
+
+    yield make
+    for store in opened:
+        store.close()
+    for url in databases:
+        request.getfixturevalue("pg_server").drop_database(url)
+
+
+def store_rows(store):
+    profiles = store._rows("SELECT user_id, memory_key, memory_value, updated_at, confidence, category, expires_at "
+                           "FROM user_profiles")
+    events = store._rows("SELECT user_id, event_summary, created_at FROM event_logs")
+    return sorted(map(tuple, profiles)), sorted(map(tuple, events))
+
+
+def seed_store(store):
+    store.set_profile("u1", "昵称", "小明", actor="gui", confidence=0.9)
+    store.set_profile("u1", "城市", "北京", actor="gui", category="basic", expires_at="2099-01-01T00:00:00")
+    store.set_profile("u1", "爱好", "吉他", actor="gui", category="preference")
+    store.set_profile("u2", "喜欢", "猫", actor="gui", category="preference", confidence=0.4)
+    for i in range(3):
+        store.add_event("u1", f"事件{i}", actor="gui", created_at=f"2025-01-0{i + 1}T08:00:00")
+    store.add_event("u1", "同一时刻", actor="gui", created_at="2025-01-01T08:00:00")
+    store.add_event("u2", "e", actor="gui", created_at="2025-02-01T00:00:00")
+    store.add_event("u3", "100% 的 _x_", actor="gui")
+    store.clear_user("u3", actor="gui")  # history only: not exported
+
+
+def _exported(store, user_ids=None):
+    data = transfer.export_data(store, user_ids)
+    del data["exported_at"]
+    return data
+
+
+def test_export_is_what_the_store_shows_and_imports_back_exactly(stores):
+    source = stores()
+    seed_store(source)
+    seen = []
+    data = transfer.export_data(source, progress=lambda d, t: seen.append((d, t)))
+    assert [u["user_id"] for u in data["users"]] == ["u1", "u2"]
+    for user in data["users"]:  # the entries in the store's order, the events oldest first
+        uid = user["user_id"]
+        assert [p["key"] for p in user["profiles"]] == [p.key for p in source.get_profiles(uid)]
+        assert [(e["event_summary"], e["created_at"]) for e in user["events"]] == \
+            [(e.summary, e.created_at) for e in reversed(source.get_events(uid))]
+    assert seen[-1] == (2, 2)
+    target = stores()
+    plan = transfer.validate_import(json.loads(json.dumps(data)))
+    assert transfer.apply_import(target, plan) == (4, 5)
+    assert store_rows(target) == store_rows(source)
+    assert transfer.apply_import(target, plan) == (4, 0)  # importing twice duplicates nothing
+    assert store_rows(target) == store_rows(source)
+    assert _exported(target) == _exported(source)
+    assert [u["user_id"] for u in _exported(source, ["u2", "nobody"])["users"]] == ["u2", "nobody"]
+    changes = target.list_changes()
+    assert {c.user_id for c in changes if c.action == "import"} == {"u1", "u2"}
+
+
+def test_identical_events_in_one_file_are_stored_once(stores):
+    target = stores()
+    target.add_event("u1", "已有", actor="gui", created_at="2025-01-01T00:00:00")
+    data = {"format": "kiraos-desktop-export", "version": 1, "users": [{"user_id": "u1", "events": [
+        {"event_summary": "已有", "created_at": "2025-01-01T00:00:00"},
+        {"event_summary": "新的", "created_at": "2025-01-02T00:00:00"},
+        {"event_summary": "新的", "created_at": "2025-01-02T00:00:00"},
+        {"event_summary": "新的", "created_at": "2025-01-03T00:00:00"}]}]}
+    assert transfer.apply_import(target, transfer.validate_import(data)) == (0, 2)
+    assert [(e.summary, e.created_at) for e in target.get_events("u1")] == [
+        ("新的", "2025-01-03T00:00:00"), ("新的", "2025-01-02T00:00:00"), ("已有", "2025-01-01T00:00:00")]
+
+
+def test_a_cancelled_import_leaves_the_store_as_it_was(stores):
+    target = stores()
+    target.set_profile("keep", "k", "v", actor="gui")
+    before = store_rows(target)
+    data = {"format": "kiraos-desktop-export", "version": 1,
+            "users": [{"user_id": f"u{i}", "profiles": [{"key": "k", "value": "v"}],
+                       "events": [{"event_summary": "e"}]} for i in range(2500)]}
+    plan = transfer.validate_import(data)
+    calls = []
+    with pytest.raises(Cancelled):
+        transfer.apply_import(target, plan, is_cancelled=lambda: calls.append(1) or len(calls) > 1)
+    assert store_rows(target) == before
+
+
+@pytest.mark.backends("sqlite")
+def test_the_file_is_the_same_from_either_backend(stores, pg_url):
+    sqlite_store, pg_store = stores(), PgMemoryStore(pg_url)
+    try:
+        seed_store(sqlite_store)
+        transfer.apply_import(pg_store, transfer.validate_import(json.loads(json.dumps(
+            transfer.export_data(sqlite_store)))))
+        assert _exported(pg_store) == _exported(sqlite_store)
+        assert store_rows(pg_store) == store_rows(sqlite_store)
+    finally:
+        pg_store.close()
 
 
 def seed(engine):
@@ -109,3 +222,18 @@ def test_backup_is_a_consistent_copy_and_refuses_to_overwrite(tmp_path):
     with pytest.raises(TransferError, match="already exists"):
         transfer.backup(engine.store, out)
     engine.close()
+
+
+def test_export_reads_users_a_chunk_at_a_time(stores, monkeypatch):
+    store = stores()
+    with store.batch("gui") as batch:
+        for n in range(1200):
+            batch.set_profile(f"u{n:04d}", "k", "v")
+            batch.add_event(f"u{n:04d}", f"e{n}")
+    reads = []
+    for name in ("_rows", "_query"):
+        original = getattr(store, name)
+        monkeypatch.setattr(store, name, lambda *a, _o=original: reads.append(a) or _o(*a))
+    data = transfer.export_data(store)
+    assert len(data["users"]) == 1200 and data["users"][7]["events"][0]["event_summary"] == "e7"
+    assert len(reads) <= 2 * (1 + 2 * 3)  # the ids, then two queries per 500 users (not two per user)

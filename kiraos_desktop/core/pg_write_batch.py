@@ -63,6 +63,10 @@ class PgWriteBatch(WriteBatch):
         self._wrote_unlocked = self._wrote_unlocked or not self._locked
         return super().execute(sql, params)
 
+    def _run_compiled(self, sql: str, params: list):
+        self._wrote_unlocked = self._wrote_unlocked or not self._locked
+        return self._raw.execute(sql, params)  # PostgreSQL's words already
+
     def lock_user(self, user_id: str) -> None:
         """Wait for the user's lock. In a group, the batch's first lock is tried first: when another
         instance holds it, the group commits what it did so far and then waits holding nothing."""

@@ -1,4 +1,9 @@
-"""Backup (SQLite online backup), and export/import in a versioned JSON format."""
+"""Backup (SQLite online backup), and export/import in a versioned JSON format (peewee queries on models.py).
+
+Export and import are not hot paths: they read and write through the models, compiled for either
+backend, a chunk of users (or rows) per statement, so the file and the result are the same on
+SQLite and PostgreSQL.
+"""
 from __future__ import annotations
 
 import json
@@ -10,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
 from kiraos_desktop.core import jsontext
+from kiraos_desktop.core.models import EventLog, UserProfile
 from kiraos_desktop.core.records import (
     EventEntry,
     ProfileEntry,
@@ -23,6 +29,7 @@ from kiraos_desktop.core.records import (
     check_user_id,
     check_value,
 )
+from kiraos_desktop.core.store_rows import profile_from_row, sort_profiles
 from kiraos_desktop.core.timeutil import now_iso
 
 if TYPE_CHECKING:
@@ -30,6 +37,8 @@ if TYPE_CHECKING:
 
 EXPORT_FORMAT = "kiraos-desktop-export"
 EXPORT_VERSION = 1
+#: Users read per query of an export, rows written per statement of an import.
+CHUNK = 500
 Progress = Callable[[int, int], None]  # (done, total)
 IsCancelled = Callable[[], bool]
 
@@ -73,17 +82,37 @@ def backup(store: "MemoryStore", target: Path, progress: Progress | None = None,
     return target
 
 
+_PROFILE_FIELDS = (UserProfile.user_id, UserProfile.memory_key, UserProfile.memory_value, UserProfile.updated_at,
+                   UserProfile.confidence, UserProfile.category, UserProfile.expires_at)  # store_rows.PROFILE_COLUMNS
+
+
+def _chunk_rows(store: "MemoryStore", chunk: list[str]) -> tuple[dict[str, list], dict[str, list]]:
+    """The profile entries (in the store's order) and the events (oldest first) of these users."""
+    profiles: dict[str, list] = {uid: [] for uid in chunk}
+    rows = store._query(UserProfile.select(*_PROFILE_FIELDS).where(UserProfile.user_id.in_(chunk)))
+    for row in sorted(rows, key=lambda r: (r[0], r[1])):  # one order on both backends (code points)
+        profiles[row[0]].append(profile_from_row(row))
+    events: dict[str, list] = {uid: [] for uid in chunk}
+    rows = store._query(EventLog.select(EventLog.id, EventLog.user_id, EventLog.event_summary, EventLog.created_at)
+                        .where(EventLog.user_id.in_(chunk)))
+    # Oldest first: get_events()'s order (created_at, then id) reversed, a missing time first as SQLite has it.
+    for _, user_id, summary, created_at in sorted(rows, key=lambda r: (r[3] is not None, r[3] or "", r[0])):
+        events[user_id].append({"event_summary": summary, "created_at": created_at})
+    return {uid: sort_profiles(entries) for uid, entries in profiles.items()}, events
+
+
 def export_data(store: "MemoryStore", user_ids: list[str] | None = None, progress: Progress | None = None) -> dict:
-    ids = user_ids if user_ids is not None else store.all_user_ids()
+    ids = [check_user_id(uid) for uid in user_ids] if user_ids is not None else store.all_user_ids()
     users = []
-    for done, uid in enumerate(ids, 1):
-        profiles = [{"key": p.key, "value": p.value, "updated_at": p.updated_at, "confidence": p.confidence,
-                     "category": p.category, "expires_at": p.expires_at} for p in store.get_profiles(uid)]
-        events = [{"event_summary": e.summary, "created_at": e.created_at}
-                  for e in reversed(store.get_events(uid))]
-        users.append({"user_id": uid, "profiles": profiles, "events": events})
-        if progress:
-            progress(done, len(ids))
+    for start in range(0, len(ids), CHUNK):
+        chunk = ids[start:start + CHUNK]
+        profiles, events = _chunk_rows(store, list(dict.fromkeys(chunk)))
+        for uid in chunk:
+            users.append({"user_id": uid, "events": events[uid], "profiles": [
+                {"key": p.key, "value": p.value, "updated_at": p.updated_at, "confidence": p.confidence,
+                 "category": p.category, "expires_at": p.expires_at} for p in profiles[uid]]})
+            if progress:
+                progress(len(users), len(ids))
     return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": now_iso(), "users": users}
 
 
@@ -178,37 +207,53 @@ def read_import_file(path: Path) -> ImportPlan:
     return validate_import(data)
 
 
+def _existing_events(batch, user_ids: list[str]) -> set[tuple]:
+    """(user_id, event_summary, created_at) of the stored events of these users."""
+    found: set[tuple] = set()
+    for start in range(0, len(user_ids), CHUNK):
+        found.update(tuple(row) for row in batch.run(
+            EventLog.select(EventLog.user_id, EventLog.event_summary, EventLog.created_at)
+            .where(EventLog.user_id.in_(user_ids[start:start + CHUNK]))).fetchall())
+    return found
+
+
 def apply_import(store: "MemoryStore", plan: ImportPlan, actor: str = "import", progress: Progress | None = None,
                  is_cancelled: IsCancelled | None = None) -> tuple[int, int]:
-    """Merge the plan in one transaction: profiles replace same keys; identical events are not duplicated."""
+    """Merge the plan in one transaction: profiles replace same keys; identical events (same user, text
+    and time, stored or earlier in the file) are not duplicated."""
     total = len(plan.profiles) + len(plan.events)
     done = 0
-    added_events = 0
     counts: dict[str, list[int]] = {uid: [0, 0] for uid in plan.user_ids}
     with store.batch(actor, users=plan.user_ids) as batch:
         batch.bulk_action = "import"
-        for entry in plan.profiles:
-            batch.put_profile(entry)
-            counts[entry.user_id][0] += 1
-            done += 1
-            if done % 2000 == 0:
-                _tick(progress, is_cancelled, done, total)
+        for start in range(0, len(plan.profiles), CHUNK):
+            chunk = plan.profiles[start:start + CHUNK]
+            batch.run(UserProfile.insert_many(
+                [(e.user_id, e.key, e.value, e.updated_at, e.confidence, e.category, e.expires_at) for e in chunk],
+                fields=_PROFILE_FIELDS).on_conflict(
+                conflict_target=[UserProfile.user_id, UserProfile.memory_key], preserve=_PROFILE_FIELDS[2:]))
+            for entry in chunk:
+                counts[entry.user_id][0] += 1
+            done += len(chunk)
+            _tick(progress, is_cancelled, done, total)
+        seen = _existing_events(batch, plan.user_ids)
+        new_events = []
         for event in plan.events:
-            exists = batch.execute("SELECT 1 FROM event_logs WHERE user_id = ? AND event_summary = ? AND created_at = ?",
-                                (event.user_id, event.summary, event.created_at)).fetchone()
-            if not exists:
-                batch.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
-                           (event.user_id, event.summary, event.created_at))
+            key = (event.user_id, event.summary, event.created_at)
+            if key not in seen:
+                seen.add(key)
+                new_events.append(key)
                 counts[event.user_id][1] += 1
-                added_events += 1
-            done += 1
-            if done % 2000 == 0:
-                _tick(progress, is_cancelled, done, total)
+        for start in range(0, len(new_events), CHUNK):
+            batch.run(EventLog.insert_many(new_events[start:start + CHUNK],
+                                           fields=(EventLog.user_id, EventLog.event_summary, EventLog.created_at)))
+            done += CHUNK
+            _tick(progress, is_cancelled, min(done, total), total)
         for uid, (p, e) in counts.items():
             batch.audit(uid, "import", None, None, {"profiles": p, "events": e})
     if progress:
         progress(total, total)
-    return len(plan.profiles), added_events
+    return len(plan.profiles), len(new_events)
 
 
 def _tick(progress: Progress | None, is_cancelled: IsCancelled | None, done: int, total: int) -> None:

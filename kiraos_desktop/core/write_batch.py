@@ -98,6 +98,15 @@ class WriteBatch:
         """Raw SQL inside this transaction, for bulk work that has validated its input already."""
         return self._sql(sql, params)
 
+    def run(self, query):
+        """A peewee query on models.py inside this transaction, compiled for the store's backend (bulk
+        work that has validated its input already); its cursor."""
+        sql, params = self._store.writer.get_sql_context().sql(query).query()
+        return self._run_compiled(sql, params)
+
+    def _run_compiled(self, sql: str, params: list):
+        return self._sql(sql, params)
+
     def touched(self) -> list[tuple[str | None, str]]:
         if self.bulk_action and self._touched:
             return [(None, self.bulk_action)]
