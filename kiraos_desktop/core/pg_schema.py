@@ -84,11 +84,16 @@ _FUNCTIONS = (
         END IF;
         RETURN NULL;
     END $$""",
+    # The test is in the body, for any update: a WHEN clause or an UPDATE OF naming these columns
+    # would forbid an operator's ALTER COLUMN ... TYPE (a collation) on them.
     """CREATE OR REPLACE FUNCTION kd_usearch_profile_changed() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
-        INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
-        IF NEW.user_id <> OLD.user_id THEN
-            INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
+        IF NEW.user_id <> OLD.user_id OR NEW.memory_key <> OLD.memory_key
+                OR NEW.memory_value <> OLD.memory_value THEN
+            INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
+            IF NEW.user_id <> OLD.user_id THEN
+                INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
+            END IF;
         END IF;
         RETURN NULL;
     END $$""",
@@ -132,9 +137,7 @@ _FUNCTIONS = (
 
 _TRIGGERS = (
     ("kd_profiles_ins", "user_profiles", "AFTER INSERT", "kd_profiles_summary"),
-    ("kd_usearch_pr_upd", "user_profiles", "AFTER UPDATE OF user_id, memory_key, memory_value",
-     "kd_usearch_profile_changed", "OLD.user_id <> NEW.user_id OR OLD.memory_key <> NEW.memory_key "
-     "OR OLD.memory_value <> NEW.memory_value"),
+    ("kd_usearch_pr_upd", "user_profiles", "AFTER UPDATE", "kd_usearch_profile_changed"),
     ("kd_profiles_del", "user_profiles", "AFTER DELETE", "kd_profiles_summary"),
     ("kd_profiles_upd", "user_profiles", "AFTER UPDATE OF updated_at", "kd_profiles_summary"),
     ("kd_events_ins", "event_logs", "AFTER INSERT", "kd_events_summary"),
@@ -184,10 +187,9 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
             db.execute_sql(ddl)
         for ddl in _FUNCTIONS:
             db.execute_sql(ddl)
-        for name, table, when, function, *condition in _TRIGGERS:
+        for name, table, when, function in _TRIGGERS:
             db.execute_sql(f"DROP TRIGGER IF EXISTS {name} ON {table}")
-            only = f" WHEN ({condition[0]})" if condition else ""
-            db.execute_sql(f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW{only} EXECUTE FUNCTION {function}()")
+            db.execute_sql(f"CREATE TRIGGER {name} {when} ON {table} FOR EACH ROW EXECUTE FUNCTION {function}()")
         if fresh:
             done.append("created the tables")
         moved = sync_sequences(db)
