@@ -226,10 +226,9 @@ def test_backup_is_a_consistent_copy_and_refuses_to_overwrite(tmp_path):
 
 def test_export_reads_users_a_chunk_at_a_time(stores, monkeypatch):
     store = stores()
-    with store.batch("gui") as batch:
-        for n in range(700):
-            batch.set_profile(f"u{n:04d}", "k", "v")
-            batch.add_event(f"u{n:04d}", f"e{n}")
+    transfer.apply_import(store, transfer.validate_import({"format": "kiraos-desktop-export", "version": 1, "users": [
+        {"user_id": f"u{n:04d}", "profiles": [{"key": "k", "value": "v"}], "events": [{"event_summary": f"e{n}"}]}
+        for n in range(700)]}))
     reads = []
     for name in ("_rows", "_query"):
         original = getattr(store, name)
