@@ -252,8 +252,10 @@ def test_an_identical_event_of_the_last_day_is_not_stored_again(data_dir):
 
 
 def test_every_budget_keeps_the_most_items_that_fit(data_dir):
-    """The block for a message under each budget is the one found without today's block as a hint."""
-    from kiraos_desktop.core.context_recall import recall_block
+    """The block for a message under each budget is the one made the long way (recall_reference)."""
+    from datetime import datetime
+
+    from recall_reference import reference
 
     engine = make_engine(data_dir)
     try:
@@ -261,11 +263,15 @@ def test_every_budget_keeps_the_most_items_that_fit(data_dir):
         for n in range(6):
             engine.store.set_profile("u", f"爱好{n}", "橘猫" * (n + 1), actor="gui", category="preference")
         events = engine.settings.max_events_per_user
-        everything = engine.context.user_block("u", max_chars=0)  # a hint for no other budget
+        profiles = engine.store.context_rows("u", 0, "9999")[0]
+        now = datetime.now()
         for budget in range(0, 330, 6):
-            got = engine.context.recall_block("u", "橘猫咪咪", max_chars=budget).block
-            want = recall_block(engine.context._recall, "u", "橘猫咪咪", events, budget, lambda: everything).block
-            assert (got.text, got.kept, got.dropped) == (want.text, want.kept, want.dropped), budget
-            assert len(got.text) <= budget or not budget
+            got = engine.context.recall_block("u", "橘猫咪咪", max_chars=budget, now=now)
+            want, shown = reference("u", profiles, engine.store.get_events("u"), got.words, events, budget, now)
+            assert (got.block.text, got.block.kept, got.block.dropped) == (want.text, want.kept, want.dropped), budget
+            assert [r.event.id for r in got.shown] == shown
+            assert len(got.block.text) <= budget or not budget
+            if budget == engine.settings.max_context_chars:  # the cached block, made by the API's path
+                assert engine.context.user_block("u", query="橘猫咪咪").text == want.text
     finally:
         engine.close()

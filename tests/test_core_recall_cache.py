@@ -5,6 +5,7 @@ from core_helpers import make_engine
 from kiraos_desktop.core import context as context_module
 from kiraos_desktop.core.context import MAX_RECALLS_PER_USER
 from kiraos_desktop.core.recall import scoring_window
+from kiraos_desktop.core.recall_window import WINDOW
 
 PLANTED = "养了一只橘猫叫咪咪"
 
@@ -17,34 +18,59 @@ def fill(engine, user="u"):
             batch.add_event(user, f"今天第{i}次打卡上班", created_at=f"2026-11-{1 + i % 28:02d}T09:{i:02d}:00")
 
 
-class CountingRows:
-    """Counts the store's recall reads (what a cached block must not need)."""
+class CountingReads:
+    """Counts the store's reads for recall: the user's newest events (the window) and the index."""
 
-    def __init__(self, store):
-        self.calls = 0
-        self._real = store.recall_rows
+    def __init__(self, store, monkeypatch):
+        self.window = self.index = 0
+        window, index = store.newest_event_rows, store.recall_rows
 
-    def __call__(self, *args, **kwargs):
-        self.calls += 1
-        return self._real(*args, **kwargs)
+        def read_window(*args, **kwargs):
+            self.window += 1
+            return window(*args, **kwargs)
+
+        def read_index(*args, **kwargs):
+            self.index += 1
+            return index(*args, **kwargs)
+
+        monkeypatch.setattr(store, "newest_event_rows", read_window)
+        monkeypatch.setattr(store, "recall_rows", read_index)
 
 
-def test_the_block_for_a_message_is_read_once_and_the_same_for_the_same_words(data_dir, monkeypatch):
+def test_blocks_for_messages_are_made_from_the_cache_and_the_same_for_the_same_words(data_dir, monkeypatch):
     engine = make_engine(data_dir)
     try:
         fill(engine)
-        rows = CountingRows(engine.store)
-        monkeypatch.setattr(engine.store, "recall_rows", rows)
+        reads = CountingReads(engine.store, monkeypatch)
         first = engine.context.user_block("u", query="咪咪还好吗").text
-        assert PLANTED in first and rows.calls == 1
+        assert PLANTED in first and (reads.window, reads.index) == (1, 0)  # every event is in the window
         assert engine.context.user_block("u", query="咪咪还好吗？").text == first  # same words
         assert engine.context.peek_cached("u", query="咪咪还好吗").text == first
-        assert rows.calls == 1
         assert engine.context.build(["u"], query="咪咪 还好").text == first
-        assert rows.calls == 1
-        engine.context.user_block("u", query="打卡")  # other words: read
-        assert rows.calls == 2
+        assert "打卡" in engine.context.user_block("u", query="打卡").text  # other words: made from the window
+        assert engine.context.user_block("u", query="打卡", max_chars=80).text.startswith("[u:basic]")
+        assert (reads.window, reads.index) == (1, 0)
         assert engine.context.peek_cached("u", query="打卡", max_chars=80) is None  # another budget: not cached
+        engine.store.add_event("u", "咪咪打了疫苗", actor="gui")  # a write drops the window with the blocks
+        assert "咪咪打了疫苗" in engine.context.user_block("u", query="咪咪").text
+        assert reads.window == 2
+    finally:
+        engine.close()
+
+
+def test_events_older_than_the_window_come_from_the_index(data_dir, monkeypatch):
+    engine = make_engine(data_dir, max_event_keep=0)
+    try:
+        engine.store.set_profile("u", "昵称", "小明", actor="gui", confidence=0.9)
+        engine.store.add_event("u", PLANTED, actor="gui", created_at="2024-03-01T10:00:00")
+        with engine.store.batch("gui") as batch:
+            for i in range(WINDOW + 5):
+                batch.add_event("u", f"今天第{i}次打卡上班", created_at=f"2026-11-{1 + i % 28:02d}T09:{i % 60:02d}:00")
+        reads = CountingReads(engine.store, monkeypatch)
+        assert PLANTED in engine.context.user_block("u", query="橘猫咪咪").text
+        assert (reads.window, reads.index) == (1, 1)
+        assert "咪咪" not in engine.context.user_block("u", query="打卡").text
+        assert (reads.window, reads.index) == (1, 2)
     finally:
         engine.close()
 

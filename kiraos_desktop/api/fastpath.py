@@ -95,7 +95,7 @@ class ContextFastPath:
             # The plain block, or the one for the message in `query` (cached like it, per message).
             block = peek(uid, max_chars=max_chars, query=query)
             if block is None:  # not cached, or another budget: made now (and cached when it can be)
-                build = self._context.user_block
+                build = self._context.fast_block
                 block = build(uid, max_chars=max_chars, query=query) if self._read is None \
                     else await self._read(build, uid, max_chars=max_chars, query=query)
                 cached = False

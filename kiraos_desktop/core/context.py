@@ -23,8 +23,9 @@ from kiraos_desktop.core.context_format import (  # noqa: F401 (the block's form
     sanitize,
     unique_ids,
 )
-from kiraos_desktop.core.context_recall import RecallBlock, recall_block
-from kiraos_desktop.core.recall import Recall, scoring_window
+from kiraos_desktop.core.context_recall import MadeBlock, RecallBlock, make_block, recalled_events
+from kiraos_desktop.core.recall import scoring_window
+from kiraos_desktop.core.recall_window import WINDOW, RecallWindow
 from kiraos_desktop.core.recall_text import query_terms
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp, to_iso
 
@@ -73,26 +74,38 @@ class CachedBlock(NamedTuple):
         while reused < min(len(shared), len(items)) and shared[reused] == items[reused]:
             items[reused] = shared[reused]
             reused += 1
-        counted = items[reused:]
-        texts = [label for _, label, _ in counted]
-        texts.extend([value for _, _, payload in counted for _, value in payload])
-        # Each text's object header, and its characters at the width of the widest (one join:
-        # sys.getsizeof() on every text cost as much as rendering the block).
-        size = (256 + sys.getsizeof(block.text) + 8 * len(items) + _ITEM_OVERHEAD * len(counted)
-                + 64 * (len(texts) - len(counted)) + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
-        return cls(block.text, block.budget, len(block.kept), tuple(items), valid_until, next(_stamps), size)
+        items = tuple(items)
+        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps),
+                   estimate_size(block.text, items, reused))
 
     def block(self, user_id: str) -> UserContext:
         items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in self.items)
         return UserContext(user_id, self.text, self.budget, items[:self.kept], items[self.kept:])
 
 
-_SIZE = CachedBlock._fields.index("size")
+def estimate_size(text: str, items: tuple, reused: int = 0) -> int:
+    """The bytes a cached block of `text` and compact `items` holds, its first `reused` items not counted
+    (objects another cached block holds)."""
+    counted = items[reused:]
+    texts = [label for _, label, _ in counted]
+    texts.extend([value for _, _, payload in counted for _, value in payload])
+    # Each text's object header, and its characters at the width of the widest (one join:
+    # sys.getsizeof() on every text cost as much as rendering the block).
+    return (256 + sys.getsizeof(text) + 8 * len(items) + _ITEM_OVERHEAD * len(counted)
+            + 64 * (len(texts) - len(counted)) + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
+
+
+#: The context cache's entries are plain tuples whose last field is their size (CachedBlock, RecallWindow).
+_SIZE = -1
+#: Where a user's RecallWindow is kept among the user's blocks.
+_WINDOW_KEY = "recall window"
+#: The size counted for a block for a message that recalled nothing: the plain block's own objects.
+_SHARED_BLOCK_SIZE = 256
 
 
 #: What a user's cached block is kept under: the number of events (the plain block), or that and
-#: a message's words (the block for a message: recall_block()).
-BlockKey = int | tuple[int, tuple[str, ...]]
+#: a message's words (the block for a message: recall_block()); the user's RecallWindow under _WINDOW_KEY.
+BlockKey = int | tuple[int, tuple[str, ...]] | str
 
 
 class ContextBuilder:
@@ -109,7 +122,6 @@ class ContextBuilder:
     def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object], cache_bytes: int = CACHE_BYTES):
         self._store = store
         self._settings = settings_getter
-        self._recall = Recall(store)
         self._lock = threading.Lock()
         # user id -> {BlockKey: CachedBlock as a plain tuple}, oldest user first: a change drops one
         # user in O(1). Plain tuples (and then the dicts holding them) stop being tracked by the
@@ -146,13 +158,14 @@ class ContextBuilder:
         if blocks:
             self._bytes -= sum(b[_SIZE] for b in blocks.values())
 
-    def _store_block(self, user_id: str, key: BlockKey, cached: CachedBlock) -> None:
+    def _store_block(self, user_id: str, key: BlockKey, cached: tuple) -> None:
+        """Keep `cached` (a CachedBlock or RecallWindow, kept as a plain tuple) for the user under `key`."""
         blocks = self._cache.get(user_id)
         if blocks is None:
             blocks = self._cache[user_id] = {}
         old = blocks.pop(key, None)  # popped: a stored block becomes the user's newest
-        blocks[key] = tuple(cached)
-        self._bytes += cached.size - (old[_SIZE] if old is not None else 0)
+        blocks[key] = cached = tuple(cached)
+        self._bytes += cached[_SIZE] - (old[_SIZE] if old is not None else 0)
         if type(key) is tuple:
             recalls = [k for k in blocks if type(k) is tuple]
             for gone in recalls[:-MAX_RECALLS_PER_USER]:
@@ -205,19 +218,29 @@ class ContextBuilder:
     def user_block(self, user_id: str, max_events: int | None = None, max_chars: int | None = None,
                    query: str | None = None) -> UserContext:
         """The user's block; with a `query` (the current message) the events relevant to it come first."""
-        if query and query_terms(query):
-            return self._recall_user_block(user_id, query, max_events, max_chars)
+        words = query_terms(query) if query else ()
+        if words:
+            return self._recall_user_block(user_id, words, max_events, max_chars)
         events, default, budget = self._variant(max_events, max_chars)
         hit = self._hit(user_id, events, default)
         if hit is not None:
             block = hit.block(user_id)
         else:
-            block = self._read(user_id, events, default)
+            block = self._read(user_id, events, default)[0]
         if budget == default:
             return block
         return fit_items(user_id, block.kept + block.dropped, budget, known=block)
 
-    def _read(self, user_id: str, events: int, budget: int) -> UserContext:
+    def fast_block(self, user_id: str, max_chars: int | None = None, query: str | None = None):
+        """user_block()'s text and truncation at least (the API's reply): for a message under the
+        configured budget the compact block, made without converting it."""
+        words = query_terms(query) if query else ()
+        events, default, budget = self._variant(None, max_chars)
+        if words and budget == default:
+            return self._recall_cached(user_id, words, events, default)
+        return self.user_block(user_id, max_chars=max_chars, query=query)
+
+    def _read(self, user_id: str, events: int, budget: int) -> tuple[UserContext, CachedBlock]:
         """The block under the configured budget from the database, cached unless its user changed meanwhile."""
         now = now_iso()
         with self._lock:
@@ -230,42 +253,92 @@ class ContextBuilder:
         with self._lock:
             if seen == (self._epoch, self._changes.get(user_id, 0)):
                 self._store_block(user_id, events, cached)
-        return block
+        return block, cached
+
+    def _plain(self, user_id: str, events: int, default: int) -> CachedBlock:
+        """The plain block under the configured budget, compact: cached or read."""
+        hit = self._hit(user_id, events, default)
+        return hit if hit is not None else self._read(user_id, events, default)[1]
+
+    def _window(self, user_id: str, events: int) -> RecallWindow:
+        """The user's newest events for recall (at least `events`): cached or read."""
+        limit = max(WINDOW, events)
+        with self._lock:
+            blocks = self._cache.get(user_id)
+            raw = blocks.get(_WINDOW_KEY) if blocks else None
+            seen = (self._epoch, self._changes.get(user_id, 0))
+        if raw is not None and raw[0] == limit:
+            return RecallWindow._make(raw)
+        window = RecallWindow.of(self._store.newest_event_rows(user_id, limit + 1), limit)
+        with self._lock:
+            if seen == (self._epoch, self._changes.get(user_id, 0)):
+                self._store_block(user_id, _WINDOW_KEY, window)
+        return window
+
+    def _make(self, user_id: str, words: tuple[str, ...], events: int, budget: int, plain: CachedBlock,
+              now: datetime) -> tuple[RecallWindow, MadeBlock | None]:
+        """The block for a message's words from the cached plain block and window (None: nothing matched)."""
+        if events <= 0:
+            return None, None
+        window = self._window(user_id, events)
+        older, total = [], window.count()
+        if not window.complete:  # older events: those the index finds (the window's were searched here)
+            _, found, total = self._store.recall_rows(user_id, words, 0, scan=False)
+            held = set(window.event_ids())
+            older = [event for event in found if event.id not in held]
+        return window, make_block(user_id, words, plain, window, older, total, events, budget,
+                                  scoring_window(now)[0])
+
+    def _recall_cached(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> CachedBlock:
+        """The block for a message's words under the configured budget, cached.
+
+        Exact while the plain block it took its profile lines from is (no write of the user, no
+        expiry) and the recency step its scores were made in lasts (recall.scoring_window)."""
+        key = (events, words)
+        hit = self._hit(user_id, key, default)
+        if hit is not None:
+            return hit
+        with self._lock:
+            seen = (self._epoch, self._changes.get(user_id, 0))
+        now = datetime.now()
+        plain = self._plain(user_id, events, default)
+        made = self._make(user_id, words, events, default, plain, now)[1]
+        if made is None:  # nothing matched: the plain block (its objects, its stamp: the same reply)
+            cached = plain._replace(size=_SHARED_BLOCK_SIZE)
+        else:
+            step_end = to_iso(scoring_window(now)[1])
+            until = step_end if plain.valid_until is None else min(plain.valid_until, step_end)
+            cached = CachedBlock(made.text, default, made.kept, made.items, until, next(_stamps),
+                                 estimate_size(made.text, made.items, made.profiles))
+        with self._lock:
+            if seen == (self._epoch, self._changes.get(user_id, 0)):
+                self._store_block(user_id, key, cached)
+        return cached
 
     def recall_block(self, user_id: str, query: str, max_events: int | None = None,
                      max_chars: int | None = None, now: datetime | None = None) -> RecallBlock:
         """The block for a message, with why each event is in it (made anew: user_block() caches)."""
-        events, _, budget = self._variant(max_events, max_chars)
-        return recall_block(self._recall, user_id, query, events, budget,
-                            lambda: self.user_block(user_id, max_events=max_events, max_chars=max_chars), now)
-
-    def _recall_user_block(self, user_id: str, query: str, max_events: int | None,
-                           max_chars: int | None) -> UserContext:
-        """The block for a message (its words not empty), cached under the configured budget.
-
-        Exact while the plain block it took its profile lines from is (no write of the user, no
-        expiry) and the recency step its scores were made in lasts (recall.scoring_window)."""
         events, default, budget = self._variant(max_events, max_chars)
-        key = _block_key(events, query)
+        words = query_terms(query) if query else ()
+        made = window = None
+        if words:
+            window, made = self._make(user_id, words, events, budget, self._plain(user_id, events, default),
+                                      now or datetime.now())
+        if made is None:
+            return RecallBlock(self.user_block(user_id, max_events=max_events, max_chars=max_chars), words, ())
+        return RecallBlock(_made_context(user_id, budget, made), words,
+                           recalled_events(user_id, window, made.shown))
+
+    def _recall_user_block(self, user_id: str, words: tuple[str, ...], max_events: int | None,
+                           max_chars: int | None) -> UserContext:
+        """The block for a message (its words not empty), cached under the configured budget."""
+        events, default, budget = self._variant(max_events, max_chars)
         if budget == default:
-            hit = self._hit(user_id, key, budget)
-            if hit is not None:
-                return hit.block(user_id)
-        with self._lock:
-            seen = (self._epoch, self._changes.get(user_id, 0))
-        now = datetime.now()
-        block = self.recall_block(user_id, query, max_events, max_chars, now).block
-        if budget != default:
-            return block
-        plain = self._hit(user_id, events, default)  # read (or found) by recall_block, unless it changed since
-        if plain is not None:
-            step_end = to_iso(scoring_window(now)[1])
-            until = step_end if plain.valid_until is None else min(plain.valid_until, step_end)
-            cached = CachedBlock.of(block, until, shared=plain.items)  # its profile items are the plain block's
-            with self._lock:
-                if seen == (self._epoch, self._changes.get(user_id, 0)):
-                    self._store_block(user_id, key, cached)
-        return block
+            return self._recall_cached(user_id, words, events, default).block(user_id)
+        made = self._make(user_id, words, events, budget, self._plain(user_id, events, default), datetime.now())[1]
+        if made is None:
+            return self.user_block(user_id, max_events=max_events, max_chars=max_chars)
+        return _made_context(user_id, budget, made)
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None,
               query: str | None = None) -> ContextResult:
@@ -289,6 +362,11 @@ class ContextBuilder:
     def block_text(self, user_id: str, max_events: int) -> str:
         hit = self.peek_cached(user_id, max_events=max_events)
         return hit.text if hit is not None else self.user_block(user_id, max_events=max_events).text
+
+
+def _made_context(user_id: str, budget: int, made: MadeBlock) -> UserContext:
+    items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in made.items)
+    return UserContext(user_id, made.text, budget, items[:made.kept], items[made.kept:])
 
 
 def _block_key(events: int, query: str | None) -> BlockKey:

@@ -1,12 +1,19 @@
-"""The memory block for a message: the user's events relevant to it first, then the newest, same budget."""
+"""The memory block for a message: the user's events relevant to it first, then the newest, same budget.
+
+Made from what the context cache holds for the user (the plain block's profile lines and the
+user's newest events: recall_window.py) without the database, unless the user has events older
+than the window, and without the template (context_format.join_items()).
+"""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Callable
+from typing import NamedTuple
 
-from kiraos_desktop.core.context_format import ContextItem, UserContext, context_items, render_items
-from kiraos_desktop.core.recall import Recall, RecalledEvent, pick_events
+from kiraos_desktop.core.context_format import UserContext, join_items, prefix_lengths, sanitize
+from kiraos_desktop.core.recall import RecalledEvent, inside_weights, matches, rank
+from kiraos_desktop.core.recall_window import RecallWindow
+from kiraos_desktop.core.records import EventEntry
 
 
 @dataclass(frozen=True)
@@ -22,66 +29,100 @@ class RecallBlock:
         return any(r.relevant for r in self.shown)
 
 
-def _newest_first(picked: list[RecalledEvent]) -> list[int]:
-    """The rank each event is shown at: newest first, as the plain block orders them."""
-    order = sorted(range(len(picked)), key=lambda i: (picked[i].event.created_at or "", picked[i].event.id),
-                   reverse=True)
-    ranks = [0] * len(picked)
-    for rank, index in enumerate(order):
-        ranks[index] = rank
-    return ranks
+class MadeBlock(NamedTuple):
+    """A block for a message in the context cache's compact form (items: kind, label, payload pairs)."""
+
+    text: str
+    kept: int  # items[:kept] are in the block, in the order shown; the rest were dropped (priority order)
+    items: tuple
+    profiles: int  # items[:profiles] are the plain block's own item objects (shared, counted there)
+    shown: list  # the events in the block as rank() gives them (score, created_at, id, words, where), newest first
+
+    @property
+    def truncated(self) -> bool:
+        return self.kept < len(self.items)
 
 
-def recall_block(recall: Recall, user_id: str, query: str, max_events: int, budget: int,
-                 plain: Callable[[], UserContext], now: datetime | None = None) -> RecallBlock:
-    """The block for `query` at the time `now`; `plain()` (today's block) when no event matches it."""
-    now = now or datetime.now()
-    found = recall.recall(user_id, query, now, newest=max_events) if max_events > 0 else None
-    if found is None or not found.relevant:
-        return RecallBlock(plain(), found.words if found else (), ())
-    # The profile lines are those of today's block (cached: no database read), events replaced.
-    usual = plain()
-    profile_items = [item for item in usual.kept + usual.dropped if "key" in item.payload]
-    picked = pick_events(found.relevant, found.newest, max_events)
-    ranks = _newest_first(picked)
-    items = profile_items + context_items([], [r.event for r in picked])
-    first_event = len(items) - len(picked)
-    rank_of = {id(item): ranks[i] for i, item in enumerate(items[first_event:])}
+def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow, older: list[EventEntry],
+               total: int, max_events: int, budget: int, now: datetime) -> MadeBlock | None:
+    """The block for a message's `words`, or None when no event matches them (the plain block is the answer).
 
-    def shown(chosen: list[ContextItem]) -> list[ContextItem]:
-        events = sorted((item for item in chosen if id(item) in rank_of), key=lambda item: rank_of[id(item)])
-        return [item for item in chosen if id(item) not in rank_of] + events
+    `plain`: the user's plain block under some budget (compact: text, kept, items), for its profile
+    lines; `window`: the user's newest events (at least `max_events`); `older`: candidates older
+    than the window (recall_rows() of the index, when the window does not hold every event) and
+    `total` the user's number of events. Events: the relevant ones (rank()), then the newest fill
+    up to `max_events`; kept in that order up to `budget` after every profile line, shown newest first.
+    """
+    inside = inside_weights(words)
+    ends = memoryview(window.stamp_ends).cast("I")
+    ids = window.event_ids()
+    matched = [(window.created_at(n, ends), ids[n], found, n) for n, found in window.matches(words, inside)]
+    for event in older:
+        found = matches(words, event.summary, inside)
+        if found:
+            matched.append((event.created_at, event.id, found, event))
+    if not matched:
+        return None
+    picked = rank(matched, total, now)[:max_events]
+    if len(picked) < max_events:  # the newest of the rest fill what is left
+        chosen = {p[2] for p in picked}
+        for n in range(min(max_events, window.count())):
+            if ids[n] not in chosen:
+                picked.append((0.0, window.created_at(n, ends) or "", ids[n], (), n))
+                if len(picked) >= max_events:
+                    break
+    starts = memoryview(window.starts).cast("I")
+    events = []
+    for _, created_at, _, _, where in picked:
+        summary = window.summary(where, starts) if type(where) is int else where.summary
+        date = created_at[:10]
+        events.append(("events", f"{date} {summary}", (("date", date), ("summary", sanitize(summary)))))
+    items = plain.items
+    profiles = len(items)
+    while profiles and items[profiles - 1][0] == "events":  # the plain block's events come last
+        profiles -= 1
+    user = sanitize(user_id)
+    count, text = _fit(user, plain, profiles, events, budget)
+    kept_profiles = min(count, profiles)
+    order = sorted(range(count - kept_profiles), key=lambda k: (picked[k][1], picked[k][2]), reverse=True)
+    if order:
+        line = f"[{user}:events] " + " | ".join(events[k][2][0][1] + " " + events[k][2][1][1] for k in order)
+        text = f"{text}\n{line}" if text else line
+    items = items[:kept_profiles] + tuple(events[k] for k in order) + items[kept_profiles:profiles] + tuple(
+        events[len(order):])
+    return MadeBlock(text, count, items, profiles, [picked[k] for k in order])
 
-    # Items are kept in priority order (every profile entry, then the picked events) up to the
-    # budget, and shown in the block's usual order (newest event first). Today's block under the
-    # same budget starts with the same profile items: what it kept of them, this one keeps too.
-    known = len(usual.kept) if usual.budget == budget and budget else None
-    if known is not None and known < first_event:  # not even every profile entry fitted: nor here
-        count, text = known, usual.text
-    elif known is not None:
-        count, text = _fit(user_id, items, budget, shown, first_event, usual.text if known == first_event else None)
-    else:
-        count, text = _fit(user_id, items, budget, shown)
-    kept = tuple(shown(items[:count]))
-    block = UserContext(user_id, text, budget, kept, tuple(items[count:]))
-    order = sorted(range(max(0, count - first_event)), key=lambda i: ranks[i])
-    return RecallBlock(block, found.words, tuple(picked[i] for i in order))
+
+def _fit(user: str, plain, profiles: int, events: list, budget: int) -> tuple[int, str]:
+    """How many items (the plain block's `profiles` profile items, then `events`) fit in `budget`, and the
+    text of the profile lines among them (the events' line is added in the order shown)."""
+    if plain.kept >= profiles:  # every profile line is in the plain block's text, the events' line after them
+        text = plain.text
+        if profiles and plain.kept > profiles:
+            text = text[:text.rfind("\n")]
+        elif not profiles:
+            text = ""
+        if not budget or len(text) <= budget:
+            count = profiles
+            length = len(text) + (1 if text else 0) + len(user) + 10  # "\n" "[" user ":events] "
+            for event in events:
+                date, summary = event[2]
+                length += len(date[1]) + len(summary[1]) + 1
+                if budget and length > budget:
+                    break
+                count += 1
+                length += 3  # " | " before the next
+            return count, text
+    lengths = prefix_lengths(user, plain.items[:profiles] + tuple(events), budget)
+    count = len(lengths)
+    kept = min(count, profiles)
+    if kept <= plain.kept:  # the plain block's text starts with these lines
+        return count, plain.text[:lengths[kept - 1]] if kept else ""
+    return count, join_items(user, plain.items[:kept])
 
 
-def _fit(user_id: str, items: list[ContextItem], budget: int, shown, fits: int = 0,
-         fits_text: str | None = "") -> tuple[int, str]:
-    """How many items (in priority order) fit in `budget` (0: all), and their text as shown.
-    The first `fits` items are known to fit; `fits_text` is their text when known (else None)."""
-    full = render_items(user_id, shown(items))
-    if not budget or len(full) <= budget:
-        return len(items), full
-    # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
-    low, high, best = fits, len(items) - 2, fits_text
-    while low <= high:
-        mid = (low + high) // 2
-        text = render_items(user_id, shown(items[:mid + 1]))
-        if len(text) <= budget:
-            low, best = mid + 1, text
-        else:
-            high = mid - 1
-    return low, best if best is not None else render_items(user_id, shown(items[:low]))
+def recalled_events(user_id: str, window: RecallWindow, shown: list) -> tuple[RecalledEvent, ...]:
+    """The events of MadeBlock.shown as RecalledEvents (the window's are read out of it)."""
+    return tuple(RecalledEvent(where if not isinstance(where, int) else window.entry(user_id, where), score,
+                               tuple(word for word, _ in found))
+                 for score, _, _, found, where in shown)

@@ -360,14 +360,14 @@ class PgMemoryStore(MemoryStore):
     def recall_progress(self) -> tuple[int, int]:
         return self._read(lambda conn: recall_index.build_progress(PgConnection(conn)))
 
-    def recall_rows(self, user_id: str, words: tuple[str, ...],
-                    newest: int) -> tuple[list[EventEntry], list[EventEntry], int]:
+    def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
+                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]:
         def work(conn):
             adapted = PgConnection(conn)
             state = self._recall_state
             if not state.complete:
                 state = recall_index.read_build_state(adapted)
-            latest, found = recall_index.recall_rows(adapted, user_id, words, newest, state)
+            latest, found = recall_index.recall_rows(adapted, user_id, words, newest, state, scan)
             counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = %s", (user_id,)).fetchone()
             return latest, found, counted
 
@@ -447,6 +447,9 @@ class PgMemoryStore(MemoryStore):
 
         profiles, events = self._read(work)
         return sort_profiles(profile_from_row(r) for r in profiles), [event_from_row(r) for r in events]
+
+    def newest_event_rows(self, user_id: str, limit: int) -> list[tuple]:
+        return self._read(lambda conn: conn.execute(_CONTEXT_EVENTS, (user_id, limit)).fetchall())
 
 
 _CONTEXT_PROFILES = pg_sql(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}")

@@ -47,54 +47,83 @@ class RecalledEvent:
 
 def _age_days(created_at: str | None, now: datetime) -> float:
     try:
-        return max(0.0, (now - parse_timestamp(created_at or "")).total_seconds() / 86400)
+        moment = datetime.fromisoformat(created_at)  # the usual stored text, read as parse_timestamp() reads it
+        if moment.tzinfo is not None:
+            raise ValueError("with an offset")
     except (ValueError, TypeError):
-        return math.inf
+        try:
+            moment = parse_timestamp(created_at or "")
+        except (ValueError, TypeError):
+            return math.inf
+    return max(0.0, (now - moment).total_seconds() / 86400)
 
 
-def _matches(words: tuple[str, ...], text: str) -> list[tuple[str, float]]:
+def inside_weights(words: tuple[str, ...]) -> tuple[float | None, ...]:
+    """Per word, what finding it only inside a text (not as one of its own words) counts: Chinese
+    words count INSIDE_CHAR_WEIGHT or INSIDE_WORD_WEIGHT, other words nothing (None)."""
+    return tuple((INSIDE_CHAR_WEIGHT if len(word) == 1 else INSIDE_WORD_WEIGHT) if is_han(word) else None
+                 for word in words)
+
+
+def matches(words: tuple[str, ...], text: str, inside: tuple | None = None) -> list[tuple[str, float]]:
+    """The words `text` holds, with their weights, in the words' order (`inside`: inside_weights(words))."""
     own = set(terms(text))
     folded = None
     found = []
-    for word in words:
+    for word, inside in zip(words, inside or inside_weights(words)):
         if word in own:
             found.append((word, 1.0))
-        elif is_han(word):
+        elif inside is not None:
             if folded is None:
                 folded = normalise(text)
             if word in folded:
-                found.append((word, INSIDE_CHAR_WEIGHT if len(word) == 1 else INSIDE_WORD_WEIGHT))
+                found.append((word, inside))
     return found
 
 
-def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, now: datetime) -> list[RecalledEvent]:
-    """The events that match a word, most relevant first (newest first among equals).
+def rank(matched: list[tuple], total: int, now: datetime) -> list[tuple]:
+    """Scores of matched events, most relevant first (newest first among equals).
 
-    Relevance sums the matched words' weights times their rarity among the user's events
-    (log(1 + total / events with the word)); recency multiplies it by up to 1 + RECENCY_BOOST.
+    `matched`: (created_at, id, [(word, weight), ...], anything) per event; returns (score, created_at
+    or "", id, found, anything) tuples. Relevance sums the matched words' weights times their rarity
+    among the user's `total` events (log(1 + total / events with the word)); recency multiplies it by
+    up to 1 + RECENCY_BOOST, halving every RECENCY_HALF_LIFE_DAYS.
     """
-    matched = []
-    for event in events:
-        folded = normalise(event.summary)
-        if any(word in folded for word in words):  # a word matches only text that holds it
-            found = _matches(words, event.summary)
-            if found:
-                matched.append((event, found))
-    if not matched:
-        return []
     having: dict[str, int] = {}
-    for _, found in matched:
+    for _, _, found, _ in matched:
         for word, _ in found:
             having[word] = having.get(word, 0) + 1
     total = max(total, len(matched))
     scored = []
-    for event, found in matched:
+    for created_at, event_id, found, item in matched:
         relevance = sum(weight * math.log(1 + total / having[word]) for word, weight in found)
-        recency = 1 + RECENCY_BOOST * 0.5 ** (_age_days(event.created_at, now) / RECENCY_HALF_LIFE_DAYS)
-        scored.append(RecalledEvent(event, relevance * recency, tuple(word for word, _ in found)))
-    scored.sort(key=lambda r: (r.event.created_at or "", r.event.id), reverse=True)
-    scored.sort(key=lambda r: r.score, reverse=True)  # stable: newest first among equal scores
+        recency = 1 + RECENCY_BOOST * 0.5 ** (_age_days(created_at, now) / RECENCY_HALF_LIFE_DAYS)
+        scored.append((relevance * recency, created_at or "", event_id, found, item))
+    scored.sort(key=_newest, reverse=True)
+    scored.sort(key=_score, reverse=True)  # stable: newest first among equal scores
     return scored
+
+
+def _newest(scored: tuple) -> tuple:
+    return scored[1], scored[2]
+
+
+def _score(scored: tuple) -> float:
+    return scored[0]
+
+
+def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, now: datetime) -> list[RecalledEvent]:
+    """The events that match a word, most relevant first (newest first among equals): rank()."""
+    matched = []
+    inside = inside_weights(words)
+    for event in events:
+        folded = normalise(event.summary)
+        if any(word in folded for word in words):  # a word matches only text that holds it
+            found = matches(words, event.summary, inside)
+            if found:
+                matched.append((event.created_at, event.id, found, event))
+    return [RecalledEvent(event, score, tuple(word for word, _ in found))
+            for score, _, _, found, event in rank(matched, total, now)]
 
 
 def pick_events(relevant: list[RecalledEvent], newest: list[EventEntry], limit: int) -> list[RecalledEvent]:
@@ -113,8 +142,9 @@ def pick_events(relevant: list[RecalledEvent], newest: list[EventEntry], limit: 
 def matching_profiles(words: tuple[str, ...], profiles: list[ProfileEntry]) -> list[ProfileEntry]:
     """The entries whose key or value holds one of the words, most matched words first."""
     counted = []
+    inside = inside_weights(words)
     for entry in profiles:
-        found = _matches(words, f"{entry.key} {entry.value}")
+        found = matches(words, f"{entry.key} {entry.value}", inside)
         if found:
             counted.append((sum(weight for _, weight in found), entry))
     counted.sort(key=lambda pair: pair[0], reverse=True)  # stable: the given order among equals

@@ -198,13 +198,14 @@ SCAN_LIMIT = 200
 
 
 def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], newest: int,
-                state: BuildState) -> tuple[list[tuple], list[tuple]]:
+                state: BuildState, scan: bool = True) -> tuple[list[tuple], list[tuple]]:
     """Rows (EVENT_COLUMNS) of `user_id`: (the `newest` newest, newest first; those that may hold one
     of `words`, a superset the caller scores from their text).
 
     Candidates: the user's newest SCAN_LIMIT events that hold a word anywhere in their text, the
     index's matches, and what the index may not hold yet: the user's queued events and, while
-    the build runs, the user's events above its progress.
+    the build runs, the user's events above its progress. Without `scan`, only the index's matches
+    and the queued events (for a caller that searched the newest SCAN_LIMIT itself).
     """
     # The queue before the index: a drain committing in between moves rows from one to the other,
     # and read in this order they are seen at least once (the state was read before both).
@@ -215,15 +216,17 @@ def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], 
         ids.update(r[0] for r in conn.execute(
             "SELECT DISTINCT event_id FROM recall_terms WHERE u = (SELECT num FROM recall_users WHERE user_id = ?) "
             f"AND term IN ({marks})", (user_id, *words)))
-    scans = ["instr(lower(event_summary), ?) > 0"] * len(words)
-    params: list = [*words]
-    if not state.complete:
-        scans.append("(id > ? AND id <= ?)")
-        params += [state.done, state.upto]
-    found = conn.execute(
-        f"SELECT {EVENT_COLUMNS} FROM ({EVENT_SELECT} WHERE user_id = ? "
-        f"{NEWEST_EVENTS_FIRST} LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans) or 'false'}",
-        (user_id, *params)).fetchall()
+    found = []
+    if scan:
+        scans = ["instr(lower(event_summary), ?) > 0"] * len(words)
+        params: list = [*words]
+        if not state.complete:
+            scans.append("(id > ? AND id <= ?)")
+            params += [state.done, state.upto]
+        found = conn.execute(
+            f"SELECT {EVENT_COLUMNS} FROM ({EVENT_SELECT} WHERE user_id = ? "
+            f"{NEWEST_EVENTS_FIRST} LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans) or 'false'}",
+            (user_id, *params)).fetchall()
     ids.difference_update(row[0] for row in found)
     listed = sorted(ids)
     for start in range(0, len(listed), 500):

@@ -341,15 +341,15 @@ class MemoryStore:
     def recall_progress(self) -> tuple[int, int]:
         return recall_index.build_progress(self.reader.connection())
 
-    def recall_rows(self, user_id: str, words: tuple[str, ...],
-                    newest: int) -> tuple[list[EventEntry], list[EventEntry], int]:
+    def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
+                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]:
         """The user's `newest` newest events (newest first), those that may hold one of the words (a
         superset), and how many events the user has."""
         conn = self.reader.connection()
         state = self._recall_state
         if not state.complete:  # another process of ours may have moved it on
             state = recall_index.read_build_state(conn)
-        latest, found = recall_index.recall_rows(conn, user_id, words, newest, state)
+        latest, found = recall_index.recall_rows(conn, user_id, words, newest, state, scan)
         counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
         total = max(len(found), counted[0] if counted else 0)
         return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
@@ -510,6 +510,11 @@ class MemoryStore:
                 f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?", (user_id, max_events))]
         cursor.close()
         return sort_profiles(profiles), events
+
+    def newest_event_rows(self, user_id: str, limit: int) -> list[tuple]:
+        """The user's `limit` newest events as rows (EVENT_COLUMNS), newest first: what recall holds per user."""
+        return self.reader.connection().execute(
+            f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?", (user_id, limit)).fetchall()
 
     def list_changes(self, user_id: str | None = None, limit: int = 100,
                      before_id: int | None = None) -> list[ChangeRecord]:
