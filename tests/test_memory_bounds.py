@@ -16,6 +16,7 @@ from core_helpers import make_engine
 from kiraos_desktop.api.fastpath import ContextFastPath
 from kiraos_desktop.core import context as context_module
 from kiraos_desktop.core.context import ContextBuilder, render_user_block
+from kiraos_desktop.core.recall_text import _CACHED_TEXTS, terms
 from kiraos_desktop.core.timeutil import _parse_ttl_cached, parse_ttl
 
 REPO = Path(__file__).resolve().parent.parent
@@ -77,6 +78,30 @@ def test_the_size_estimate_is_close_to_the_memory_held(engine):
     finally:
         tracemalloc.stop()
     assert 0.7 * held <= engine.context.cache_bytes() <= 1.5 * held
+
+
+def test_the_size_estimate_of_windows_and_blocks_for_messages_is_close_to_the_memory_held(engine):
+    import tracemalloc
+
+    for n in range(100):
+        with engine.store.batch("gui") as batch:
+            for i in range(60):
+                batch.add_event(f"u{n}", f"第{n}位用户的第{i}件事：去了海边旅行 Went hiking #{i}",
+                                created_at=f"2026-{1 + i % 12:02d}-{1 + i % 28:02d}T10:{i % 60:02d}:00")
+        engine.context.user_block(f"u{n}")
+    held_before = engine.context.cache_bytes()
+    tracemalloc.start()
+    try:
+        for n in range(2 * _CACHED_TEXTS):  # the words of recent texts are cached (a bounded cache): fill it first
+            terms(f"第{n}位用户的第{n}件事：去了山里旅行 Went skiing #{n}")
+        before = tracemalloc.get_traced_memory()[0]
+        for n in range(100):
+            for query in ("旅行怎么样", "hiking", "第3件事"):
+                engine.context.fast_block(f"u{n}", query=query)
+        held = tracemalloc.get_traced_memory()[0] - before
+    finally:
+        tracemalloc.stop()
+    assert 0.7 * held <= engine.context.cache_bytes() - held_before <= 1.5 * held
 
 
 def test_change_counters_of_many_users_do_not_pile_up(engine, monkeypatch):

@@ -63,44 +63,42 @@ class CachedBlock(NamedTuple):
         return self.kept < len(self.items)
 
     @classmethod
-    def of(cls, block: UserContext, valid_until: str | None, shared: tuple = ()) -> "CachedBlock":
-        """The compact form of `block`. Its first items, where equal to those of `shared` (the items
-        of the user's plain block, which the block for a message took its profile lines from: both
-        are dropped together, and the plain one is replaced only once both have expired), are the
-        same objects and are not counted again in `size`."""
+    def of(cls, block: UserContext, valid_until: str | None) -> "CachedBlock":
+        """The compact form of `block`."""
         # Payloads go in as tuples of pairs: a tuple holding a dict is never untracked.
-        items = [(i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped]
-        reused = 0
-        while reused < min(len(shared), len(items)) and shared[reused] == items[reused]:
-            items[reused] = shared[reused]
-            reused += 1
-        items = tuple(items)
-        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps),
-                   estimate_size(block.text, items, reused))
+        items = tuple((i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped)
+        texts = [label for _, label, _ in items]
+        texts.extend([value for _, _, payload in items for _, value in payload])
+        # Each text's object header, and its characters at the width of the widest (one join:
+        # sys.getsizeof() on every text cost as much as rendering the block).
+        size = (256 + sys.getsizeof(block.text) + (8 + _ITEM_OVERHEAD) * len(items) + 64 * (len(texts) - len(items))
+                + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
+        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps), size)
 
     def block(self, user_id: str) -> UserContext:
         items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in self.items)
         return UserContext(user_id, self.text, self.budget, items[:self.kept], items[self.kept:])
 
 
-def estimate_size(text: str, items: tuple, reused: int = 0) -> int:
-    """The bytes a cached block of `text` and compact `items` holds, its first `reused` items not counted
-    (objects another cached block holds)."""
-    counted = items[reused:]
-    texts = [label for _, label, _ in counted]
-    texts.extend([value for _, _, payload in counted for _, value in payload])
-    # Each text's object header, and its characters at the width of the widest (one join:
-    # sys.getsizeof() on every text cost as much as rendering the block).
-    return (256 + sys.getsizeof(text) + 8 * len(items) + _ITEM_OVERHEAD * len(counted)
-            + 64 * (len(texts) - len(counted)) + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
+class CachedRecall(NamedTuple):
+    """A cached block for a message: what the API replies (a bot asks for the block of its current
+    message, sometimes twice). Its items are not kept (the events' would hold several kilobytes per
+    block): user_block() makes them again from the cached plain block and RecallWindow."""
+
+    text: str
+    budget: int
+    truncated: bool
+    valid_until: str | None
+    stamp: int
+    size: int
 
 
-#: The context cache's entries are plain tuples whose last field is their size (CachedBlock, RecallWindow).
+#: The context cache's entries are plain tuples whose last field is their size (CachedBlock, CachedRecall,
+#: RecallWindow).
 _SIZE = -1
 #: Where a user's RecallWindow is kept among the user's blocks.
 _WINDOW_KEY = "recall window"
-#: The size counted for a block for a message that recalled nothing: the plain block's own objects.
-_SHARED_BLOCK_SIZE = 256
+_RECALL_OVERHEAD = 256  # a CachedRecall's tuple, stamp and valid_until, roughly
 
 
 #: What a user's cached block is kept under: the number of events (the plain block), or that and
@@ -192,17 +190,18 @@ class ContextBuilder:
         default = settings.max_context_chars
         return events, default, default if max_chars is None else max_chars
 
-    def _hit(self, user_id: str, key: BlockKey, budget: int) -> CachedBlock | None:
+    def _hit(self, user_id: str, key: BlockKey, budget: int):
+        """The CachedBlock (plain) or CachedRecall (for a message: `key` a tuple) under `key`, if still exact."""
         with self._lock:
             blocks = self._cache.get(user_id)
             raw = blocks.get(key) if blocks else None
-        hit = CachedBlock._make(raw) if raw is not None else None
+        hit = None if raw is None else CachedRecall._make(raw) if type(key) is tuple else CachedBlock._make(raw)
         if hit is not None and hit.budget == budget and (hit.valid_until is None or now_iso() < hit.valid_until):
             return hit
         return None
 
     def peek_cached(self, user_id: str, max_events: int | None = None, max_chars: int | None = None,
-                    query: str | None = None) -> CachedBlock | None:
+                    query: str | None = None) -> CachedBlock | CachedRecall | None:
         """The cached block (compact; for `query` when given) when it is still exact, else None; never
         touches the database. Only the configured budget is cached: for another `max_chars` this is None."""
         events, default, budget = self._variant(max_events, max_chars)
@@ -289,31 +288,35 @@ class ContextBuilder:
         return window, make_block(user_id, words, plain, window, older, total, events, budget,
                                   scoring_window(now)[0])
 
-    def _recall_cached(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> CachedBlock:
-        """The block for a message's words under the configured budget, cached.
+    def _recall_cached(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> CachedRecall:
+        """The block for a message's words under the configured budget, cached (or made and cached)."""
+        hit = self._hit(user_id, (events, words), default)
+        return hit if hit is not None else self._recall_made(user_id, words, events, default)[0]
+
+    def _recall_made(self, user_id: str, words: tuple[str, ...], events: int,
+                     default: int) -> tuple[CachedRecall, MadeBlock | None, CachedBlock]:
+        """The block for a message's words under the configured budget made anew, and cached: (its cache
+        entry, the block made or None when nothing matched, the plain block).
 
         Exact while the plain block it took its profile lines from is (no write of the user, no
         expiry) and the recency step its scores were made in lasts (recall.scoring_window)."""
-        key = (events, words)
-        hit = self._hit(user_id, key, default)
-        if hit is not None:
-            return hit
         with self._lock:
             seen = (self._epoch, self._changes.get(user_id, 0))
         now = datetime.now()
         plain = self._plain(user_id, events, default)
         made = self._make(user_id, words, events, default, plain, now)[1]
-        if made is None:  # nothing matched: the plain block (its objects, its stamp: the same reply)
-            cached = plain._replace(size=_SHARED_BLOCK_SIZE)
+        if made is None:  # nothing matched: the plain block (its text shared, its stamp: the same reply)
+            entry = CachedRecall(plain.text, default, plain.truncated, plain.valid_until, plain.stamp,
+                                 _RECALL_OVERHEAD)
         else:
             step_end = to_iso(scoring_window(now)[1])
             until = step_end if plain.valid_until is None else min(plain.valid_until, step_end)
-            cached = CachedBlock(made.text, default, made.kept, made.items, until, next(_stamps),
-                                 estimate_size(made.text, made.items, made.profiles))
+            entry = CachedRecall(made.text, default, made.truncated, until, next(_stamps),
+                                 _RECALL_OVERHEAD + sys.getsizeof(made.text))
         with self._lock:
             if seen == (self._epoch, self._changes.get(user_id, 0)):
-                self._store_block(user_id, key, cached)
-        return cached
+                self._store_block(user_id, (events, words), entry)
+        return entry, made, plain
 
     def recall_block(self, user_id: str, query: str, max_events: int | None = None,
                      max_chars: int | None = None, now: datetime | None = None) -> RecallBlock:
@@ -334,10 +337,14 @@ class ContextBuilder:
         """The block for a message (its words not empty), cached under the configured budget."""
         events, default, budget = self._variant(max_events, max_chars)
         if budget == default:
-            return self._recall_cached(user_id, words, events, default).block(user_id)
-        made = self._make(user_id, words, events, budget, self._plain(user_id, events, default), datetime.now())[1]
-        if made is None:
-            return self.user_block(user_id, max_events=max_events, max_chars=max_chars)
+            _, made, plain = self._recall_made(user_id, words, events, default)
+            if made is None:
+                return plain.block(user_id)
+        else:
+            made = self._make(user_id, words, events, budget, self._plain(user_id, events, default),
+                              datetime.now())[1]
+            if made is None:
+                return self.user_block(user_id, max_events=max_events, max_chars=max_chars)
         return _made_context(user_id, budget, made)
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None,

@@ -35,7 +35,6 @@ class MadeBlock(NamedTuple):
     text: str
     kept: int  # items[:kept] are in the block, in the order shown; the rest were dropped (priority order)
     items: tuple
-    profiles: int  # items[:profiles] are the plain block's own item objects (shared, counted there)
     shown: list  # the events in the block as rank() gives them (score, created_at, id, words, where), newest first
 
     @property
@@ -90,7 +89,7 @@ def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow
         text = f"{text}\n{line}" if text else line
     items = items[:kept_profiles] + tuple(events[k] for k in order) + items[kept_profiles:profiles] + tuple(
         events[len(order):])
-    return MadeBlock(text, count, items, profiles, [picked[k] for k in order])
+    return MadeBlock(text, count, items, [picked[k] for k in order])
 
 
 def _fit(user: str, plain, profiles: int, events: list, budget: int) -> tuple[int, str]:
