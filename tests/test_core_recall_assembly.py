@@ -8,7 +8,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from kiraos_desktop.core.context import CachedBlock
 from kiraos_desktop.core.context_format import ContextItem, entry_text, join_items, render_items, render_user_block
-from kiraos_desktop.core.context_recall import make_block
+from kiraos_desktop.core.context_recall import made_items, make_block
 from recall_reference import reference
 from kiraos_desktop.core.recall import scoring_window, score_events
 from kiraos_desktop.core.recall_text import query_terms
@@ -49,11 +49,11 @@ def fast(user_id, profiles, events, words, max_events, budget, plain_budget, win
     window = RecallWindow.of(rows, window_size)
     older = events[window_size:]  # what the index gives is a superset of the older events that match
     made = make_block(user_id, words, plain, window, older, len(events), max_events, budget, scoring_window(NOW)[0])
-    return plain, made
+    return window, made
 
 
-def as_items(made) -> tuple[tuple, tuple]:
-    items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in made.items)
+def as_items(made, window) -> tuple[tuple, tuple]:
+    items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in made_items(made, window))
     return items[:made.kept], items[made.kept:]
 
 
@@ -74,13 +74,14 @@ def test_the_block_made_from_the_cache_is_the_long_ways_block(memory, query, max
         if lengths:
             budget = max(1, data.draw(st.sampled_from(lengths)) + data.draw(st.integers(-1, 1)))
     want, want_shown = reference(user_id, profiles, events, words, max_events, budget, NOW)
-    plain, made = fast(user_id, profiles, events, words, max_events, budget, plain_budget, window_size)
+    window, made = fast(user_id, profiles, events, words, max_events, budget, plain_budget, window_size)
     if made is None:  # nothing relevant: the plain block is the answer
         assert not want_shown and not any(
             r for r in score_events(words, events, len(events), scoring_window(NOW)[0]))
         return
     assert made.text == want.text
-    assert as_items(made) == (want.kept, want.dropped)
+    assert as_items(made, window) == (want.kept, want.dropped)
+    assert made.truncated == bool(want.dropped)
     assert [shown[2] for shown in made.shown] == want_shown
     assert (not budget) or len(made.text) <= budget
 

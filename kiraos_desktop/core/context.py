@@ -23,7 +23,7 @@ from kiraos_desktop.core.context_format import (  # noqa: F401 (the block's form
     sanitize,
     unique_ids,
 )
-from kiraos_desktop.core.context_recall import MadeBlock, RecallBlock, make_block, recalled_events
+from kiraos_desktop.core.context_recall import MadeBlock, RecallBlock, make_block, made_items, recalled_events
 from kiraos_desktop.core.recall import scoring_window
 from kiraos_desktop.core.recall_window import WINDOW, RecallWindow
 from kiraos_desktop.core.recall_text import query_terms
@@ -294,9 +294,9 @@ class ContextBuilder:
         return hit if hit is not None else self._recall_made(user_id, words, events, default)[0]
 
     def _recall_made(self, user_id: str, words: tuple[str, ...], events: int,
-                     default: int) -> tuple[CachedRecall, MadeBlock | None, CachedBlock]:
+                     default: int) -> tuple[CachedRecall, MadeBlock | None, CachedBlock, RecallWindow | None]:
         """The block for a message's words under the configured budget made anew, and cached: (its cache
-        entry, the block made or None when nothing matched, the plain block).
+        entry, the block made or None when nothing matched, the plain block, the window).
 
         Exact while the plain block it took its profile lines from is (no write of the user, no
         expiry) and the recency step its scores were made in lasts (recall.scoring_window)."""
@@ -304,7 +304,7 @@ class ContextBuilder:
             seen = (self._epoch, self._changes.get(user_id, 0))
         now = datetime.now()
         plain = self._plain(user_id, events, default)
-        made = self._make(user_id, words, events, default, plain, now)[1]
+        window, made = self._make(user_id, words, events, default, plain, now)
         if made is None:  # nothing matched: the plain block (its text shared, its stamp: the same reply)
             entry = CachedRecall(plain.text, default, plain.truncated, plain.valid_until, plain.stamp,
                                  _RECALL_OVERHEAD)
@@ -316,7 +316,7 @@ class ContextBuilder:
         with self._lock:
             if seen == (self._epoch, self._changes.get(user_id, 0)):
                 self._store_block(user_id, (events, words), entry)
-        return entry, made, plain
+        return entry, made, plain, window
 
     def recall_block(self, user_id: str, query: str, max_events: int | None = None,
                      max_chars: int | None = None, now: datetime | None = None) -> RecallBlock:
@@ -329,7 +329,7 @@ class ContextBuilder:
                                       now or datetime.now())
         if made is None:
             return RecallBlock(self.user_block(user_id, max_events=max_events, max_chars=max_chars), words, ())
-        return RecallBlock(_made_context(user_id, budget, made), words,
+        return RecallBlock(_made_context(user_id, budget, made, window), words,
                            recalled_events(user_id, window, made.shown))
 
     def _recall_user_block(self, user_id: str, words: tuple[str, ...], max_events: int | None,
@@ -337,15 +337,15 @@ class ContextBuilder:
         """The block for a message (its words not empty), cached under the configured budget."""
         events, default, budget = self._variant(max_events, max_chars)
         if budget == default:
-            _, made, plain = self._recall_made(user_id, words, events, default)
+            _, made, plain, window = self._recall_made(user_id, words, events, default)
             if made is None:
                 return plain.block(user_id)
         else:
-            made = self._make(user_id, words, events, budget, self._plain(user_id, events, default),
-                              datetime.now())[1]
+            window, made = self._make(user_id, words, events, budget, self._plain(user_id, events, default),
+                                      datetime.now())
             if made is None:
                 return self.user_block(user_id, max_events=max_events, max_chars=max_chars)
-        return _made_context(user_id, budget, made)
+        return _made_context(user_id, budget, made, window)
 
     def build(self, user_ids: list[str], max_chars: int | None = None, max_events: int | None = None,
               query: str | None = None) -> ContextResult:
@@ -371,8 +371,8 @@ class ContextBuilder:
         return hit.text if hit is not None else self.user_block(user_id, max_events=max_events).text
 
 
-def _made_context(user_id: str, budget: int, made: MadeBlock) -> UserContext:
-    items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in made.items)
+def _made_context(user_id: str, budget: int, made: MadeBlock, window: RecallWindow) -> UserContext:
+    items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in made_items(made, window))
     return UserContext(user_id, made.text, budget, items[:made.kept], items[made.kept:])
 
 

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from kiraos_desktop.core.context_format import UserContext, join_items, prefix_lengths, sanitize
+from kiraos_desktop.core.context_format import UserContext, entry_text, join_items, prefix_lengths, sanitize
 from kiraos_desktop.core.recall import RecalledEvent, inside_weights, matches, rank
 from kiraos_desktop.core.recall_window import RecallWindow
 from kiraos_desktop.core.records import EventEntry
@@ -30,16 +30,23 @@ class RecallBlock:
 
 
 class MadeBlock(NamedTuple):
-    """A block for a message in the context cache's compact form (items: kind, label, payload pairs)."""
+    """A block made for a message: its text, and what it holds (its items are made only when asked for:
+    made_items())."""
 
     text: str
-    kept: int  # items[:kept] are in the block, in the order shown; the rest were dropped (priority order)
-    items: tuple
-    shown: list  # the events in the block as rank() gives them (score, created_at, id, words, where), newest first
+    kept: int  # items kept, in priority order (the plain block's profile items, then `events`)
+    count: int  # items in all
+    profiles: tuple  # the plain block's profile items (compact, shared)
+    events: list  # the events picked, as rank() gives them (score, created_at or "", id, words, where), in priority order
+    order: list  # the positions in `events` of those kept, in the order shown (newest first)
 
     @property
     def truncated(self) -> bool:
-        return self.kept < len(self.items)
+        return self.kept < self.count
+
+    @property
+    def shown(self) -> list:
+        return [self.events[k] for k in self.order]
 
 
 def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow, older: list[EventEntry],
@@ -51,11 +58,13 @@ def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow
     than the window (recall_rows() of the index, when the window does not hold every event) and
     `total` the user's number of events. Events: the relevant ones (rank()), then the newest fill
     up to `max_events`; kept in that order up to `budget` after every profile line, shown newest first.
+    `now`: the moment ages are counted from (recall.scoring_window()).
     """
     inside = inside_weights(words)
+    created = window.created_at
     ends = memoryview(window.stamp_ends).cast("I")
     ids = window.event_ids()
-    matched = [(window.created_at(n, ends), ids[n], found, n) for n, found in window.matches(words, inside)]
+    matched = [(created(n, ends), ids[n], found, n) for n, found in window.matches(words, inside)]
     for event in older:
         found = matches(words, event.summary, inside)
         if found:
@@ -66,58 +75,72 @@ def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow
     if len(picked) < max_events:  # the newest of the rest fill what is left
         chosen = {p[2] for p in picked}
         for n in range(min(max_events, window.count())):
-            if ids[n] not in chosen:
-                picked.append((0.0, window.created_at(n, ends) or "", ids[n], (), n))
+            event_id = ids[n]
+            if event_id not in chosen:
+                picked.append((0.0, created(n, ends) or "", event_id, (), n))
                 if len(picked) >= max_events:
                     break
-    starts = memoryview(window.starts).cast("I")
-    events = []
-    for _, created_at, _, _, where in picked:
-        summary = window.summary(where, starts) if type(where) is int else where.summary
-        date = created_at[:10]
-        events.append(("events", f"{date} {summary}", (("date", date), ("summary", sanitize(summary)))))
     items = plain.items
     profiles = len(items)
     while profiles and items[profiles - 1][0] == "events":  # the plain block's events come last
         profiles -= 1
+    profile_items = items[:profiles]
     user = sanitize(user_id)
-    count, text = _fit(user, plain, profiles, events, budget)
-    kept_profiles = min(count, profiles)
-    order = sorted(range(count - kept_profiles), key=lambda k: (picked[k][1], picked[k][2]), reverse=True)
+    summary = window.summary
+    starts = memoryview(window.starts).cast("I")
+    text = _profile_text(plain, profiles, budget)
+    if text is not None:  # every profile line fits: then as many events as fit
+        count, lines = profiles, []
+        length = len(text) + (1 if text else 0) + len(user) + 10  # "\n" "[" user ":events] "
+        for _, created_at, _, _, where in picked:
+            line = f"{created_at[:10]} {sanitize(summary(where, starts) if type(where) is int else where.summary)}"
+            length += len(line)
+            if budget and length > budget:
+                break
+            lines.append(line)
+            length += 3  # " | " before the next
+        count += len(lines)
+    else:
+        events = [_event_item(p, window, starts) for p in picked]
+        lengths = prefix_lengths(user, profile_items + tuple(events), budget)
+        count = len(lengths)
+        kept = min(count, profiles)
+        text = plain.text[:lengths[kept - 1]] if kept <= plain.kept and kept else join_items(user, items[:kept])
+        lines = [entry_text("events", event[2]) for event in events[:count - kept]]
+    order = sorted(range(len(lines)), key=lambda k: (picked[k][1], picked[k][2]), reverse=True)
     if order:
-        line = f"[{user}:events] " + " | ".join(events[k][2][0][1] + " " + events[k][2][1][1] for k in order)
+        line = f"[{user}:events] " + " | ".join([lines[k] for k in order])
         text = f"{text}\n{line}" if text else line
-    items = items[:kept_profiles] + tuple(events[k] for k in order) + items[kept_profiles:profiles] + tuple(
-        events[len(order):])
-    return MadeBlock(text, count, items, [picked[k] for k in order])
+    return MadeBlock(text, count, profiles + len(picked), profile_items, picked, order)
 
 
-def _fit(user: str, plain, profiles: int, events: list, budget: int) -> tuple[int, str]:
-    """How many items (the plain block's `profiles` profile items, then `events`) fit in `budget`, and the
-    text of the profile lines among them (the events' line is added in the order shown)."""
-    if plain.kept >= profiles:  # every profile line is in the plain block's text, the events' line after them
-        text = plain.text
-        if profiles and plain.kept > profiles:
-            text = text[:text.rfind("\n")]
-        elif not profiles:
-            text = ""
-        if not budget or len(text) <= budget:
-            count = profiles
-            length = len(text) + (1 if text else 0) + len(user) + 10  # "\n" "[" user ":events] "
-            for event in events:
-                date, summary = event[2]
-                length += len(date[1]) + len(summary[1]) + 1
-                if budget and length > budget:
-                    break
-                count += 1
-                length += 3  # " | " before the next
-            return count, text
-    lengths = prefix_lengths(user, plain.items[:profiles] + tuple(events), budget)
-    count = len(lengths)
-    kept = min(count, profiles)
-    if kept <= plain.kept:  # the plain block's text starts with these lines
-        return count, plain.text[:lengths[kept - 1]] if kept else ""
-    return count, join_items(user, plain.items[:kept])
+def _profile_text(plain, profiles: int, budget: int) -> str | None:
+    """The text of every profile line (the plain block's first `profiles` items) when they fit in `budget`
+    and the plain block's text holds them all, else None."""
+    if plain.kept < profiles:
+        return None
+    text = plain.text
+    if not profiles:
+        text = ""
+    elif plain.kept > profiles:  # its events' line after them
+        text = text[:text.rfind("\n")]
+    return text if not budget or len(text) <= budget else None
+
+
+def _event_item(picked: tuple, window: RecallWindow, starts=None) -> tuple:
+    """The compact item (kind, label, payload pairs) of a picked event, as context_items() makes it."""
+    created_at, where = picked[1], picked[4]
+    summary = window.summary(where, starts) if type(where) is int else where.summary
+    date = created_at[:10]
+    return "events", f"{date} {summary}", (("date", date), ("summary", sanitize(summary)))
+
+
+def made_items(made: MadeBlock, window: RecallWindow) -> tuple:
+    """The compact items of a made block: those kept in the order shown, then those dropped (priority order)."""
+    events = [_event_item(p, window) for p in made.events]
+    kept_profiles = min(made.kept, len(made.profiles))
+    return (made.profiles[:kept_profiles] + tuple(events[k] for k in made.order) + made.profiles[kept_profiles:]
+            + tuple(events[len(made.order):]))
 
 
 def recalled_events(user_id: str, window: RecallWindow, shown: list) -> tuple[RecalledEvent, ...]:

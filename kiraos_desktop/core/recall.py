@@ -94,22 +94,17 @@ def rank(matched: list[tuple], total: int, now: datetime) -> list[tuple]:
         for word, _ in found:
             having[word] = having.get(word, 0) + 1
     total = max(total, len(matched))
+    rarity = {word: math.log(1 + total / count) for word, count in having.items()}
     scored = []
     for created_at, event_id, found, item in matched:
-        relevance = sum(weight * math.log(1 + total / having[word]) for word, weight in found)
+        relevance = 0.0
+        for word, weight in found:
+            relevance += weight * rarity[word]
         recency = 1 + RECENCY_BOOST * 0.5 ** (_age_days(created_at, now) / RECENCY_HALF_LIFE_DAYS)
         scored.append((relevance * recency, created_at or "", event_id, found, item))
-    scored.sort(key=_newest, reverse=True)
-    scored.sort(key=_score, reverse=True)  # stable: newest first among equal scores
+    # Highest score first, then newest (created_at, then id: unique, so `found` is never compared).
+    scored.sort(reverse=True)
     return scored
-
-
-def _newest(scored: tuple) -> tuple:
-    return scored[1], scored[2]
-
-
-def _score(scored: tuple) -> float:
-    return scored[0]
 
 
 def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, now: datetime) -> list[RecalledEvent]:
