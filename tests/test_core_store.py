@@ -258,6 +258,7 @@ def test_nested_batches_are_savepoints(store):
     assert [c.target for c in store.list_changes("u")] == ["c", "a"]
 
 
+@SQLITE_ONLY  # on PostgreSQL every thread writes on its own connection (test_pg_writer_threads.py)
 def test_group_without_waiting_refuses_when_another_thread_writes(store):
     with WriterHolder(store, "u", "k"):
         with pytest.raises(WriterBusy):

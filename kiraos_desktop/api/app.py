@@ -16,7 +16,7 @@ from kiraos_desktop.api.routes_v1 import v1_routes
 from kiraos_desktop.api.security import GuardedApp
 from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
 from kiraos_desktop.api.update_queue import UpdateQueue
-from kiraos_desktop.api.workers import Workers
+from kiraos_desktop.api.workers import Workers, writer_threads
 
 
 async def _no_route(scope, receive, send) -> None:
@@ -31,7 +31,7 @@ def create_app(engine, token: str | None, extra_hosts=(), counters: RequestCount
     async def openapi(request):
         return Response(spec_body, media_type="application/json")
 
-    workers = Workers()
+    workers = Workers(writer_threads(engine.store))
     update_queue = UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR)
     caller = ToolCaller(engine.tools, workers, update_queue)
     # MCP calls reach the handlers one per turn of the loop (the SDK hands each message over in

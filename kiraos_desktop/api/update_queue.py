@@ -10,8 +10,8 @@ thread: another thread or process holding the write lock never stalls the loop. 
 goes to the thread; the calls that arrive meanwhile wait for it and are then written on the loop.
 The loop's share is bounded by cost (operations), not by body size: see LOOP_OPERATIONS.
 A store that says its work may not run on the loop (`inline_ok` False: PostgreSQL, where a group
-waits on round trips and its commit's flush) has every group written on the writer thread; the
-calls that arrive meanwhile make the next group.
+waits on round trips and its commit's flush) has every group written on a writer thread, several at
+once: see _Lanes.
 """
 from __future__ import annotations
 
@@ -51,9 +51,12 @@ class UpdateQueue:
         self._seen, self._turns = 0, 0  # calls pending at the last check, and the turns waited
         self._quiet = 0  # turns in a row that brought no call
         self._on_thread: asyncio.Task | None = None  # the group handed to the writer thread
+        self._lanes = None if self._inline else _Lanes(workers, self._write, max_wait_turns, max_quiet_turns)
 
     async def call(self, user_id: str, arguments: dict):
         """The ToolResult of memory_update for `user_id`, once it is committed; raises what the call raised."""
+        if self._lanes is not None:
+            return await self._lanes.call(user_id, arguments)
         if call_cost(arguments) > LOOP_OPERATIONS:
             return await self._call_on_thread(user_id, arguments)
         loop = asyncio.get_running_loop()
@@ -89,9 +92,6 @@ class UpdateQueue:
         self._seen, self._turns, self._quiet = len(self._pending), 0, 0
         if self._pending:
             asyncio.get_running_loop().call_soon(self._flush)
-        if not self._inline:
-            self._hand_to_thread(calls)
-            return
         try:
             outcomes = self._write(calls, wait=False)
         except WriterBusy:
@@ -142,6 +142,76 @@ class UpdateQueue:
                 else:
                     outcomes.append((True, result))
         return outcomes
+
+
+class _Lanes:
+    """The groups of a store whose work may not run on the loop: each user's calls go to the user's
+    writer thread (Workers.lane_of()), which writes one group at a time; the calls for its users that
+    arrive meanwhile make its next group. The threads' groups wait on the database at once (each has
+    its own connection), so their round trips and commit flushes overlap. Because a user always has
+    the same thread, one user's calls are written in arrival order, and two threads of this process
+    never wait for each other on a user's lock (which, taken in another order elsewhere, would make
+    the store split a group to avoid a deadlock).
+
+    Before a lane's group goes, it waits while calls keep arriving (any lane's: the signal that
+    requests are coming in), as UpdateQueue does: fewer, larger groups cost fewer commits per call.
+    """
+
+    def __init__(self, workers, write, max_wait_turns: int, max_quiet_turns: int) -> None:
+        self._workers = workers
+        self._write = write
+        self._max_wait_turns = max_wait_turns
+        self._max_quiet_turns = max_quiet_turns
+        lanes = range(workers.writers)
+        self._pending: list[list[_Call]] = [[] for _ in lanes]
+        self._busy = [False for _ in lanes]  # a group of the lane is being collected or written
+        self._arrived = 0  # calls so far, of all lanes
+        self._waits = [(0, 0, 0) for _ in lanes]  # (calls arrived at the last check, turns, quiet turns)
+        self._tasks: set[asyncio.Task] = set()  # the groups being written (referenced until done)
+
+    async def call(self, user_id: str, arguments: dict):
+        lane = self._workers.lane_of(user_id)
+        future = asyncio.get_running_loop().create_future()
+        self._pending[lane].append((user_id, arguments, future))
+        self._arrived += 1
+        if not self._busy[lane]:
+            self._busy[lane] = True
+            self._collect(lane)
+        return await future
+
+    def _collect(self, lane: int) -> None:
+        """Wait at least a turn of the loop, then while calls keep coming (or until the group is full)."""
+        self._waits[lane] = (-1, 0, 0)
+        asyncio.get_running_loop().call_soon(self._collect_more, lane)
+
+    def _collect_more(self, lane: int) -> None:
+        seen, turns, quiet = self._waits[lane]
+        quiet = 0 if self._arrived > seen else quiet + 1
+        pending = self._pending[lane]
+        if quiet < self._max_quiet_turns and len(pending) < MAX_GROUP and turns < self._max_wait_turns:
+            self._waits[lane] = (self._arrived, turns + 1, quiet)
+            asyncio.get_running_loop().call_soon(self._collect_more, lane)
+            return
+        if not pending:
+            self._busy[lane] = False
+            return
+        size = _group_size(pending)
+        calls, self._pending[lane] = pending[:size], pending[size:]
+        task = asyncio.ensure_future(self._run(lane, calls))
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def _run(self, lane: int, calls: list[_Call]) -> None:
+        try:
+            outcomes = await self._workers.write_on(lane, self._write, calls, True)
+        except Exception as exc:
+            _fail(calls, exc)
+        else:
+            _deliver(calls, outcomes)
+        if self._pending[lane]:  # arrived while the group was written: they make the next one
+            asyncio.get_running_loop().call_soon(self._collect, lane)
+        else:  # the next call starts a group (waiting from now would close it before the clients
+            self._busy[lane] = False  # answered just now have sent their next calls)
 
 
 def call_cost(arguments: dict) -> int:

@@ -1,33 +1,63 @@
-"""Where blocking work runs: one writer thread for the API's store writes, the shared pool for reads."""
+"""Where blocking work runs: the API's writer threads for store writes, the shared pool for reads."""
 from __future__ import annotations
 
 import asyncio
 import functools
+import zlib
 from concurrent.futures import ThreadPoolExecutor
 
 from starlette.concurrency import run_in_threadpool
 
+#: Writer threads of an API whose store's work may not run on the event loop (PostgreSQL: a group of
+#: writes waits on round trips and on its commit's flush, its thread idle meanwhile). Each thread
+#: writes on its own connection, so that several groups wait at once. Each thread gets a share of
+#: the users, so more threads also mean smaller groups, hence more commits (CPU) per call: see
+#: docs/postgresql.md for the measurements behind 4.
+PG_WRITER_THREADS = 4
+
+
+def writer_threads(store) -> int:
+    """How many writer threads an API on `store` has: one where its work may run on the event loop
+    (SQLite), PG_WRITER_THREADS where it may not."""
+    return 1 if store.inline_ok else PG_WRITER_THREADS
+
 
 class Workers:
-    """Writes queue up on a single thread, in arrival order: SQLite takes one writer at a time anyway,
-    and several API threads waiting on the store's write lock would only fight over the GIL (each
-    handoff can cost a whole switch interval). Reads may wait on nothing, so they share the pool.
+    """Writes queue up on writer threads, each in arrival order. One on SQLite: it takes one writer at a
+    time anyway, and several API threads waiting on the store's write lock would only fight over the
+    GIL (each handoff can cost a whole switch interval). On PostgreSQL several (`writers`), each with
+    its own connection; a user's writes always go to the same one (lane_of()). Reads may wait on
+    nothing, so they share the pool.
     """
 
-    def __init__(self) -> None:
-        self._writer: ThreadPoolExecutor | None = None
+    def __init__(self, writers: int = 1) -> None:
+        self.writers = writers
+        self._threads: list[ThreadPoolExecutor | None] = [None] * writers
+
+    def lane_of(self, user_id: str) -> int:
+        """The writer thread (0 to writers - 1) of a user's writes: always the same one, so that one
+        user's writes stay in arrival order and never wait for each other's locks across threads."""
+        return zlib.crc32(user_id.encode("utf-8", "surrogatepass")) % self.writers if self.writers > 1 else 0
 
     async def write(self, fn, *args, **kwargs):
-        if self._writer is None:
-            self._writer = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kiraos-api-writer")
+        """fn(*args, **kwargs) on the first writer thread."""
+        return await self.write_on(0, fn, *args, **kwargs)
+
+    async def write_on(self, lane: int, fn, *args, **kwargs):
+        """fn(*args, **kwargs) on writer thread `lane`, after the work queued there before it."""
+        thread = self._threads[lane]
+        if thread is None:
+            thread = self._threads[lane] = ThreadPoolExecutor(
+                max_workers=1, thread_name_prefix=f"kiraos-api-writer-{lane}")
         loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(self._writer, functools.partial(fn, *args, **kwargs))
+        return await loop.run_in_executor(thread, functools.partial(fn, *args, **kwargs))
 
     async def read(self, fn, *args, **kwargs):
         return await run_in_threadpool(fn, *args, **kwargs)
 
     def close(self) -> None:
         """Let queued writes finish in the background; no new ones are accepted after the server stops."""
-        if self._writer is not None:
-            self._writer.shutdown(wait=False)
-            self._writer = None
+        for lane, thread in enumerate(self._threads):
+            if thread is not None:
+                thread.shutdown(wait=False)
+                self._threads[lane] = None

@@ -7,12 +7,16 @@ What differs from SQLite, and why:
   limit, event retention and audit chain hold across instances (pg_write_batch.py).
 - Audit ids come from a sequence; other instances' commits arrive through LISTEN/NOTIFY (the
   triggers of pg_schema.py), so checkpoint() and poll_external_change() have nothing to do.
-- A lost or refused connection is StoreUnavailable (the transaction rolled back); the next
+- Every thread writes on its own connection, with its own transaction state (_ThreadWriter): several
+  threads of one process write at once, and wait for each other only where instances do (the
+  users' advisory locks). SQLite's store has one writer for the process.
+- A lost or refused connection is StoreUnavailable (the transaction rolled back); the thread's next
   operation connects again.
 """
 from __future__ import annotations
 
 import threading
+import weakref
 from contextlib import contextmanager
 from typing import Callable, Iterator, TypeVar
 
@@ -26,7 +30,7 @@ from kiraos_desktop.core.dialect import PgConnection, pg_sql
 from kiraos_desktop.core.pg_write_batch import PgWriteBatch
 from kiraos_desktop.core.records import EventEntry, ProfileEntry, StoreUnavailable
 from kiraos_desktop.core.schema import ensure_schema
-from kiraos_desktop.core.store import MemoryStore, WriterBusy
+from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.core.store_rows import (
     EVENT_SELECT,
     LIVE_CONDITION,
@@ -88,6 +92,38 @@ def _connection_lost(exc: BaseException) -> bool:
     return state is None or state.startswith(("08", "57P"))
 
 
+class _ThreadWriter(threading.local):
+    """One thread's side of the writer: its open transaction's nesting, audit ids and change events
+    waiting for the commit, whether a group() is open, and a lock only that thread takes (MemoryStore's
+    batch() and group() take `_write_lock`; here it only counts the thread's own nesting)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.deferred = None
+        self.next_change_id = None
+        self.in_group = False
+        self.lock = threading.RLock()
+        self.alive = _ThreadEnd()  # dropped when the thread ends: then its connection is closed
+        self.closer: weakref.finalize | None = None
+
+
+class _ThreadEnd:
+    """An object only a thread's _ThreadWriter refers to (something to hang a finalizer on)."""
+
+
+def _close_quietly(conn: psycopg.Connection) -> None:
+    try:
+        conn.close()
+    except _DB_ERRORS:
+        pass
+
+
+def _per_thread(name: str) -> property:
+    """A store attribute that each thread has its own value of (in the store's _ThreadWriter)."""
+    return property(lambda self: getattr(self._thread, name),
+                    lambda self, value: setattr(self._thread, name, value))
+
+
 class PgMemoryStore(MemoryStore):
     """MemoryStore on a PostgreSQL database given by a postgresql:// URL."""
 
@@ -100,14 +136,14 @@ class PgMemoryStore(MemoryStore):
         self.max_event_keep = max_event_keep
         self.changes = ChangeBus()
         params = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT_S}
-        self.writer = peewee.PostgresqlDatabase(url, thread_safe=False, **params)
-        self.reader = peewee.PostgresqlDatabase(url, **params)  # one connection per thread
-        self._write_lock = threading.RLock()
-        self._depth = 0
-        self._deferred = None
-        self._next_change_id = None
+        # One connection per thread for each (peewee keeps them in thread-local state). The writer
+        # connections are also listed here, with their thread's name, for close() and writer_pids().
+        self.writer = peewee.PostgresqlDatabase(url, thread_safe=True, **params)
+        self.reader = peewee.PostgresqlDatabase(url, **params)
+        self._thread = _ThreadWriter()
+        self._writers: weakref.WeakKeyDictionary[psycopg.Connection, str] = weakref.WeakKeyDictionary()
+        self._writers_lock = threading.Lock()
         self.commits_since_checkpoint = 0
-        self.in_group = False  # a group() is open (on the thread holding the write lock)
         self._where = _where(url)[0]
         with self._write_lock:
             self._connect_writer()
@@ -122,6 +158,16 @@ class PgMemoryStore(MemoryStore):
                 self._raise_if_lost(self.writer, exc)
                 raise
 
+    # The write side's state is the calling thread's (see _ThreadWriter).
+    _depth = _per_thread("depth")
+    _deferred = _per_thread("deferred")
+    _next_change_id = _per_thread("next_change_id")
+    in_group = _per_thread("in_group")  # a group() is open on this thread
+
+    @property
+    def _write_lock(self) -> threading.RLock:
+        return self._thread.lock
+
     # ---- connections ---------------------------------------------------------------------
 
     def _lost(self) -> StoreUnavailable:
@@ -129,11 +175,19 @@ class PgMemoryStore(MemoryStore):
                                 "operation was written. Retry once the server is back.")
 
     def _connect_writer(self) -> None:
+        """Connect this thread's writer when it has no connection (yet, or since one was lost)."""
         if self.writer.is_closed():
             try:
                 self.writer.connect()
             except _DB_ERRORS as exc:
                 raise connect_error(self.url, exc) from None
+            conn = self.writer.connection()
+            with self._writers_lock:
+                self._writers[conn] = threading.current_thread().name
+            state = self._thread
+            if state.closer is not None:
+                state.closer.detach()  # its connection was closed when it was found lost
+            state.closer = weakref.finalize(state.alive, _close_quietly, conn)
 
     @staticmethod
     def _close(db: peewee.PostgresqlDatabase) -> None:
@@ -160,7 +214,7 @@ class PgMemoryStore(MemoryStore):
                 raise connect_error(self.url, exc) from None
             try:
                 return work(conn)
-            except _DB_ERRORS as exc:
+            except _DB_ERRORS:
                 if not _dead(conn):
                     raise
                 self._close(self.reader)
@@ -169,18 +223,29 @@ class PgMemoryStore(MemoryStore):
         raise AssertionError("unreachable")
 
     def writer_pid(self) -> int | None:
-        """The server process of this store's writer connection (None when not connected): a
-        notification (pg_schema.NOTIFY_CHANNEL) from it is one of this store's own commits, which
-        were already published on `changes`."""
-        with self._write_lock:
-            if self.writer.is_closed():
-                return None
-            conn = self.writer.connection()
-            return None if _dead(conn) else conn.info.backend_pid
+        """The server process of the calling thread's writer connection (None when it has none)."""
+        if self.writer.is_closed():
+            return None
+        conn = self.writer.connection()
+        return None if _dead(conn) else conn.info.backend_pid
+
+    def writer_pids(self) -> dict[str, int]:
+        """The server process of every open writer connection of this store, by its thread's name: a
+        notification (pg_schema.NOTIFY_CHANNEL) from one of them is one of this store's own commits,
+        which were already published on `changes`."""
+        with self._writers_lock:
+            found = list(self._writers.items())
+        return {name: conn.info.backend_pid for conn, name in found if not _dead(conn)}
 
     def close(self) -> None:
-        with self._write_lock:
-            self._close(self.writer)
+        """Close every thread's writer connection and this thread's reader (the other threads'
+        readers close when their threads end). A thread that writes afterwards connects again."""
+        with self._writers_lock:
+            found = list(self._writers)
+            self._writers.clear()
+        for conn in found:
+            _close_quietly(conn)
+        self._close(self.writer)
         self._close(self.reader)
 
     # ---- writing -------------------------------------------------------------------------
@@ -218,8 +283,10 @@ class PgMemoryStore(MemoryStore):
                 pending[index] = None  # keeps the list's length: the batches' marks stay right
 
     def _acquire(self, wait: bool) -> None:
-        if not self._write_lock.acquire(blocking=wait):
-            raise WriterBusy("another thread is writing to the store; retry with wait=True")
+        """Take this thread's writer: other threads write on their own connections meanwhile, so this
+        never waits for them and never raises WriterBusy (a batch waits on the database, for a user
+        another thread or instance holds)."""
+        self._write_lock.acquire()
         try:
             self._connect_writer()
         except BaseException:
