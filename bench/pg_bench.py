@@ -1,7 +1,7 @@
 """PostgreSQL benchmark: memory_update and /v1/context on one SQLite `serve`, one and two PostgreSQL `serve`s.
 
 python bench/pg_bench.py [--users 10000] [--duration 8] [--connections 8]
-python bench/pg_bench.py --rounds 5 [--writer-threads 1,4] [--compare-with CHECKOUT] [--two]
+python bench/pg_bench.py --rounds 5 [--writer-threads 1,4] [--compare-with CHECKOUT] [--two] [--commit-delay-us US]
 
 Same data (the shared kit's seeded database, copied into PostgreSQL with `kiraos-desktop migrate`),
 same load (wrk -t1 with the kit's ctx.lua and upd.lua, `--connections` in all: with two instances,

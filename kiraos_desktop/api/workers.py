@@ -10,10 +10,13 @@ from starlette.concurrency import run_in_threadpool
 
 #: Writer threads of an API whose store's work may not run on the event loop (PostgreSQL: a group of
 #: writes waits on round trips and on its commit's flush, its thread idle meanwhile). Each thread
-#: writes on its own connection, so that several groups wait at once. Each thread gets a share of
-#: the users, so more threads also mean smaller groups, hence more commits (CPU) per call: see
-#: docs/postgresql.md for the measurements behind 4.
-PG_WRITER_THREADS = 4
+#: writes on its own connection, so that several groups wait at once; each gets a share of the
+#: users, so more threads also mean smaller groups: more commits, hence more CPU, per call. On a
+#: 2-core machine with the database on it (docs/postgresql.md), where CPU and not waiting is the
+#: limit, 2 threads wrote as fast as 1 (within the noise) at about 30% more CPU per call, 4 and 8
+#: no faster at about 50% and more; 2 overlaps a group's waits with the next group's work where the
+#: database is farther away, and keeps groups large enough (about 3 calls at 8 connections).
+PG_WRITER_THREADS = 2
 
 
 def writer_threads(store) -> int:
