@@ -70,8 +70,10 @@ def test_api_write_updates_the_open_user_and_keeps_the_selection(qtbot, window, 
                     timeout=3000)
     assert page.selected_user_id() == "u2"
     assert tab.selected_keys() == ["好友"]
-    users_row = page.model.row_at(page.view.currentIndex().row())
-    assert users_row.user_id == "u2" and users_row.profile_count == 5
+    # The list's row follows when its read (off the GUI thread) arrives, the selection kept.
+    qtbot.waitUntil(lambda: page.model.row_at(page.view.currentIndex().row()).profile_count == 5, timeout=3000)
+    assert page.model.row_at(page.view.currentIndex().row()).user_id == "u2"
+    assert page.selected_user_id() == "u2" and tab.selected_keys() == ["好友"]
 
 
 def test_api_events_reach_the_events_tab(qtbot, window, server):

@@ -68,6 +68,37 @@ def test_users_model_content_search(qtbot, qtmodeltester, engine):
     model.shutdown()
 
 
+def test_users_model_refresh_reads_off_the_gui_thread(qtbot, qtmodeltester, monkeypatch, engine):
+    """After writes the list and its count are read on a worker thread (counting 100k users takes tens
+    of ms, and a busy bot writes all the time); the rows follow when the answer arrives."""
+    import threading
+
+    threads = []
+    real = engine.store.count_users
+
+    def spy(*args, **kwargs):
+        threads.append(threading.current_thread().name)
+        return real(*args, **kwargs)
+
+    model = UsersModel(engine.store)
+    qtmodeltester.check(model)
+    before = model.total
+    monkeypatch.setattr(engine.store, "count_users", spy)
+    engine.store.set_profile("a0", "k", "v", actor="cli")  # sorts first
+    with qtbot.waitSignal(model.refreshed, timeout=5000):
+        model.refresh(frozenset({"a0"}))
+    assert model.row_at(0).user_id == "a0" and model.total == before + 1
+    assert threads and all(name.startswith("kiraos-user-refresh") for name in threads)
+    model.set_search("u1")  # a reload makes a refresh answer that was still on its way stale
+    engine.store.set_profile("u10", "k", "v", actor="cli")
+    model.refresh(frozenset({"u10"}))
+    model.set_search("u10")
+    qtbot.waitUntil(lambda: not model._refresher._job, timeout=5000)
+    qtbot.wait(50)
+    assert [model.row_at(r).user_id for r in range(model.rowCount())] == ["u10"]
+    model.shutdown()
+
+
 def test_profile_model_and_proxy(qtmodeltester, engine, writer):
     engine.store.set_profile("u1", "旧", "过期了", actor="cli", expires_at="2000-01-01T00:00:00")
     model = ProfileModel(engine.store, writer)

@@ -219,3 +219,26 @@ def test_a_closed_page_reads_the_store_no_more(qtbot, engine, page):
     assert not picker._store_timer.isActive()
     picker._on_store_changed()  # a notification that was already queued when the page closed
     assert not picker._store_timer.isActive()
+
+
+def test_the_user_list_follows_writes_read_off_the_gui_thread(qtbot, monkeypatch, page, engine):
+    """Listing users by activity sorts the whole summary table: after a write it is read on a worker
+    thread, so a stream of API writes never holds the window."""
+    import threading
+
+    from kiraos_desktop.ui.skills.user_picker import UserListModel
+
+    threads = []
+    real = UserListModel.read_users
+
+    def spy(store, search):
+        threads.append(threading.current_thread().name)
+        return real(store, search)
+
+    monkeypatch.setattr(UserListModel, "read_users", staticmethod(spy))
+    picker = page.workbench.user_picker
+    remember(engine, "carol")
+    qtbot.waitUntil(lambda: picker.model.row_of("carol") > 0)
+    assert threads and all(name.startswith("kiraos-user-picker") for name in threads)
+    picker.search_edit.setText("car")  # a typed search is answered at once, as before
+    qtbot.waitUntil(lambda: picker.model.rowCount() == 2)

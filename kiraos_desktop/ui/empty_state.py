@@ -28,9 +28,11 @@ class EmptyState(QLabel):
         self.hide()
 
     def update_state(self, row_count: int, text: str) -> None:
+        color = self._view.palette().color(QPalette.ColorRole.PlaceholderText)
         palette = self.palette()
-        palette.setColor(QPalette.ColorRole.WindowText, self._view.palette().color(QPalette.ColorRole.PlaceholderText))
-        self.setPalette(palette)
+        if palette.color(QPalette.ColorRole.WindowText) != color:  # a new palette re-polishes the label
+            palette.setColor(QPalette.ColorRole.WindowText, color)
+            self.setPalette(palette)
         if text != self.text():
             self.setText(text)
         self.setVisible(row_count == 0)

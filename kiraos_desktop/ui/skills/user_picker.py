@@ -6,6 +6,8 @@ import threading
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
 
+from kiraos_desktop.ui.query_worker import QueryWorker
+
 #: How many matching users the picker lists (search narrows it down).
 PICKER_LIMIT = 200
 USER_ID_ROLE = Qt.ItemDataRole.UserRole + 1
@@ -24,8 +26,19 @@ class UserListModel(QAbstractListModel):
     def refresh(self, search: str | None = None) -> None:
         if search is not None:
             self._search = search
-        users = self._store.list_users(search=self._search, order_by="last_activity", descending=True,
-                                       limit=PICKER_LIMIT)
+        self.set_users(self.read_users(self._store, self._search))
+
+    @staticmethod
+    def read_users(store, search: str) -> list:
+        """The users the picker lists for `search` (any thread: sorting every user by activity is a
+        scan of the summary table, some 100 ms on 100k users)."""
+        return store.list_users(search=search, order_by="last_activity", descending=True, limit=PICKER_LIMIT)
+
+    @property
+    def search(self) -> str:
+        return self._search
+
+    def set_users(self, users: list) -> None:
         self.beginResetModel()
         self._users = users
         self.endResetModel()
@@ -104,6 +117,9 @@ class UserPicker(QWidget):
         self._store_timer.setSingleShot(True)
         self._store_timer.setInterval(500)
         self._store_timer.timeout.connect(self._on_store_timer_timeout)
+        # After a write the list is read on this thread, off the GUI thread (the newest read wins).
+        self._worker = QueryWorker("kiraos-user-picker", self)
+        self._worker.finished.connect(self._on_worker_finished)
         self.model.refresh()
 
     def detach(self) -> None:
@@ -113,6 +129,7 @@ class UserPicker(QWidget):
         self._detached = True
         self._search_timer.stop()
         self._store_timer.stop()
+        self._worker.stop()
 
     def current_user(self) -> str:
         return self._current
@@ -149,11 +166,15 @@ class UserPicker(QWidget):
         self._search_timer.stop()
         self._reload(self.search_edit.text().strip())
 
-    def _reload(self, search: str | None = None) -> None:
+    def _reload(self, search: str | None = None, users: list | None = None) -> None:
+        """Read the list again (`users`: read already, for the model's current search)."""
         current = self._current
         self.combo.blockSignals(True)
         try:
-            self.model.refresh(search)
+            if users is None:
+                self.model.refresh(search)
+            else:
+                self.model.set_users(users)
             row = self.model.row_of(current)
             self.combo.setCurrentIndex(row if row >= 0 else 0)
         finally:
@@ -179,5 +200,13 @@ class UserPicker(QWidget):
             self._store_timer.start()
 
     def _on_store_timer_timeout(self) -> None:
-        self._reload()
+        store, search = self._store, self.model.search
+        self._worker.submit(lambda: (search, UserListModel.read_users(store, search)))
         self.memoryChanged.emit()
+
+    def _on_worker_finished(self, ticket: int, result, error) -> None:
+        if self._detached or ticket != self._worker.latest_ticket or error is not None:
+            return  # a failed read leaves the list as it was; the next write reads it again
+        search, users = result
+        if search == self.model.search:  # not a list for a search typed since
+            self._reload(users=users)

@@ -22,10 +22,13 @@ class UsersModel(KeyedTableModel):
     Plain searches (user id) run on the GUI thread: an indexed table, milliseconds. A search in
     keys, values and events (core/user_search.py) runs on a worker thread: it gives the count and
     the first page; `fetchMore` reads the next page after the last id shown (in id order, from the
-    index) or from the ordered ids the search gave at once (other orders).
+    index) or from the ordered ids the search gave at once (other orders). The refresh after
+    writes reads on a worker thread too (counting 100k users takes some 50 ms, and writes come
+    all the time while a bot is busy); its answer is applied on the GUI thread (`refreshed`).
     """
 
     reloaded = Signal()  # rows were replaced (new search or sort): views restore their selection
+    refreshed = Signal()  # a refresh after writes was applied
     busy_changed = Signal(bool)  # a content search is running
     failed = Signal(str)
 
@@ -44,6 +47,12 @@ class UsersModel(KeyedTableModel):
         self._pages_done = True
         self._worker = QueryWorker("kiraos-user-search", self)
         self._worker.finished.connect(self._on_worker_finished)
+        self._refresher = QueryWorker("kiraos-user-refresh", self)
+        self._refresher.finished.connect(self._on_refresher_finished)
+        self._generation = 0  # a reload makes the answers of refreshes started before it stale
+        self._refresh_seq = 0  # only the newest refresh's answer is applied
+        self._changed: set[str] | None = set()  # users changed since the last refresh was applied
+        self.syncing = False  # rows are being brought up to date (not a choice of the user)
         self._busy = False
         self.reload()
 
@@ -150,6 +159,7 @@ class UsersModel(KeyedTableModel):
 
     def reload(self) -> None:
         """Read from the first page again, replacing the rows (the view restores its selection)."""
+        self._generation += 1
         if self._in_content:
             self._start_content_query()
             return
@@ -160,21 +170,70 @@ class UsersModel(KeyedTableModel):
         self.set_rows_reset(rows)
         self.reloaded.emit()
 
-    def refresh(self, changed_users: frozenset | None) -> None:
+    def refresh(self, changed_users: frozenset | None, wait: bool = False) -> None:
         """Bring loaded rows up to date after writes, keeping selection and scroll position.
 
         Up to SYNC_LIMIT loaded rows are read again and synced (new users appear, order follows
         the sort). Beyond that, and for a content search (a slow query that is not re-run on
         every write; Enter in the search box runs it again), changed rows are updated in place.
+        Without a content search the rows and the count are read on a worker thread: the rows
+        change when its answer arrives, then `refreshed` is emitted (`wait`: read here, now, for a
+        write of the window's own that shows its result at once).
         """
-        if not self._in_content and len(self._rows) <= SYNC_LIMIT:
-            rows = self._list(offset=0, limit=max(len(self._rows), PAGE_SIZE))
-            self._total = self._store.count_users(self._search, False)
-            self.sync_rows(rows)
+        if self._in_content:
+            self._apply_refresh(None, changed_users or ())
             return
-        if not self._in_content:
-            self._total = self._store.count_users(self._search, False)
-        self._update_in_place(changed_users or ())
+        if changed_users is None or self._changed is None:
+            self._changed = None
+        else:
+            self._changed.update(changed_users)
+        store, search, order_by, descending = self._store, self._search, self._order_by, self._descending
+        loaded = len(self._rows)
+        limit = max(loaded, PAGE_SIZE) if loaded <= SYNC_LIMIT else 0
+        self._refresh_seq += 1  # answers of refreshes started before this one are stale
+        seq, generation = self._refresh_seq, self._generation
+
+        def work() -> tuple:
+            total = store.count_users(search, False)
+            rows = store.list_users(search, False, order_by, descending, 0, limit) if limit else None
+            return seq, generation, loaded, total, rows
+
+        if wait:
+            self._take_refresh(work())
+        else:
+            self._refresher.submit(work)
+
+    @Slot(int, object, object)
+    def _on_refresher_finished(self, _ticket: int, result, error) -> None:
+        if error is not None:
+            self.failed.emit(str(error))
+            return
+        self._take_refresh(result)
+
+    def _take_refresh(self, result: tuple) -> None:
+        seq, generation, loaded, total, rows = result
+        if seq != self._refresh_seq:
+            return  # a newer refresh is on its way (or was applied)
+        if generation != self._generation or self._in_content:
+            return  # the list was read again meanwhile (new search or sort)
+        if loaded != len(self._rows):  # more rows were loaded meanwhile: read them all again
+            self.refresh(frozenset())
+            return
+        changed, self._changed = self._changed, set()
+        self._apply_refresh(rows, changed, total)
+
+    def _apply_refresh(self, rows: list[UserSummary] | None, changed_users, total: int | None = None) -> None:
+        self.syncing = True
+        try:
+            if rows is not None:
+                self.sync_rows(rows)
+            else:  # the loaded rows of the users named, one indexed read each
+                self._update_in_place(changed_users or ())
+        finally:
+            self.syncing = False
+        if total is not None:  # after the rows: the count says whether more can be fetched
+            self._total = total
+        self.refreshed.emit()
 
     def _update_in_place(self, user_ids) -> None:
         position_of = {row.user_id: i for i, row in enumerate(self._rows)}
@@ -255,3 +314,4 @@ class UsersModel(KeyedTableModel):
 
     def shutdown(self) -> None:
         self._worker.stop()
+        self._refresher.stop()

@@ -119,6 +119,7 @@ class UsersPage(QWidget):
         self.content_box.toggled.connect(self._on_content_box_toggled)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.reloaded.connect(self._on_model_reloaded)
+        self.model.refreshed.connect(self._on_model_refreshed)
         self.model.busy_changed.connect(self._on_model_busy_changed)
         self.model.failed.connect(self._on_model_failed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):
@@ -173,7 +174,7 @@ class UsersPage(QWidget):
             self._writer.write(self.tr("New user {user}").format(user=user_id),
                                lambda batch: batch.set_profile(user_id, key, value, confidence=confidence,
                                                                category=category, expires_at=expires_at))
-            self.refresh(frozenset([user_id]))
+            self.model.refresh(frozenset([user_id]), wait=True)  # the new row, to select it now
             if not self.select_user(user_id):
                 self.detail.set_user(user_id)
             self.status_message.emit(self.tr("Created {user}.").format(user=user_id))
@@ -189,19 +190,13 @@ class UsersPage(QWidget):
         self.new_user_dialog = None
 
     def refresh(self, changed_users: frozenset | None) -> None:
-        """Apply a coalesced change now if the page is visible, else when it is shown."""
+        """Apply a coalesced change now if the page is visible, else when it is shown. The list
+        follows when the model's reads arrive (`_on_model_refreshed`)."""
         if not self.isVisible():
             self._merge_stale(changed_users)
             return
-        self._syncing = True
-        try:
-            self.model.refresh(changed_users)
-            if self.detail.user_id is not None and self.model.row_of_key(self.detail.user_id) < 0:
-                self.view.selectionModel().clearSelection()  # the user on display left the list (cleared)
-        finally:
-            self._syncing = False
+        self.model.refresh(changed_users)
         self.detail.refresh(changed_users)
-        self._update_count()
 
     def showEvent(self, event) -> None:
         super().showEvent(event)
@@ -235,8 +230,17 @@ class UsersPage(QWidget):
             if row >= 0:
                 self._select_row(row)
 
+    def _on_model_refreshed(self) -> None:
+        if self.detail.user_id is not None and self.model.row_of_key(self.detail.user_id) < 0:
+            self._syncing = True
+            try:
+                self.view.selectionModel().clearSelection()  # the user on display left the list (cleared)
+            finally:
+                self._syncing = False
+        self._update_count()
+
     def _on_selection_changed(self, *_args) -> None:
-        if self._syncing:  # a row removed under the selection is not a choice of another user
+        if self._syncing or self.model.syncing:  # a row removed under the selection is not a choice of another user
             return
         user_id = self.selected_user_id()
         # An empty selection (the row went away, or a new search) keeps the detail on screen.
