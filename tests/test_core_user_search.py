@@ -1,6 +1,7 @@
 """Searching users in keys, values and events through the word index: exact, following every writer (both backends)."""
 from __future__ import annotations
 
+import contextlib
 import random
 import sqlite3
 import subprocess
@@ -150,9 +151,13 @@ def test_sort_orders_and_writes_through_the_store(store):
 
 def test_another_instance_writes_are_found_before_and_after_the_catch_up(store, others, monkeypatch):
     other = others()  # SQLite: another process of ours on the file; PostgreSQL: another instance
-    other.set_profile("amy", "喜欢的食物", "烧烤", actor="gui")
-    other.add_event("gus", "去冰岛旅行", actor="gui")
-    other.clear_user("dan", actor="gui")
+    # On SQLite a process of ours takes the queue before it commits, except an API's write group,
+    # which leaves it to a later group (or the watcher): such a group is what leaves changes queued.
+    writes = other.group() if isinstance(other, MemoryStore) else contextlib.nullcontext()
+    with writes:
+        other.set_profile("amy", "喜欢的食物", "烧烤", actor="gui")
+        other.add_event("gus", "去冰岛旅行", actor="gui")
+        other.clear_user("dan", actor="gui")
     assert store._rows("SELECT count(*) FROM usersearch_queue")[0][0] > 0
     with monkeypatch.context() as patch:  # straight from the queue: the queued users confirmed from their rows
         patch.setattr(store, "user_search_catch_up", lambda everything=False: 0)

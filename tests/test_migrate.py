@@ -25,7 +25,8 @@ def seeded(data_dir):
     engine = Engine.open(data_dir=data_dir)
     seed_memory(engine)
     engine.store.user_search_catch_up(everything=True)
-    engine.store.add_event("user-3", "后来的事 半马", actor="cli")  # queued for the user search index
+    with engine.store.group():  # an API write group leaves its changes queued for a later one
+        engine.store.add_event("user-3", "后来的事 半马", actor="api")  # queued for both indexes
     engine.close()
     return data_dir
 

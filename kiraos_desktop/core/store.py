@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+import time
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Iterable, Iterator
@@ -48,6 +49,14 @@ WRITER_AUTOCHECKPOINT_PAGES = 40000
 CHECKPOINT_AFTER_COMMITS = 100
 CHECKPOINT_COMPLETE_FRAMES = 16000
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
+# Both word indexes take their queues before a commit, in the same transaction. A write group's
+# commit (the API under load) takes them every GROUPS_PER_DRAIN-th group only: the index pages that
+# several groups share (the same words' ranges, the queues' tails) are then written once, some 20%
+# less work per call, and the group that takes the queues carries a few ms more. Readers never wait
+# for it (recall reads its user's queued rows, a user search takes the queue first); once the API
+# has been idle DRAIN_IDLE_S, the watcher takes what is left.
+GROUPS_PER_DRAIN = 4
+DRAIN_IDLE_S = 0.1
 USER_SORT_COLUMNS = tuple(user_queries.SORT_COLUMNS)
 
 
@@ -105,6 +114,11 @@ class MemoryStore:
         self._depth = 0
         self._deferred: list[ChangeEvent] | None = None
         self._next_change_id: int | None = None  # audit ids handed out in the open transaction
+        self._in_group = False  # the open transaction is a group()'s
+        # Group commits since the queues were last taken, and when the last one was (read without the
+        # lock by the watcher: estimates are enough).
+        self.groups_undrained = 0
+        self.last_group_commit = 0.0
         self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
         with self._write_lock:
             self.writer.connect()
@@ -161,8 +175,12 @@ class MemoryStore:
         try:
             if self._depth:
                 raise RuntimeError("write groups do not nest, nor go inside a batch")
-            with self._collecting_events(wait) as events:
-                yield
+            self._in_group = True
+            try:
+                with self._collecting_events(wait) as events:
+                    yield
+            finally:
+                self._in_group = False
         finally:
             self._write_lock.release()
         for event in events.publishable:
@@ -225,11 +243,20 @@ class MemoryStore:
         self._depth = 1
         try:
             yield
-            # Our own event writes (queued by the triggers) reach the recall index in the same
-            # commit, and with them whatever another process queued meanwhile.
-            recall_index.drain(self.writer.connection())
+            # Our own writes (queued by the triggers) reach both word indexes in the same commit, and
+            # with them whatever another process queued meanwhile (a write group: every few groups).
+            deferred = self._in_group and self.groups_undrained + 1 < GROUPS_PER_DRAIN
+            if not deferred:
+                recall_index.drain(self.writer.connection())
+                user_search_index.drain(self.writer.connection(), self._search_state_now())
             execute("COMMIT")
             self.commits_since_checkpoint += 1
+            if not deferred:
+                self.groups_undrained = 0
+            elif self._in_group:
+                self.groups_undrained += 1
+            if self._in_group:
+                self.last_group_commit = time.monotonic()
         except BaseException:
             if self.writer.connection().in_transaction:
                 execute("ROLLBACK")
@@ -312,8 +339,9 @@ class MemoryStore:
     # ---- recall index --------------------------------------------------------------------
 
     def recall_catch_up(self) -> int:
-        """Index what other processes queued (the watcher calls this); the number of queue rows taken."""
-        if not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+        """Index what other processes queued (the watcher calls this); the number of queue rows taken.
+        Nothing while the API's write groups, which take the queues every few groups, keep coming."""
+        if self._groups_coming() or not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
             return 0
         with self._write_lock:
             if self.writer.is_closed():
@@ -357,22 +385,33 @@ class MemoryStore:
     # ---- user search index (core/user_search_index.py) ------------------------------------
 
     def user_search_catch_up(self, everything: bool = False) -> int:
-        """Index what the user-search queue holds (the watcher calls this); the number of rows taken.
-        One batch per call unless `everything`."""
+        """Index what the user-search queue holds (the watcher calls this; a search, `everything`); the
+        number of rows taken. One batch per call unless `everything`; for the watcher, nothing while
+        the API's write groups keep coming (as recall_catch_up)."""
         taken = 0
+        if not everything and self._groups_coming():
+            return taken
         while self._rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
             with self._write_lock:
                 if self.writer.is_closed():
                     return taken
-                conn = self.writer.connection()
                 with self._transaction(wait=True):
-                    state = self._search_state  # read again while a build runs (maybe in another process)
-                    moved = user_search_index.drain(conn, state if state.complete else
-                                                    user_search_index.read_build_state(conn))
+                    # _transaction drains before it commits; this drains first to learn how much.
+                    moved = user_search_index.drain(self.writer.connection(), self._search_state_now())
             taken += moved
             if not everything or not moved:
                 break
         return taken
+
+    def _search_state_now(self) -> user_search_index.BuildState:
+        """The user search build's state, read again while a build runs (maybe in another process);
+        inside a write transaction."""
+        state = self._search_state
+        return state if state.complete else user_search_index.read_build_state(self.writer.connection())
+
+    def _groups_coming(self) -> bool:
+        """Whether the API's write groups left the queues for one of their next commits, and are coming."""
+        return bool(self.groups_undrained) and time.monotonic() - self.last_group_commit < DRAIN_IDLE_S
 
     @property
     def user_search_build_complete(self) -> bool:
