@@ -3,9 +3,10 @@
 The store's hot SQL is written once, in SQLite's dialect (store_rows.py, write_batch.py, the
 recall index). On PostgreSQL each statement text goes through `pg_sql()` once (cached):
 - `?` placeholders become `%s` (a literal `%` becomes `%%`);
-- `datetime(x)` (SQLite's reading of a naive ISO-8601 text as a time, NULL when it is none)
-  becomes `kd_ts(x)`, the plpgsql function of pg_schema.py with the same meaning, so the live
-  condition compares times on both backends while the columns stay text;
+- `datetime(x)` (SQLite's reading of an ISO-8601 text as a UTC time: an offset such as `+08:00`
+  or `Z` applied, the fraction of a second dropped, NULL when it is no time) becomes `kd_ts(x)`,
+  the function of pg_schema.py that reads a text the same way, so the live condition compares
+  times on both backends while the columns stay text;
 - `LIMIT -1` (no limit) becomes `LIMIT ALL`;
 - `instr(a, b)` becomes `strpos(a, b)`;
 - a subquery in FROM gets the alias PostgreSQL requires;
