@@ -144,8 +144,12 @@ def start_server() -> PgServer:
                     "--locale=C", "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync")
         with open(data_dir / "postgresql.conf", "a") as conf:
             # A test server: durability off (a clean stop still writes everything), TCP on loopback only.
+            # A small lock table (10 per connection: room for about 5 000 locks here, where a default
+            # server has 64 x 100 connections): a batch that took one lock per user of a big import
+            # fails here with a few thousand users, not only with tens of thousands.
             conf.write(f"\nlisten_addresses = '127.0.0.1'\nport = {port}\nunix_socket_directories = '{base}'\n"
-                       "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 200\n")
+                       "fsync = off\nsynchronous_commit = off\nfull_page_writes = off\nmax_connections = 200\n"
+                       "max_locks_per_transaction = 10\n")
         server.start()
     except subprocess.CalledProcessError as exc:
         shutil.rmtree(base, ignore_errors=True)

@@ -224,14 +224,13 @@ def test_purging_every_users_expired_entries_locks_them_in_the_declared_order(tw
     for user in ("B", "a"):  # "B" < "a" in code point order, "a" < "B" in the ICU collation
         store.set_profile(user, "old", "v", actor="gui", expires_at="2020-01-01T00:00:00")
     taken = []
-    original = PgWriteBatch.lock_user
+    original = PgWriteBatch._lock_in_order
 
-    def lock_user(batch, user_id):
-        if user_id not in batch._locked:
-            taken.append(user_id)
-        original(batch, user_id)
+    def lock_in_order(batch, ordered):
+        taken.extend(ordered)
+        original(batch, ordered)
 
-    monkeypatch.setattr(PgWriteBatch, "lock_user", lock_user)
+    monkeypatch.setattr(PgWriteBatch, "_lock_in_order", lock_in_order)
     with store.batch("gui") as batch:
         assert batch.purge_expired(None) == 2
     assert taken == ["B", "a"]

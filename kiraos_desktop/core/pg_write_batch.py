@@ -7,7 +7,20 @@ from kiraos_desktop.core.dialect import pg_sql
 from kiraos_desktop.core.write_batch import WriteBatch
 
 _LOCK_USER = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
-_TRY_LOCK_USER = "SELECT pg_try_advisory_xact_lock(hashtextextended(%s, 0))"
+# The writers' key: two int4 keys ("KD", 1), a lock tag no user's bigint key can have. Every write
+# transaction holds it shared before it takes a user's lock; a bulk batch holds it alone. A batch's
+# first user lock takes it in the same statement (PostgreSQL evaluates the list left to right; the
+# statement is the one a batch sent anyway, so the key costs no message nor round trip).
+_SHARE = "pg_advisory_xact_lock_shared(19268, 1)"
+_SHARE_WRITERS = f"SELECT {_SHARE}"
+_SHARE_AND_LOCK_USER = f"SELECT {_SHARE}, pg_advisory_xact_lock(hashtextextended(%s, 0))"
+_SHARE_AND_TRY_LOCK_USER = f"SELECT {_SHARE}, pg_try_advisory_xact_lock(hashtextextended(%s, 0))"
+_EXCLUDE_WRITERS = "SELECT pg_advisory_xact_lock(19268, 1)"
+#: A batch declaring more users than this takes the writers' key exclusively instead of their locks.
+#: A lock per user takes a slot of the server's lock table (max_locks_per_transaction x
+#: max_connections, about 6 400 on a default server, shared by every session): an import of more
+#: users failed with "out of shared memory". Below it, other users' writers go on meanwhile.
+BULK_USERS = 1000
 
 
 class UndeclaredUser(RuntimeError):
@@ -28,6 +41,12 @@ class PgWriteBatch(WriteBatch):
     order, so two such batches cannot deadlock; taken one by one as the work went, two instances
     could each hold a user the other waits for. Such a batch cannot simply run again on a deadlock:
     its body is the caller's code.
+
+    Before its first user's lock a batch takes the writers' key in shared mode (it never waits for
+    another writer there). A batch declaring more than BULK_USERS users takes that key in exclusive
+    mode instead, and no user's lock: it waits until every other write transaction has ended, and
+    every write transaction that starts meanwhile waits for it, holding nothing. The key always
+    comes first, so this adds no deadlock.
     """
 
     def __init__(self, store, actor: str) -> None:
@@ -54,9 +73,17 @@ class PgWriteBatch(WriteBatch):
             raise RuntimeError("a batch that declares its users must be its own transaction, not inside "
                                "a group() or another batch")
         ordered = sorted(set(users))
-        if ordered:  # one pipelined statement per user, in this order
-            self._raw.cursor().executemany(_LOCK_USER, [(user_id,) for user_id in ordered])
+        self._lock_in_order(ordered)
         self._declared = frozenset(ordered)
+
+    def _lock_in_order(self, ordered: list[str]) -> None:
+        """Lock these users (sorted), holding no lock yet in this transaction: more than BULK_USERS
+        through the writers' key alone, else it shared and each user's lock in this order."""
+        if len(ordered) > BULK_USERS:
+            self._raw.execute(_EXCLUDE_WRITERS)
+        elif ordered:  # pipelined: no round trip of their own
+            self._raw.execute(_SHARE_WRITERS)
+            self._raw.cursor().executemany(_LOCK_USER, [(user_id,) for user_id in ordered])
         self._locked.update(ordered)
 
     def execute(self, sql: str, params: tuple = ()):
@@ -78,12 +105,16 @@ class PgWriteBatch(WriteBatch):
             raise UndeclaredUser(f"this batch declared the users [{shown}{more}] but writes {user_id!r}: "
                                  "pass every user it writes to store.batch(actor, users=...)")
         store = self._store
-        if store.in_group and not self._locked and not self._wrote_unlocked and store._depth == 2:
-            if not self._raw.execute(_TRY_LOCK_USER, (user_id,)).fetchone()[0]:
-                store.split_group()
-                self._raw.execute(_LOCK_USER, (user_id,))
-        else:
+        # The batch's first lock takes the writers' key too (again, in a group's transaction: that
+        # never waits); its later locks are in a transaction that holds the key.
+        if self._locked:
             self._raw.execute(_LOCK_USER, (user_id,))
+        elif store.in_group and not self._wrote_unlocked and store._depth == 2:
+            if not self._raw.execute(_SHARE_AND_TRY_LOCK_USER, (user_id,)).fetchone()[1]:
+                store.split_group()  # its commit released the key
+                self._raw.execute(_SHARE_AND_LOCK_USER, (user_id,))
+        else:
+            self._raw.execute(_SHARE_AND_LOCK_USER, (user_id,))
         self._locked.add(user_id)
 
     def _insert_event(self, user_id: str, summary: str, when: str) -> int:
@@ -145,6 +176,8 @@ class PgWriteBatch(WriteBatch):
         users = sorted(uid for (uid,) in self._sql(
             "SELECT DISTINCT user_id FROM user_profiles WHERE expires_at IS NOT NULL "
             "AND datetime(expires_at) <= datetime(?)", (self.now,)).fetchall())
+        if self._declared is None and not self._locked and not self._wrote_unlocked and self._store._depth == 1:
+            self._lock_in_order(users)  # its own transaction: as a declared batch (many users: bulk)
         for uid in users:
             self.lock_user(uid)
         return sum(super(PgWriteBatch, self).purge_expired(uid) for uid in users)
