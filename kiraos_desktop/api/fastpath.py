@@ -37,8 +37,7 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | 
         if not eq:
             return None
         try:
-            text = unquote_plus(value.decode("ascii"), errors="strict") if (b"%" in value or b"+" in value) \
-                else value.decode("ascii")
+            text = _decoded(value) if (b"%" in value or b"+" in value) else value.decode("ascii")
         except UnicodeError:
             return None
         if name == b"user_id":
@@ -57,6 +56,18 @@ def parse_context_query(raw: bytes) -> tuple[tuple[str, ...], int | None, str | 
     if not user_ids or len(user_ids) > MAX_USERS_PER_REQUEST:
         return None
     return tuple(user_ids if len(user_ids) == 1 else unique_ids(user_ids)), max_chars, query
+
+
+def _decoded(value: bytes) -> str:
+    """unquote_plus(value.decode("ascii"), errors="strict"), in a few C calls for the usual value (a
+    message is percent-encoded UTF-8: the standard function took ~8 us, a tenth of a block's making)."""
+    if value.isascii() and b"\\" not in value:
+        try:  # each %XX as \xXX: one byte each (latin-1), then the bytes read as UTF-8
+            return value.replace(b"+", b" ").replace(b"%", b"\\x").decode("unicode_escape").encode(
+                "latin-1").decode("utf-8")
+        except UnicodeError:  # a % not followed by two hex digits, or not UTF-8: as the standard function reads it
+            pass
+    return unquote_plus(value.decode("ascii"), errors="strict")
 
 
 class ContextFastPath:
@@ -88,17 +99,20 @@ class ContextFastPath:
         if parsed is None:
             return receive
         user_ids, max_chars, query = parsed
-        peek = self._context.peek_cached
+        build = self._context.fast_block
         blocks = []
         cached = True
         for uid in user_ids:
-            # The plain block, or the one for the message in `query` (cached like it, per message).
-            block = peek(uid, max_chars=max_chars, query=query)
-            if block is None:  # not cached, or another budget: made now (and cached when it can be)
-                build = self._context.fast_block
-                block = build(uid, max_chars=max_chars, query=query) if self._read is None \
-                    else await self._read(build, uid, max_chars=max_chars, query=query)
-                cached = False
+            # The plain block, or the one for the message in `query` (cached like it, per message);
+            # one not cached, or for another budget, is made now (and cached when it can be).
+            if self._read is None:
+                block, hit = build(uid, max_chars=max_chars, query=query)
+            else:  # cached ones answered here, others made off the loop
+                block = self._context.peek_cached(uid, max_chars=max_chars, query=query)
+                hit = block is not None
+                if not hit:
+                    block = (await self._read(build, uid, max_chars=max_chars, query=query))[0]
+            cached = cached and hit
             blocks.append(block)
         if cached and len(blocks) == 1:
             known = self._replies.get(user_ids[0])

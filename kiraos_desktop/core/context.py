@@ -230,14 +230,19 @@ class ContextBuilder:
             return block
         return fit_items(user_id, block.kept + block.dropped, budget, known=block)
 
-    def fast_block(self, user_id: str, max_chars: int | None = None, query: str | None = None):
-        """user_block()'s text and truncation at least (the API's reply): for a message under the
-        configured budget the compact block, made without converting it."""
+    def fast_block(self, user_id: str, max_chars: int | None = None, query: str | None = None) -> tuple:
+        """(a block with user_block()'s text and truncation, whether it was cached): what the API replies.
+        Under the configured budget the compact block (CachedBlock or CachedRecall), cached or made."""
         words = query_terms(query) if query else ()
         events, default, budget = self._variant(None, max_chars)
-        if words and budget == default:
-            return self._recall_cached(user_id, words, events, default)
-        return self.user_block(user_id, max_chars=max_chars, query=query)
+        if budget != default:
+            return self.user_block(user_id, max_chars=max_chars, query=query), False
+        hit = self._hit(user_id, (events, words) if words else events, default)
+        if hit is not None:
+            return hit, True
+        if words:
+            return self._recall_made(user_id, words, events, default)[0], False
+        return self._read(user_id, events, default)[1], False
 
     def _read(self, user_id: str, events: int, budget: int) -> tuple[UserContext, CachedBlock]:
         """The block under the configured budget from the database, cached unless its user changed meanwhile."""
@@ -309,7 +314,7 @@ class ContextBuilder:
             entry = CachedRecall(plain.text, default, plain.truncated, plain.valid_until, plain.stamp,
                                  _RECALL_OVERHEAD)
         else:
-            step_end = to_iso(scoring_window(now)[1])
+            step_end = _step_end(now)
             until = step_end if plain.valid_until is None else min(plain.valid_until, step_end)
             entry = CachedRecall(made.text, default, made.truncated, until, next(_stamps),
                                  _RECALL_OVERHEAD + sys.getsizeof(made.text))
@@ -369,6 +374,17 @@ class ContextBuilder:
     def block_text(self, user_id: str, max_events: int) -> str:
         hit = self.peek_cached(user_id, max_events=max_events)
         return hit.text if hit is not None else self.user_block(user_id, max_events=max_events).text
+
+
+def _step_end(now: datetime) -> str:
+    """When the recency step of `now` ends (recall.scoring_window), as stored times are written."""
+    start, end = scoring_window(now)
+    if _STEP_END[0] != start:
+        _STEP_END[:] = [start, to_iso(end)]
+    return _STEP_END[1]
+
+
+_STEP_END: list = [None, ""]
 
 
 def _made_context(user_id: str, budget: int, made: MadeBlock, window: RecallWindow) -> UserContext:

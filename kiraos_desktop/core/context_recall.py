@@ -11,7 +11,7 @@ from datetime import datetime
 from typing import NamedTuple
 
 from kiraos_desktop.core.context_format import UserContext, entry_text, join_items, prefix_lengths, sanitize
-from kiraos_desktop.core.recall import RecalledEvent, inside_weights, matches, rank
+from kiraos_desktop.core.recall import RecalledEvent, age_days, inside_weights, matches, micros, micros_of, rank
 from kiraos_desktop.core.recall_window import RecallWindow
 from kiraos_desktop.core.records import EventEntry
 
@@ -64,14 +64,16 @@ def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow
     created = window.created_at
     ends = memoryview(window.stamp_ends).cast("I")
     ids = window.event_ids()
-    matched = [(created(n, ends), ids[n], found, n) for n, found in window.matches(words, inside)]
+    moments, at = window.event_moments(), micros_of(now)
+    matched = [(age_days(moments[n], at), created(n, ends), ids[n], found, n)
+               for n, found in window.matches(words, inside)]
     for event in older:
         found = matches(words, event.summary, inside)
         if found:
-            matched.append((event.created_at, event.id, found, event))
+            matched.append((age_days(micros(event.created_at), at), event.created_at, event.id, found, event))
     if not matched:
         return None
-    picked = rank(matched, total, now)[:max_events]
+    picked = rank(matched, total)[:max_events]
     if len(picked) < max_events:  # the newest of the rest fill what is left
         chosen = {p[2] for p in picked}
         for n in range(min(max_events, window.count())):

@@ -45,7 +45,15 @@ class RecalledEvent:
         return self.score > 0
 
 
-def _age_days(created_at: str | None, now: datetime) -> float:
+#: What micros() gives for a time that cannot be read (its event is scored without recency).
+NO_TIME = -(2 ** 63)
+_FIRST = datetime(1, 1, 1)
+_MICROSECOND = timedelta(microseconds=1)
+
+
+def micros(created_at: str | None) -> int:
+    """A stored time as microseconds since the year 1 (NO_TIME when it cannot be read): ages are
+    differences of these, exactly what subtracting the datetimes gives."""
     try:
         moment = datetime.fromisoformat(created_at)  # the usual stored text, read as parse_timestamp() reads it
         if moment.tzinfo is not None:
@@ -54,8 +62,20 @@ def _age_days(created_at: str | None, now: datetime) -> float:
         try:
             moment = parse_timestamp(created_at or "")
         except (ValueError, TypeError):
-            return math.inf
-    return max(0.0, (now - moment).total_seconds() / 86400)
+            return NO_TIME
+    return (moment - _FIRST) // _MICROSECOND
+
+
+def micros_of(moment: datetime) -> int:
+    """A datetime as micros() gives a stored time."""
+    return (moment - _FIRST) // _MICROSECOND
+
+
+def age_days(moment: int, now: int) -> float:
+    """Days from `moment` to `now` (micros()), at least 0; infinite for NO_TIME."""
+    if moment == NO_TIME:
+        return math.inf
+    return max(0.0, (now - moment) / 1_000_000 / 86400)  # as timedelta.total_seconds() divides
 
 
 def inside_weights(words: tuple[str, ...]) -> tuple[float | None, ...]:
@@ -81,26 +101,26 @@ def matches(words: tuple[str, ...], text: str, inside: tuple | None = None) -> l
     return found
 
 
-def rank(matched: list[tuple], total: int, now: datetime) -> list[tuple]:
+def rank(matched: list[tuple], total: int) -> list[tuple]:
     """Scores of matched events, most relevant first (newest first among equals).
 
-    `matched`: (created_at, id, [(word, weight), ...], anything) per event; returns (score, created_at
-    or "", id, found, anything) tuples. Relevance sums the matched words' weights times their rarity
+    `matched`: (age in days, created_at, id, [(word, weight), ...], anything) per event; returns (score,
+    created_at or "", id, found, anything) tuples. Relevance sums the matched words' weights times their rarity
     among the user's `total` events (log(1 + total / events with the word)); recency multiplies it by
     up to 1 + RECENCY_BOOST, halving every RECENCY_HALF_LIFE_DAYS.
     """
     having: dict[str, int] = {}
-    for _, _, found, _ in matched:
+    for _, _, _, found, _ in matched:
         for word, _ in found:
             having[word] = having.get(word, 0) + 1
     total = max(total, len(matched))
     rarity = {word: math.log(1 + total / count) for word, count in having.items()}
     scored = []
-    for created_at, event_id, found, item in matched:
+    for age, created_at, event_id, found, item in matched:
         relevance = 0.0
         for word, weight in found:
             relevance += weight * rarity[word]
-        recency = 1 + RECENCY_BOOST * 0.5 ** (_age_days(created_at, now) / RECENCY_HALF_LIFE_DAYS)
+        recency = 1 + RECENCY_BOOST * 0.5 ** (age / RECENCY_HALF_LIFE_DAYS)
         scored.append((relevance * recency, created_at or "", event_id, found, item))
     # Highest score first, then newest (created_at, then id: unique, so `found` is never compared).
     scored.sort(reverse=True)
@@ -111,14 +131,15 @@ def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, n
     """The events that match a word, most relevant first (newest first among equals): rank()."""
     matched = []
     inside = inside_weights(words)
+    at = micros_of(now)
     for event in events:
         folded = normalise(event.summary)
         if any(word in folded for word in words):  # a word matches only text that holds it
             found = matches(words, event.summary, inside)
             if found:
-                matched.append((event.created_at, event.id, found, event))
+                matched.append((age_days(micros(event.created_at), at), event.created_at, event.id, found, event))
     return [RecalledEvent(event, score, tuple(word for word, _ in found))
-            for score, _, _, found, event in rank(matched, total, now)]
+            for score, _, _, found, event in rank(matched, total)]
 
 
 def pick_events(relevant: list[RecalledEvent], newest: list[EventEntry], limit: int) -> list[RecalledEvent]:

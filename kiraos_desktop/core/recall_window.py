@@ -13,6 +13,7 @@ from array import array
 from bisect import bisect_right
 from typing import NamedTuple
 
+from kiraos_desktop.core.recall import micros
 from kiraos_desktop.core.recall_index import SCAN_LIMIT
 from kiraos_desktop.core.recall_text import normalise, terms
 from kiraos_desktop.core.records import EventEntry
@@ -42,6 +43,7 @@ class RecallWindow(NamedTuple):
     starts: bytes  # packed: where each summary starts in `texts`
     folded: str  # normalise()d summaries joined by _SEP (`texts` itself when equal)
     fold_starts: bytes  # packed: where each starts in `folded` (`starts` itself when equal)
+    moments: bytes  # packed: each created_at as recall.micros() reads it
     words: str  # each event's own words (recall_text.terms()), each between _WORD and _END, one event after the other
     word_starts: bytes  # packed: where each event's words start in `words`
     size: int  # estimated bytes held
@@ -78,20 +80,24 @@ class RecallWindow(NamedTuple):
                 at += len(own[-1])
         words = "".join(own)
         word_starts = _pack(_OFFSETS, word_starts)
+        moments = _pack(_IDS, [micros(stamp) for stamp in stamps])
         packed_ids = _pack(_IDS, ids)
         stamp_text = "".join(stamps)
         stamp_ends = _pack(_OFFSETS, ends)
         size = (_HEADER * 8 + 8 * len(nulls) + _str_bytes(stamp_text) + _str_bytes(joined) + len(packed_ids)
                 + len(stamp_ends) + len(starts) + (0 if folded is joined else _str_bytes(folded) + len(fold_starts))
-                + _str_bytes(words) + len(word_starts))
+                + _str_bytes(words) + len(word_starts) + len(moments))
         return cls(limit, complete, packed_ids, stamp_text, stamp_ends, nulls, joined, starts, folded,
-                   fold_starts, words, word_starts, size)
+                   fold_starts, moments, words, word_starts, size)
 
     def count(self) -> int:
         return len(self.ids) // 8
 
     def event_ids(self):
         return memoryview(self.ids).cast(_IDS)
+
+    def event_moments(self):
+        return memoryview(self.moments).cast(_IDS)
 
     def created_at(self, n: int, ends=None) -> str | None:
         """The created_at of the `n`th event (None for NULL); `ends`: the unpacked stamp_ends, when at hand."""
