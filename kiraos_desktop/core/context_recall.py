@@ -88,14 +88,18 @@ def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow
         profiles -= 1
     profile_items = items[:profiles]
     user = sanitize(user_id)
-    summary = window.summary
     starts = memoryview(window.starts).cast("I")
     text = _profile_text(plain, profiles, budget)
     if text is not None:  # every profile line fits: then as many events as fit
         count, lines = profiles, []
         length = len(text) + (1 if text else 0) + len(user) + 10  # "\n" "[" user ":events] "
+        texts, last = window.texts, len(starts) - 1
         for _, created_at, _, _, where in picked:
-            line = f"{created_at[:10]} {sanitize(summary(where, starts) if type(where) is int else where.summary)}"
+            if type(where) is int:  # window.summary(), inline: this runs for every event of every block
+                summary = texts[starts[where]:starts[where + 1] - 1] if where < last else texts[starts[where]:]
+            else:
+                summary = where.summary
+            line = f"{created_at[:10]} {sanitize(summary)}"
             length += len(line)
             if budget and length > budget:
                 break
