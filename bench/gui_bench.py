@@ -179,6 +179,7 @@ def build_user_search_index(db: Path) -> float | None:
 def open_window(app: QApplication, db: Path, data_dir: Path):
     """Engine.open + MainWindow on the Users page, shown; returns (engine, window, timings)."""
     from kiraos_desktop.api.server import ApiServer
+    from kiraos_desktop.ui.app import keep_startup_objects
     from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
 
     ini = QSettings(str(data_dir / "ui.ini"), QSettings.Format.IniFormat)
@@ -194,6 +195,7 @@ def open_window(app: QApplication, db: Path, data_dir: Path):
     window.resize(1280, 800)
     window.show()
     t_painted = probe.wait(app)
+    keep_startup_objects()  # as the app does once its window is up
     if rows == 0:
         raise RuntimeError("the user list is empty")
     return engine, server, window, {"engine_open": ms(t_engine - t0), "window": ms(t_window - t_engine),
