@@ -43,12 +43,23 @@ class _Nums:
         return num
 
 
+def _numbered(conn, user_ids) -> _Nums:
+    """A _Nums holding the numbers of `user_ids`, new users' rows created in code point order: two
+    drains creating the same new users in different orders would each wait on a row the other has
+    inserted and not committed (a deadlock, which would skip their queued changes)."""
+    nums = _Nums(conn)
+    for user_id in sorted(set(user_ids)):
+        nums(user_id)
+    return nums
+
+
 def _apply(conn, removed: list, added: list) -> None:
+    # Keys in one order in every process, for the same reason as _numbered().
     with conn.cursor() as cursor:
         if removed:
-            cursor.executemany(_DELETE_TERM, removed)
+            cursor.executemany(_DELETE_TERM, sorted(removed))
         if added:
-            cursor.executemany(_INSERT_TERM, added)
+            cursor.executemany(_INSERT_TERM, sorted(added))
 
 
 def drain(conn, limit: int = DRAIN_PER_COMMIT) -> int:
@@ -60,7 +71,8 @@ def drain(conn, limit: int = DRAIN_PER_COMMIT) -> int:
         return 0
     conn.execute("SAVEPOINT kd_recall")
     try:
-        removed, added = queued_term_changes(rows, _Nums(conn))
+        nums = _numbered(conn, [row[1] for row in rows if row[2] is not None])
+        removed, added = queued_term_changes(rows, nums)
         with conn.pipeline():  # its own sync: an error surfaces here, not at the commit
             _apply(conn, removed, added)
     except Exception:
@@ -78,7 +90,7 @@ def build_step(conn, adapted, batch: int = BUILD_BATCH) -> BuildState:
         return state
     rows = conn.execute("SELECT id, user_id, event_summary FROM event_logs WHERE id > %s AND id <= %s "
                         "ORDER BY id LIMIT %s", (state.done, state.upto, batch)).fetchall()
-    nums = _Nums(conn)
+    nums = _numbered(conn, [row[1] for row in rows])
     _apply(conn, [], [(nums(user_id), term, event_id) for event_id, user_id, text in rows
                       for term in terms(text or "")])
     done = rows[-1][0] if len(rows) == batch else state.upto
