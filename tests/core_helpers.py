@@ -116,3 +116,21 @@ class WriterHolder:
     def __exit__(self, *exc) -> None:
         self._release.set()
         self._thread.join(10)
+
+
+def run_threads(works) -> list[BaseException]:
+    """Runs each callable on its own thread, waits for all, and returns what they raised."""
+    errors: list[BaseException] = []
+
+    def guarded(work):
+        try:
+            work()
+        except BaseException as exc:  # reported by the caller's assertion
+            errors.append(exc)
+
+    threads = [threading.Thread(target=guarded, args=(work,)) for work in works]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return errors

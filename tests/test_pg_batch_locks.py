@@ -13,26 +13,10 @@ from kiraos_desktop.core.pg_store import PgMemoryStore
 from kiraos_desktop.core.pg_write_batch import PgWriteBatch, UndeclaredUser
 from kiraos_desktop.core.records import ProfileEntry
 from kiraos_desktop.core.transfer import ImportPlan
+from tests.core_helpers import run_threads
 
 _WAITERS = ("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
             "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")
-
-
-def _run_threads(workers) -> list[BaseException]:
-    errors: list[BaseException] = []
-
-    def guarded(work):
-        try:
-            work()
-        except BaseException as exc:  # reported by the assertion
-            errors.append(exc)
-
-    threads = [threading.Thread(target=guarded, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return errors
 
 
 def _locked_elsewhere(url: str, user_id: str) -> bool:
@@ -157,7 +141,7 @@ def test_reverts_of_two_instances_over_the_same_users_in_opposite_orders_do_not_
             revert_changes(two_stores[index], ids, actor="gui")
         return work
 
-    assert _run_threads([reverter(0, one), reverter(1, two)]) == []
+    assert run_threads([reverter(0, one), reverter(1, two)]) == []
     check = two_stores[0]
     assert check.stats().total_profiles == 0  # all four entries reverted, by one or the other
     assert [c.action for c in check.list_changes(None, limit=-1)].count("profile_delete") == 4
@@ -178,7 +162,7 @@ def test_imports_of_two_instances_over_the_same_users_in_opposite_orders_do_not_
             transfer.apply_import(two_stores[index], _plan(users, f"w{index}"))
         return work
 
-    assert _run_threads([importer(0, ["a", "b"]), importer(1, ["b", "a"])]) == []
+    assert run_threads([importer(0, ["a", "b"]), importer(1, ["b", "a"])]) == []
     check = two_stores[0]
     for user in ("a", "b"):
         assert sorted(p.key for p in check.get_profiles(user)) == [f"w{i}-{n}" for i in range(2) for n in range(3)]
@@ -204,7 +188,7 @@ def test_many_rounds_of_imports_and_reverts_on_two_instances_lose_nothing(two_st
                 revert_changes(store, batch.change_ids, actor="gui")
         return work
 
-    assert _run_threads([worker(0), worker(1)]) == []
+    assert run_threads([worker(0), worker(1)]) == []
     check = two_stores[0]
     for user in users:
         keys = sorted(p.key for p in check.get_profiles(user))

@@ -13,25 +13,9 @@ from kiraos_desktop.core.pg_store import PgMemoryStore
 from kiraos_desktop.core.records import StoreUnavailable
 from kiraos_desktop.core.settings import Settings
 from tests.pg_server import PASSWORD
+from tests.core_helpers import run_threads
 
 USERS = ("a", "b", "c")
-
-
-def _run_threads(workers) -> list[BaseException]:
-    errors: list[BaseException] = []
-
-    def guarded(work):
-        try:
-            work()
-        except BaseException as exc:  # pragma: no cover - reported by the assertion
-            errors.append(exc)
-
-    threads = [threading.Thread(target=guarded, args=(w,)) for w in workers]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
-    return errors
 
 
 def _chain_is_intact(store, user_id: str) -> None:
@@ -54,7 +38,7 @@ def test_two_instances_writing_the_same_users_lose_nothing(pg_url):
                                     {"op": "event", "value": f"writer {n} call {i}"}], actor="tool")
         return work
 
-    assert _run_threads([writer(n) for n in range(4)]) == []
+    assert run_threads([writer(n) for n in range(4)]) == []
     check = stores[0]
     assert check.stats().total_profiles == 4 * calls and check.stats().total_events == 4 * calls
     for user in USERS:
@@ -81,7 +65,7 @@ def test_the_profile_limit_and_event_retention_hold_across_instances(pg_url):
                                         {"op": "event", "value": f"writer {n} event {i}"}], actor="tool")
         return work
 
-    assert _run_threads([writer(n) for n in range(4)]) == []
+    assert run_threads([writer(n) for n in range(4)]) == []
     store = stores[0]
     assert len(store.get_profiles("shared")) == limit
     assert len(store.get_events("shared")) == keep
@@ -148,7 +132,7 @@ def test_groups_of_two_instances_on_the_same_users_neither_deadlock_nor_lose_any
                                             {"op": "event", "value": f"writer {n} round {i}"}], actor="tool")
         return work
 
-    assert _run_threads([writer(n) for n in range(2)]) == []
+    assert run_threads([writer(n) for n in range(2)]) == []
     check = stores[0]
     assert check.stats().total_profiles == 2 * rounds * len(USERS)
     assert check.stats().total_events == 2 * rounds * len(USERS)

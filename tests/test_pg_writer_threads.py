@@ -18,26 +18,10 @@ from kiraos_desktop.core.settings import Settings
 from tests.api_helpers import AUTH, TOKEN
 from tests.pg_instances import write_settings
 from tests.test_pg_instances import check_audit_chains
+from tests.core_helpers import run_threads
 
 #: Bounds a wait that the code under test must end by itself (a failure, not a pause of the test).
 WAIT_S = 30
-
-
-def run_threads(works) -> list[BaseException]:
-    errors: list[BaseException] = []
-
-    def guarded(work):
-        try:
-            work()
-        except BaseException as exc:  # reported by the caller's assertion
-            errors.append(exc)
-
-    threads = [threading.Thread(target=guarded, args=(work,)) for work in works]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    return errors
 
 
 def wait_for_waiters(conn: psycopg.Connection, count: int = 1) -> list[int]:
