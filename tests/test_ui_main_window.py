@@ -35,7 +35,7 @@ def test_sidebar_pages_and_status_bar(qtbot, window, engine):
         window.show_page(page)
         assert window.current_page() == page
     assert str(engine.paths.db_path) in window.db_status.text()
-    assert window.overview_page.users_card.value_label.text() == "3"
+    qtbot.waitUntil(lambda: window.overview_page.users_card.value_label.text() == "3")
     assert window.overview_page.profiles_card.value_label.text() == "12"
     menus = [action.text() for action in window.menuBar().actions()]
     assert menus == ["&File", "&Edit", "&Help"]

@@ -436,6 +436,7 @@ class MainWindow(QMainWindow):
         self.server_state.detach()
         self.db_outage.detach()
         self.users_page.shutdown()
+        self.overview_page.shutdown()
         dispose = getattr(self.api_page, "dispose", None)
         if callable(dispose):
             dispose()
