@@ -115,19 +115,12 @@ def test_a_declared_batch_is_refused_inside_a_group_or_another_batch(two_stores)
 
 def _seed_reverts(store) -> tuple[list[int], list[int]]:
     """Changes whose reverts write a then b (first list) and b then a (second list): reverts go newest first."""
-    with store.batch("gui") as batch:
-        batch.set_profile("a", "k1", "v")
-    a1 = batch.change_ids[0]
-    with store.batch("gui") as batch:
-        batch.set_profile("b", "k1", "v")
-    b1 = batch.change_ids[0]
-    with store.batch("gui") as batch:
-        batch.set_profile("a", "k2", "v")
-    a2 = batch.change_ids[0]
-    with store.batch("gui") as batch:
-        batch.set_profile("b", "k2", "v")
-    b2 = batch.change_ids[0]
-    return [a2, b1], [b2, a1]
+    ids = {}
+    for user, key in (("a", "k1"), ("b", "k1"), ("a", "k2"), ("b", "k2")):
+        with store.batch("gui") as batch:
+            batch.set_profile(user, key, "v")
+        ids[user + key] = batch.change_ids[0]
+    return [ids["ak2"], ids["bk1"]], [ids["bk2"], ids["ak1"]]
 
 
 def test_reverts_of_two_instances_over_the_same_users_in_opposite_orders_do_not_deadlock(

@@ -251,10 +251,7 @@ class MemoryStore:
                 user_search_index.drain(self.writer.connection(), self._search_state_now())
             execute("COMMIT")
             self.commits_since_checkpoint += 1
-            if not deferred:
-                self.groups_undrained = 0
-            elif self._in_group:
-                self.groups_undrained += 1
+            self.groups_undrained = self.groups_undrained + 1 if deferred else 0
             if self._in_group:
                 self.last_group_commit = time.monotonic()
         except BaseException:
