@@ -10,10 +10,11 @@ Anything else goes through the regular route, which gives the same reply and pro
 from __future__ import annotations
 
 from collections import OrderedDict
+from json.encoder import encode_basestring as _string
 from urllib.parse import unquote_plus
 
 from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
-from kiraos_desktop.api.errors import dump_json, send_json_body
+from kiraos_desktop.api.errors import send_json_body
 from kiraos_desktop.api.schemas import MAX_CHARS_LIMIT, MAX_USERS_PER_REQUEST
 from kiraos_desktop.core.context import join_texts, unique_ids
 from kiraos_desktop.core.records import user_id_ok
@@ -145,5 +146,9 @@ def _entry_bytes(user_id: str, body: bytes) -> int:
 
 
 def _encode(user_ids: tuple[str, ...], blocks: list) -> bytes:
-    return dump_json({"context": join_texts(b.text for b in blocks), "users": list(user_ids),
-                      "truncated": any(b.truncated for b in blocks)})
+    """dump_json({"context": ..., "users": [...], "truncated": ...}) of the blocks, byte for byte, without
+    the encoder's generic walk over a dict (a block made for a new message is encoded on every request)."""
+    text = blocks[0].text if len(blocks) == 1 else join_texts(b.text for b in blocks)
+    truncated = any(b.truncated for b in blocks)
+    return (f'{{"context":{_string(text)},"users":[{",".join(map(_string, user_ids))}],'
+            f'"truncated":{"true" if truncated else "false"}}}').encode("utf-8")

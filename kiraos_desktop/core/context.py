@@ -56,6 +56,7 @@ class CachedBlock(NamedTuple):
     items: tuple
     valid_until: str | None
     stamp: int
+    profiles: int  # its items before the events' (a block for a message takes their lines)
     size: int
 
     @property
@@ -73,7 +74,10 @@ class CachedBlock(NamedTuple):
         # sys.getsizeof() on every text cost as much as rendering the block).
         size = (256 + sys.getsizeof(block.text) + (8 + _ITEM_OVERHEAD) * len(items) + 64 * (len(texts) - len(items))
                 + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
-        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps), size)
+        profiles = len(items)
+        while profiles and items[profiles - 1][0] == "events":  # events come last
+            profiles -= 1
+        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps), profiles, size)
 
     def block(self, user_id: str) -> UserContext:
         items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in self.items)
@@ -195,10 +199,7 @@ class ContextBuilder:
         with self._lock:
             blocks = self._cache.get(user_id)
             raw = blocks.get(key) if blocks else None
-        hit = None if raw is None else CachedRecall._make(raw) if type(key) is tuple else CachedBlock._make(raw)
-        if hit is not None and hit.budget == budget and (hit.valid_until is None or now_iso() < hit.valid_until):
-            return hit
-        return None
+        return _exact(raw, CachedRecall if type(key) is tuple else CachedBlock, budget)
 
     def peek_cached(self, user_id: str, max_events: int | None = None, max_chars: int | None = None,
                     query: str | None = None) -> CachedBlock | CachedRecall | None:
@@ -237,11 +238,11 @@ class ContextBuilder:
         events, default, budget = self._variant(None, max_chars)
         if budget != default:
             return self.user_block(user_id, max_chars=max_chars, query=query), False
-        hit = self._hit(user_id, (events, words) if words else events, default)
+        if words:
+            return self._recall_entry(user_id, words, events, default)
+        hit = self._hit(user_id, events, default)
         if hit is not None:
             return hit, True
-        if words:
-            return self._recall_made(user_id, words, events, default)[0], False
         return self._read(user_id, events, default)[1], False
 
     def _read(self, user_id: str, events: int, budget: int) -> tuple[UserContext, CachedBlock]:
@@ -259,18 +260,21 @@ class ContextBuilder:
                 self._store_block(user_id, events, cached)
         return block, cached
 
-    def _plain(self, user_id: str, events: int, default: int) -> CachedBlock:
-        """The plain block under the configured budget, compact: cached or read."""
-        hit = self._hit(user_id, events, default)
+    def _plain(self, user_id: str, events: int, default: int, raw: tuple | None = None) -> CachedBlock:
+        """The plain block under the configured budget, compact: cached (`raw`, its cache entry when
+        looked up already) or read."""
+        hit = self._hit(user_id, events, default) if raw is None else _exact(raw, CachedBlock, default)
         return hit if hit is not None else self._read(user_id, events, default)[1]
 
-    def _window(self, user_id: str, events: int) -> RecallWindow:
-        """The user's newest events for recall (at least `events`): cached or read."""
+    def _window(self, user_id: str, events: int, raw: tuple | None = None, seen: tuple | None = None) -> RecallWindow:
+        """The user's newest events for recall (at least `events`): cached or read. `raw` and `seen`: the
+        cache entry and the user's change count when looked up already."""
         limit = max(WINDOW, events)
-        with self._lock:
-            blocks = self._cache.get(user_id)
-            raw = blocks.get(_WINDOW_KEY) if blocks else None
-            seen = (self._epoch, self._changes.get(user_id, 0))
+        if seen is None:
+            with self._lock:
+                blocks = self._cache.get(user_id)
+                raw = blocks.get(_WINDOW_KEY) if blocks else None
+                seen = (self._epoch, self._changes.get(user_id, 0))
         if raw is not None and raw[0] == limit:
             return RecallWindow._make(raw)
         window = RecallWindow.of(self._store.newest_event_rows(user_id, limit + 1), limit)
@@ -280,42 +284,61 @@ class ContextBuilder:
         return window
 
     def _make(self, user_id: str, words: tuple[str, ...], events: int, budget: int, plain: CachedBlock,
-              now: datetime) -> tuple[RecallWindow, MadeBlock | None]:
-        """The block for a message's words from the cached plain block and window (None: nothing matched)."""
+              moment: datetime, window: RecallWindow | None = None) -> tuple[RecallWindow, MadeBlock | None]:
+        """The block for a message's words from the cached plain block and window (None: nothing matched);
+        `moment`: where ages are counted from (recall.scoring_window())."""
         if events <= 0:
             return None, None
-        window = self._window(user_id, events)
+        window = window or self._window(user_id, events)
         older, total = [], window.count()
         if not window.complete:  # older events: those the index finds (the window's were searched here)
             _, found, total = self._store.recall_rows(user_id, words, 0, scan=False)
             held = set(window.event_ids())
             older = [event for event in found if event.id not in held]
-        return window, make_block(user_id, words, plain, window, older, total, events, budget,
-                                  scoring_window(now)[0])
+        return window, make_block(user_id, words, plain, window, older, total, events, budget, moment)
+
+    def _recall_entry(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> tuple:
+        """(the block for a message's words under the configured budget, whether it was cached): cached,
+        or made from the user's cached entries, all looked up at once (a new message on every request
+        is what a bot sends)."""
+        with self._lock:
+            blocks = self._cache.get(user_id)
+            seen = (self._epoch, self._changes.get(user_id, 0))
+            if blocks:
+                raw, plain, window = blocks.get((events, words)), blocks.get(events), blocks.get(_WINDOW_KEY)
+            else:
+                raw = plain = window = None
+        hit = _exact(raw, CachedRecall, default)
+        if hit is not None:
+            return hit, True
+        plain = self._plain(user_id, events, default, plain)
+        window = self._window(user_id, events, window, seen) if events > 0 else None
+        return self._recall_made(user_id, words, events, default, seen, plain, window)[0], False
 
     def _recall_cached(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> CachedRecall:
         """The block for a message's words under the configured budget, cached (or made and cached)."""
-        hit = self._hit(user_id, (events, words), default)
-        return hit if hit is not None else self._recall_made(user_id, words, events, default)[0]
+        return self._recall_entry(user_id, words, events, default)[0]
 
-    def _recall_made(self, user_id: str, words: tuple[str, ...], events: int,
-                     default: int) -> tuple[CachedRecall, MadeBlock | None, CachedBlock, RecallWindow | None]:
+    def _recall_made(self, user_id: str, words: tuple[str, ...], events: int, default: int,
+                     seen: tuple | None = None, plain: CachedBlock | None = None, window: RecallWindow | None = None
+                     ) -> tuple[CachedRecall, MadeBlock | None, CachedBlock, RecallWindow | None]:
         """The block for a message's words under the configured budget made anew, and cached: (its cache
-        entry, the block made or None when nothing matched, the plain block, the window).
+        entry, the block made or None when nothing matched, the plain block, the window). `seen`, `plain`
+        and `window`: the user's change count, plain block and window, when looked up already.
 
         Exact while the plain block it took its profile lines from is (no write of the user, no
         expiry) and the recency step its scores were made in lasts (recall.scoring_window)."""
-        with self._lock:
-            seen = (self._epoch, self._changes.get(user_id, 0))
-        now = datetime.now()
-        plain = self._plain(user_id, events, default)
-        window, made = self._make(user_id, words, events, default, plain, now)
+        if seen is None:
+            with self._lock:
+                seen = (self._epoch, self._changes.get(user_id, 0))
+        moment, step_end = _step(datetime.now())
+        plain = plain or self._plain(user_id, events, default)
+        window, made = self._make(user_id, words, events, default, plain, moment, window)
         if made is None:  # nothing matched: the plain block (its text shared, its stamp: the same reply)
             entry = CachedRecall(plain.text, default, plain.truncated, plain.valid_until, plain.stamp,
                                  _RECALL_OVERHEAD)
         else:
-            step_end = _step_end(now)
-            until = step_end if plain.valid_until is None else min(plain.valid_until, step_end)
+            until = step_end if plain.valid_until is None or step_end < plain.valid_until else plain.valid_until
             entry = CachedRecall(made.text, default, made.truncated, until, next(_stamps),
                                  _RECALL_OVERHEAD + sys.getsizeof(made.text))
         with self._lock:
@@ -331,7 +354,7 @@ class ContextBuilder:
         made = window = None
         if words:
             window, made = self._make(user_id, words, events, budget, self._plain(user_id, events, default),
-                                      now or datetime.now())
+                                      scoring_window(now)[0])
         if made is None:
             return RecallBlock(self.user_block(user_id, max_events=max_events, max_chars=max_chars), words, ())
         return RecallBlock(_made_context(user_id, budget, made, window), words,
@@ -347,7 +370,7 @@ class ContextBuilder:
                 return plain.block(user_id)
         else:
             window, made = self._make(user_id, words, events, budget, self._plain(user_id, events, default),
-                                      datetime.now())
+                                      _step(datetime.now())[0])
             if made is None:
                 return self.user_block(user_id, max_events=max_events, max_chars=max_chars)
         return _made_context(user_id, budget, made, window)
@@ -376,15 +399,28 @@ class ContextBuilder:
         return hit.text if hit is not None else self.user_block(user_id, max_events=max_events).text
 
 
-def _step_end(now: datetime) -> str:
-    """When the recency step of `now` ends (recall.scoring_window), as stored times are written."""
-    start, end = scoring_window(now)
-    if _STEP_END[0] != start:
-        _STEP_END[:] = [start, to_iso(end)]
-    return _STEP_END[1]
+def _step(now: datetime) -> tuple[datetime, str]:
+    """(the moment ages are counted from at `now`, when its recency step ends as stored times are
+    written): recall.scoring_window(), worked out once a step."""
+    start, end, end_text = _STEP
+    if not start <= now < end:
+        start, end = scoring_window(now)
+        end_text = to_iso(end)
+        _STEP[:] = [start, end, end_text]
+    return start, end_text
 
 
-_STEP_END: list = [None, ""]
+_STEP: list = [datetime.max, datetime.min, ""]
+
+
+def _exact(raw: tuple | None, kind: type, budget: int):
+    """The cache entry `raw` as `kind` (CachedBlock or CachedRecall) if it is still exact for `budget`, else None."""
+    if raw is None:
+        return None
+    hit = kind._make(raw)
+    if hit.budget == budget and (hit.valid_until is None or now_iso() < hit.valid_until):
+        return hit
+    return None
 
 
 def _made_context(user_id: str, budget: int, made: MadeBlock, window: RecallWindow) -> UserContext:

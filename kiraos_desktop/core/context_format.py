@@ -151,10 +151,31 @@ def _joined(user_ids: list[str], blocks: list[UserContext]) -> ContextResult:
 # gives, byte for byte (tests compare them over varied data), from compact items: (kind, label,
 # payload pairs) in the order of the payload dicts (date, summary) or (key, value, mark).
 
+#: Between the entries of a line.
+SEPARATOR = " | "
+#: An event's entry: its date and summary (a bound method: map() calls it without a Python frame).
+event_entry = "{} {}".format
+
+
+def section_line(user_id: str, kind: str, entries) -> str:
+    """One line of the block: a section's entries (texts)."""
+    return f"[{user_id}:{kind}] " + SEPARATOR.join(entries)
+
+
+def head_length(user_id: str, kind: str) -> int:
+    """The length of a line's start, before its first entry (section_line())."""
+    return len(user_id) + len(kind) + 4
+
+
+def events_line(user_id: str, dates, summaries) -> str:
+    """The events' line of the block, of their dates and (sanitised) summaries in the order shown."""
+    return section_line(user_id, "events", map(event_entry, dates, summaries))
+
+
 def entry_text(kind: str, pairs: tuple) -> str:
     """One entry of a line of the block, as context.j2 writes it."""
     if kind == "events":
-        return f"{pairs[0][1]} {pairs[1][1]}"
+        return event_entry(pairs[0][1], pairs[1][1])
     return f"{pairs[0][1]}={pairs[1][1]}({pairs[2][1]})"
 
 
@@ -172,11 +193,11 @@ def join_items(user_id: str, items) -> str:
     for item_kind, _, pairs in items:
         if item_kind != kind:
             if entries:
-                lines.append(f"[{user_id}:{kind}] " + " | ".join(entries))
+                lines.append(section_line(user_id, kind, entries))
             kind, entries = item_kind, []
         entries.append(entry_text(kind, pairs))
     if entries:
-        lines.append(f"[{user_id}:{kind}] " + " | ".join(entries))
+        lines.append(section_line(user_id, kind, entries))
     return "\n".join(lines)
 
 
@@ -185,12 +206,12 @@ def prefix_lengths(user_id: str, items, budget: int) -> list[int]:
     kind), as long as it stays within `budget` (0: all): the block keeps that many. The lengths do not
     depend on the order the events are shown in (one line holds them all)."""
     lengths = []
-    length, kind, head = 0, None, len(user_id) + 4  # "[" user ":" kind "] "
+    length, kind = 0, None
     for item_kind, _, pairs in items:
         if item_kind == kind:
-            length += 3 + entry_length(kind, pairs)  # " | "
+            length += len(SEPARATOR) + entry_length(kind, pairs)
         else:
-            length += (1 if kind is not None else 0) + head + len(item_kind) + entry_length(item_kind, pairs)
+            length += (1 if kind is not None else 0) + head_length(user_id, item_kind) + entry_length(item_kind, pairs)
             kind = item_kind
         if budget and length > budget:
             break

@@ -10,7 +10,18 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import NamedTuple
 
-from kiraos_desktop.core.context_format import UserContext, entry_text, join_items, prefix_lengths, sanitize
+from kiraos_desktop.core.context_format import (
+    SEPARATOR,
+    UserContext,
+    entry_text,
+    event_entry,
+    events_line,
+    head_length,
+    join_items,
+    prefix_lengths,
+    sanitize,
+    section_line,
+)
 from kiraos_desktop.core.recall import RecalledEvent, age_days, inside_weights, matches, micros, micros_of, rank
 from kiraos_desktop.core.recall_window import RecallWindow
 from kiraos_desktop.core.records import EventEntry
@@ -34,90 +45,110 @@ class MadeBlock(NamedTuple):
     made_items())."""
 
     text: str
-    kept: int  # items kept, in priority order (the plain block's profile items, then `events`)
+    kept: int  # items kept, in priority order (the plain block's profile items, then the events)
     count: int  # items in all
     profiles: tuple  # the plain block's profile items (compact, shared)
-    events: list  # the events picked, as rank() gives them (score, created_at or "", id, words, where), in priority order
+    ranked: list  # the relevant events as rank() gives them (score, created_at or "", id, words, where)
+    fill: list  # then the window's positions of the newest of the rest
     order: list  # the positions in `events` of those kept, in the order shown (newest first)
+    window: RecallWindow
 
     @property
     def truncated(self) -> bool:
         return self.kept < self.count
 
     @property
+    def events(self) -> list:
+        """The events picked, in priority order, as rank() gives them (those filling in with score 0)."""
+        return self.ranked + _filling(self.window, self.fill)
+
+    @property
     def shown(self) -> list:
-        return [self.events[k] for k in self.order]
+        events = self.events
+        return [events[k] for k in self.order]
 
 
 def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow, older: list[EventEntry],
                total: int, max_events: int, budget: int, now: datetime) -> MadeBlock | None:
     """The block for a message's `words`, or None when no event matches them (the plain block is the answer).
 
-    `plain`: the user's plain block under some budget (compact: text, kept, items), for its profile
-    lines; `window`: the user's newest events (at least `max_events`); `older`: candidates older
-    than the window (recall_rows() of the index, when the window does not hold every event) and
-    `total` the user's number of events. Events: the relevant ones (rank()), then the newest fill
-    up to `max_events`; kept in that order up to `budget` after every profile line, shown newest first.
+    `plain`: the user's plain block under some budget (CachedBlock), for its profile lines; `window`:
+    the user's newest events (at least `max_events`); `older`: candidates older than the window
+    (recall_rows() of the index, when the window does not hold every event) and `total` the user's
+    number of events. Events: the relevant ones (rank()), then the newest fill up to `max_events`;
+    kept in that order up to `budget` after every profile line, shown newest first.
     `now`: the moment ages are counted from (recall.scoring_window()).
     """
     inside = inside_weights(words)
-    created = window.created_at
-    ends = memoryview(window.stamp_ends).cast("I")
-    ids = window.event_ids()
-    moments, at = window.event_moments(), micros_of(now)
-    matched = [(age_days(moments[n], at), created(n, ends), ids[n], found, n)
-               for n, found in window.matches(words, inside)]
+    at = micros_of(now)
+    matched = window.found(words, inside, at)
     for event in older:
         found = matches(words, event.summary, inside)
         if found:
             matched.append((age_days(micros(event.created_at), at), event.created_at, event.id, found, event))
     if not matched:
         return None
-    picked = rank(matched, total)[:max_events]
-    if len(picked) < max_events:  # the newest of the rest fill what is left
-        chosen = {p[2] for p in picked}
-        for n in range(min(max_events, window.count())):
-            event_id = ids[n]
-            if event_id not in chosen:
-                picked.append((0.0, created(n, ends) or "", event_id, (), n))
-                if len(picked) >= max_events:
-                    break
-    items = plain.items
-    profiles = len(items)
-    while profiles and items[profiles - 1][0] == "events":  # the plain block's events come last
-        profiles -= 1
-    profile_items = items[:profiles]
+    ranked = rank(matched, total)[:max_events]
+    fill = window.newest(max_events - len(ranked), {p[4] for p in ranked}) if len(ranked) < max_events else []
+    profiles = plain.profiles
     user = sanitize(user_id)
-    starts = memoryview(window.starts).cast("I")
     text = _profile_text(plain, profiles, budget)
     if text is not None:  # every profile line fits: then as many events as fit
-        count, lines = profiles, []
-        length = len(text) + (1 if text else 0) + len(user) + 10  # "\n" "[" user ":events] "
-        texts, last = window.texts, len(starts) - 1
-        for _, created_at, _, _, where in picked:
-            if type(where) is int:  # window.summary(), inline: this runs for every event of every block
-                summary = texts[starts[where]:starts[where + 1] - 1] if where < last else texts[starts[where]:]
-            else:
-                summary = where.summary
-            line = f"{created_at[:10]} {sanitize(summary)}"
-            length += len(line)
-            if budget and length > budget:
-                break
-            lines.append(line)
-            length += 3  # " | " before the next
-        count += len(lines)
+        kept = _events_kept(ranked, fill, window, budget, len(text) + (1 if text else 0) + head_length(user, "events"))
+        count = profiles + kept
+        positions = [p[4] for p in ranked[:kept]] + fill[:max(0, kept - len(ranked))]
+        if window.ordered and (not older or all(type(n) is int for n in positions)):  # newest first: by position
+            order = sorted(range(kept), key=positions.__getitem__)
+            line = events_line(user, *window.dates_and_summaries(sorted(positions)))
+        else:
+            picked = (ranked + _filling(window, fill))[:kept]
+            order = sorted(range(kept), key=lambda k: (picked[k][1], picked[k][2]), reverse=True)
+            line = section_line(user, "events", [entry_text("events", _event_item(picked[k], window)[2])
+                                                 for k in order])
     else:
-        events = [_event_item(p, window, starts) for p in picked]
-        lengths = prefix_lengths(user, profile_items + tuple(events), budget)
+        picked = ranked + _filling(window, fill)
+        events = [_event_item(p, window) for p in picked]
+        lengths = prefix_lengths(user, plain.items[:profiles] + tuple(events), budget)
         count = len(lengths)
-        kept = min(count, profiles)
-        text = plain.text[:lengths[kept - 1]] if kept <= plain.kept and kept else join_items(user, items[:kept])
-        lines = [entry_text("events", event[2]) for event in events[:count - kept]]
-    order = sorted(range(len(lines)), key=lambda k: (picked[k][1], picked[k][2]), reverse=True)
+        kept_profiles = min(count, profiles)
+        text = plain.text[:lengths[kept_profiles - 1]] if kept_profiles <= plain.kept and kept_profiles else \
+            join_items(user, plain.items[:kept_profiles])
+        picked = picked[:count - kept_profiles]
+        order = sorted(range(len(picked)), key=lambda k: (picked[k][1], picked[k][2]), reverse=True)
+        line = section_line(user, "events", [entry_text("events", events[k][2]) for k in order])
     if order:
-        line = f"[{user}:events] " + " | ".join([lines[k] for k in order])
         text = f"{text}\n{line}" if text else line
-    return MadeBlock(text, count, profiles + len(picked), profile_items, picked, order)
+    return MadeBlock(text, count, profiles + len(ranked) + len(fill), plain.items[:profiles], ranked, fill, order,
+                     window)
+
+
+def _filling(window: RecallWindow, fill: list) -> list:
+    """The events at the window's positions `fill` as rank() gives events (score 0)."""
+    ids = window.event_ids()
+    return [(0.0, window.created_at(n) or "", ids[n], (), n) for n in fill]
+
+
+def _events_kept(ranked: list, fill: list, window: RecallWindow, budget: int, length: int) -> int:
+    """How many of the events (`ranked`, then `fill`) fit in `budget` on a line starting after `length`
+    characters (0: all of them)."""
+    if not budget:
+        return len(ranked) + len(fill)
+    lengths = memoryview(window.entry_lengths).cast("I")
+    length -= len(SEPARATOR)
+    kept = 0
+    for picked in ranked:
+        where = picked[4]
+        length += len(SEPARATOR) + (lengths[where] if type(where) is int else
+                                    len(event_entry((picked[1] or "")[:10], where.summary)))
+        if length > budget:
+            return kept
+        kept += 1
+    for n in fill:
+        length += len(SEPARATOR) + lengths[n]
+        if length > budget:
+            return kept
+        kept += 1
+    return kept
 
 
 def _profile_text(plain, profiles: int, budget: int) -> str | None:
