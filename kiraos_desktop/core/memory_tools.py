@@ -53,6 +53,7 @@ class MemoryTools:
                 text, applied = self._apply(batch, user_id, op, known)
                 results.append(text)
                 done += applied
+            batch.leave_profile_rows(user_id, known)
             head, live = live_head(known, SUMMARY_ITEMS)
             summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
             # Inside the batch: if the reply cannot be made, nothing is written.

@@ -253,6 +253,9 @@ class PgMemoryStore(MemoryStore):
     _batch_class = PgWriteBatch
     _like = "ILIKE"
 
+    def _after_batch(self, batch) -> None:
+        """No profile hints: several instances drain PostgreSQL's queue, each reading the rows."""
+
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
         """MemoryStore.group(): one transaction, each batch a savepoint; except that a batch whose user

@@ -13,6 +13,7 @@ import peewee
 
 from kiraos_desktop.core import recall_index, user_queries, user_search, user_search_index
 from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
+from kiraos_desktop.core.profile_hints import ProfileHints
 from kiraos_desktop.core.records import (
     ChangeRecord,
     EventEntry,
@@ -120,6 +121,7 @@ class MemoryStore:
         self.groups_undrained = 0
         self.last_group_commit = 0.0
         self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
+        self._profile_hints = ProfileHints()  # for the user-search drain (see profile_hints.py)
         with self._write_lock:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
@@ -148,18 +150,41 @@ class MemoryStore:
         """
         self._acquire(wait=True)
         try:
-            with self._collecting_events(wait=True) as events:
-                batch = self._batch_class(self, actor)
-                if users is not None:
-                    batch.declare_users(users)
-                yield batch
-                batch.flush_audit()
-                events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
+            try:
+                with self._collecting_events(wait=True) as events:
+                    batch = self._batch_class(self, actor)
+                    if users is not None:
+                        batch.declare_users(users)
+                    yield batch
+                    batch.flush_audit()
+                    events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
+                    self._after_batch(batch)  # before the commit: it drains the queues
+            except BaseException:
+                self._after_batch(None)
+                raise
         finally:
             self._write_lock.release()
         for event in events.publishable:
             if event is not None:  # None: published already (a PostgreSQL group that committed early)
                 self.changes.publish(event)
+
+    def _after_batch(self, batch: WriteBatch | None) -> None:
+        """A batch's writes are done (None: it failed): the rows a memory_update call left its user
+        with are noted for the next user-search drain; any other batch may have changed any user's
+        entries, so the noted ones are dropped."""
+        if batch is None or batch.profile_rows_left is None:
+            self._profile_hints.clear()
+        else:
+            user_id, rows = batch.profile_rows_left
+            self._profile_hints.note(user_id, rows, self._data_version_now)
+
+    def _data_version_now(self) -> int:
+        return self.writer.data_version
+
+    def _drain_user_search(self) -> int:
+        """Move a batch of the user-search queue into the index (write lock held, in a transaction)."""
+        hints = self._profile_hints.take(self._data_version_now)
+        return user_search_index.drain(self.writer.connection(), self._search_state_now(), hints=hints)
 
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
@@ -210,6 +235,7 @@ class MemoryStore:
         if not self._write_lock.acquire(blocking=wait):
             raise WriterBusy("another thread is writing to the store; retry with wait=True")
         if self.writer.is_closed():
+            self._profile_hints.clear()  # data_version is counted per connection
             try:
                 self.writer.connect()
             except BaseException:
@@ -248,13 +274,14 @@ class MemoryStore:
             deferred = self._in_group and self.groups_undrained + 1 < GROUPS_PER_DRAIN
             if not deferred:
                 recall_index.drain(self.writer.connection())
-                user_search_index.drain(self.writer.connection(), self._search_state_now())
+                self._drain_user_search()
             execute("COMMIT")
             self.commits_since_checkpoint += 1
             self.groups_undrained = self.groups_undrained + 1 if deferred else 0
             if self._in_group:
                 self.last_group_commit = time.monotonic()
         except BaseException:
+            self._profile_hints.clear()
             if self.writer.connection().in_transaction:
                 execute("ROLLBACK")
             raise
@@ -394,7 +421,7 @@ class MemoryStore:
                     return taken
                 with self._transaction(wait=True):
                     # _transaction drains before it commits; this drains first to learn how much.
-                    moved = user_search_index.drain(self.writer.connection(), self._search_state_now())
+                    moved = self._drain_user_search()
             taken += moved
             if not everything or not moved:
                 break

@@ -160,19 +160,24 @@ def profile_terms(rows) -> set[str]:
     return found
 
 
-def _reindex_profiles(conn: sqlite3.Connection, user_ids) -> None:
-    """Recompute the profile words of these users from their rows (read 500 users a query); the
-    index rows of all of them change in one sorted pass."""
+def _reindex_profiles(conn: sqlite3.Connection, user_ids, hints: dict | None = None) -> None:
+    """Recompute the profile words of these users from their rows (read 500 users a query, except
+    those in `hints`: user -> every (key, value) the user has, known without reading; see
+    profile_hints.py); the index rows of all of them change in one sorted pass."""
+    hints = hints or {}
     listed = sorted(set(user_ids))
     gone: list[tuple[str, str]] = []
     added: list[tuple[str, str]] = []
     for start in range(0, len(listed), 500):
         chunk = listed[start:start + 500]
         marks = ",".join("?" * len(chunk))
-        rows: dict[str, list] = {user_id: [] for user_id in chunk}
-        for user_id, key, value in conn.execute(
-                f"SELECT user_id, memory_key, memory_value FROM user_profiles WHERE user_id IN ({marks})", chunk):
-            rows[user_id].append((key, value))
+        rows: dict[str, list] = {user_id: hints.get(user_id, []) for user_id in chunk}
+        unknown = [user_id for user_id in chunk if user_id not in hints]
+        if unknown:
+            for user_id, key, value in conn.execute(
+                    "SELECT user_id, memory_key, memory_value FROM user_profiles WHERE user_id IN "
+                    f"({','.join('?' * len(unknown))})", unknown):
+                rows[user_id].append((key, value))
         known = dict(conn.execute(f"SELECT user_id, terms FROM usersearch_profile_users WHERE user_id IN ({marks})",
                                   chunk).fetchall())
         kept, dropped = [], []
@@ -209,11 +214,12 @@ def _count_events(conn: sqlite3.Connection, deltas: Counter) -> None:
         conn.executemany(_DROP_EMPTY, gone)
 
 
-def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH) -> int:
+def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH, hints: dict | None = None) -> int:
     """Move up to `limit` queue rows into the index, oldest first (inside a write transaction).
 
     A batch that cannot be read or segmented is dropped with a log line: a write must never fail
     because of the index (and a search confirms the users it is unsure of from their rows).
+    `hints`: users whose profile rows are known without reading them (profile_hints.py; SQLite).
     On PostgreSQL (`conn` a dialect.PgConnection, the caller holding pg_user_search's drain lock)
     exactly the rows read are deleted: other transactions commit queue rows meanwhile, with any seq.
     """
@@ -241,7 +247,7 @@ def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH)
                 for term in terms(new_text) if new_text else ():
                     deltas[(term, user_id)] += 1
         _count_events(conn, deltas)
-        _reindex_profiles(conn, profile_users)
+        _reindex_profiles(conn, profile_users, hints)
     except Exception:
         conn.execute("ROLLBACK TO kd_usearch")
         log.exception("the user search index could not take %d queued changes; they are skipped", len(rows))

@@ -89,6 +89,9 @@ class WriteBatch:
         self._audit_rows: list[tuple] = []  # written by flush_audit(), in one statement
         self._change_ids: list[int] = []
         self.bulk_action: str | None = None  # set for bulk work: one event for all users instead of one each
+        # (user_id, every profile row the user has now by key): set by a run of writes to one user that
+        # kept its profile_rows() current to the end (leave_profile_rows()); see profile_hints.py.
+        self.profile_rows_left: tuple[str, dict[str, ProfileRow]] | None = None
 
     def declare_users(self, users: Iterable[str]) -> None:
         """The users this batch will write, said before its first statement (MemoryStore.batch(users=)).
@@ -167,6 +170,11 @@ class WriteBatch:
         rows = self._sql(f"SELECT {PROFILE_COLUMNS}, {LIVE_CONDITION} FROM user_profiles WHERE user_id = ?",
                          (self.now, user_id)).fetchall()
         return {row[ROW_KEY]: row for row in rows}
+
+    def leave_profile_rows(self, user_id: str, known: dict[str, ProfileRow]) -> None:
+        """Say that `known`, the user's profile_rows() kept current by every write of this batch to
+        the user's entries, is what the user has at the batch's end (this batch wrote no other user)."""
+        self.profile_rows_left = (user_id, known)
 
     def _live_row(self, entry: ProfileEntry) -> ProfileRow:
         # The entry was validated (expiry normalised to naive ISO), so Python and SQLite agree on it.
