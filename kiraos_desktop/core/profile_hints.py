@@ -36,10 +36,15 @@ class ProfileHints:
     def clear(self) -> None:
         self._rows.clear()
 
-    def take(self, data_version: Callable[[], int]) -> dict[str, list[tuple[str, str]]]:
-        """The noted users' (key, value) pairs, or nothing when another connection committed since
-        the first was noted; none are kept afterwards."""
+    def take(self, data_version: Callable[[], int]) -> dict[str, dict]:
+        """The noted users' rows (pairs() gives their keys and values), or nothing when another
+        connection committed since the first was noted; none are kept afterwards."""
         rows, self._rows = self._rows, {}
         if not rows or data_version() != self._version:
             return {}
-        return {user_id: [(row[ROW_KEY], row[ROW_VALUE]) for row in entries.values()] for user_id, entries in rows.items()}
+        return rows
+
+
+def pairs(rows: dict) -> list[tuple[str, str]]:
+    """(key, value) of each of a user's rows as noted."""
+    return [(row[ROW_KEY], row[ROW_VALUE]) for row in rows.values()]

@@ -27,6 +27,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 
+from kiraos_desktop.core.profile_hints import pairs
 from kiraos_desktop.core.recall_text import TERMS_VERSION, terms
 
 log = logging.getLogger(__name__)
@@ -162,7 +163,7 @@ def profile_terms(rows) -> set[str]:
 
 def _reindex_profiles(conn: sqlite3.Connection, user_ids, hints: dict | None = None) -> None:
     """Recompute the profile words of these users from their rows (read 500 users a query, except
-    those in `hints`: user -> every (key, value) the user has, known without reading; see
+    those in `hints`: user -> every profile row the user has, known without reading; see
     profile_hints.py); the index rows of all of them change in one sorted pass."""
     hints = hints or {}
     listed = sorted(set(user_ids))
@@ -171,7 +172,7 @@ def _reindex_profiles(conn: sqlite3.Connection, user_ids, hints: dict | None = N
     for start in range(0, len(listed), 500):
         chunk = listed[start:start + 500]
         marks = ",".join("?" * len(chunk))
-        rows: dict[str, list] = {user_id: hints.get(user_id, []) for user_id in chunk}
+        rows: dict[str, list] = {user_id: pairs(hints[user_id]) if user_id in hints else [] for user_id in chunk}
         unknown = [user_id for user_id in chunk if user_id not in hints]
         if unknown:
             for user_id, key, value in conn.execute(
