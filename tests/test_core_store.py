@@ -352,6 +352,24 @@ def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
 
 
 
+@SQLITE_ONLY
+def test_a_big_wal_is_caught_up_with_beside_the_writer_before_the_locked_pass(store, monkeypatch):
+    """Past CHECKPOINT_COMPLETE_FRAMES, passes without the lock go on while writers add many frames
+    during each; only the last pass holds the write lock."""
+    from kiraos_desktop.core import store as store_module
+
+    monkeypatch.setattr(store_module, "CHECKPOINT_COMPLETE_FRAMES", 16000)
+    monkeypatch.setattr(store_module, "CHECKPOINT_LOCKED_FRAMES", 500)
+    reported = iter([20000, 23000, 23400, 23450])  # the WAL's frames, pass by pass (writers going on)
+    passes: list[bool] = []  # whether each pass held the write lock
+
+    def passive():
+        passes.append(store._write_lock._is_owned())
+        return next(reported)
+
+    monkeypatch.setattr(store, "_passive_checkpoint", passive)
+    store.checkpoint()
+    assert passes == [False, False, False, True]  # 20000; +3000: go on; +400: enough; then under the lock
 @pytest.mark.parametrize("user_id", ["u1", "x" * 256, "x" * 257, "", " ", "\u3000", " a ", None, 5, ["u"]])
 def test_user_id_ok_agrees_with_check_user_id(user_id):
     from kiraos_desktop.core.records import StoreError, check_user_id, user_id_ok

@@ -49,6 +49,12 @@ WRITER_AUTOCHECKPOINT_PAGES = 40000
 # little is left for the part done under the write lock. (400 commits came close to CHECKPOINT_COMPLETE_FRAMES by themselves.)
 CHECKPOINT_AFTER_COMMITS = 100
 CHECKPOINT_COMPLETE_FRAMES = 16000
+# Past it, passes beside the writer go on while each finds more than CHECKPOINT_LOCKED_FRAMES frames
+# written during the one before (CHECKPOINT_CATCH_UP_PASSES at most): the pass under the write lock
+# then has few frames left to copy, and writes wait mostly for its fsyncs (measured under the API's
+# writes: 2-70 ms, median 22, instead of 15-93 ms, median 60, with a single pass before the lock).
+CHECKPOINT_LOCKED_FRAMES = 500
+CHECKPOINT_CATCH_UP_PASSES = 3
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
 # Both word indexes take their queues before a commit, in the same transaction. A write group's
 # commit (the API under load) takes them every GROUPS_PER_DRAIN-th group only: the index pages that
@@ -459,13 +465,24 @@ class MemoryStore:
         Beside our writer first: the bulk of the work, in parallel with it. Under steady writing
         such a checkpoint never completes, and the WAL (and every lookup in it) keeps growing, so
         past CHECKPOINT_COMPLETE_FRAMES it is finished holding the write lock (writes wait for the
-        frames written meanwhile and an fsync); the next write then starts the WAL over.
+        frames written meanwhile and an fsync); the next write then starts the WAL over. Passes
+        beside the writer catch up with it first, so that the one under the lock copies little.
         """
         self.commits_since_checkpoint = 0
-        _, frames, _ = self.reader.execute_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchone()
-        if frames >= CHECKPOINT_COMPLETE_FRAMES:
-            with self._write_lock:
-                self.reader.execute_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
+        frames = self._passive_checkpoint()
+        if frames < CHECKPOINT_COMPLETE_FRAMES:
+            return
+        for _ in range(CHECKPOINT_CATCH_UP_PASSES):
+            now = self._passive_checkpoint()
+            if now - frames <= CHECKPOINT_LOCKED_FRAMES:
+                break
+            frames = now
+        with self._write_lock:
+            self._passive_checkpoint()
+
+    def _passive_checkpoint(self) -> int:
+        """One PASSIVE checkpoint on the reader's connection; the frames the WAL holds."""
+        return self.reader.execute_sql("PRAGMA wal_checkpoint(PASSIVE)").fetchone()[1]
 
     def checkpoint_if_due(self) -> bool:
         """checkpoint() once this process has committed CHECKPOINT_AFTER_COMMITS times since the last."""
