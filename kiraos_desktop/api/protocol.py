@@ -15,6 +15,7 @@ import logging
 
 from kiraos_desktop.api.errors import dump_json, send_json_body
 from kiraos_desktop.api.security import AUTHORITY_KEY
+from kiraos_desktop.api.write_combiner import WriteCombiner
 
 try:  # uvicorn[standard] brings httptools; without it uvicorn's own choice (h11) is used as it is
     from uvicorn.protocols.http.httptools_impl import STATUS_LINE, HttpToolsProtocol
@@ -116,6 +117,7 @@ if HttpToolsProtocol is not None:
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
+            self.transport = WriteCombiner(transport, self.loop)  # a reply's head and body: one send
             self._app = self.app
             if len(self.connections) > HARD_MAX_CONNECTIONS:
                 log.warning("closing a new connection: %d are open", len(self.connections))
