@@ -2,7 +2,7 @@
 from datetime import datetime, timedelta
 
 from core_helpers import make_engine
-from kiraos_desktop.core import context as context_module
+from kiraos_desktop.core import context_entries
 from kiraos_desktop.core.context import MAX_RECALLS_PER_USER
 from kiraos_desktop.core.recall import scoring_window
 from kiraos_desktop.core.recall_window import WINDOW
@@ -98,7 +98,7 @@ def test_a_cached_block_ends_with_the_recency_step_and_with_an_expiring_profile_
         cached = engine.context.peek_cached("u", query="咪咪")
         assert cached.valid_until == scoring_window()[1].isoformat()
         later = (scoring_window()[1]).isoformat()
-        monkeypatch.setattr(context_module, "now_iso", lambda: later)
+        monkeypatch.setattr(context_entries, "now_iso", lambda: later)
         assert engine.context.peek_cached("u", query="咪咪") is None
         monkeypatch.undo()
         now = datetime.now()

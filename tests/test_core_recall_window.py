@@ -6,7 +6,7 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from kiraos_desktop.api.errors import dump_json
 from kiraos_desktop.api.fastpath import _encode
-from kiraos_desktop.core.context import CachedBlock
+from kiraos_desktop.core.context_entries import CachedBlock
 from kiraos_desktop.core.context_format import join_texts, render_user_block
 from kiraos_desktop.core.context_recall import make_block
 from kiraos_desktop.core.recall import _WEIGHTS, inside_weights, is_han, scoring_window

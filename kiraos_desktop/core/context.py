@@ -1,12 +1,11 @@
 """Builds the memory block injected into the system prompt (context_format.py has its text), with a cache."""
 from __future__ import annotations
 
-import itertools
 import sys
 import threading
 from collections import OrderedDict
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, NamedTuple
+from typing import TYPE_CHECKING, Callable
 
 from kiraos_desktop.core.changes import ChangeEvent
 from kiraos_desktop.core.context_format import (  # noqa: F401 (the block's format, re-exported for callers)
@@ -23,11 +22,12 @@ from kiraos_desktop.core.context_format import (  # noqa: F401 (the block's form
     sanitize,
     unique_ids,
 )
+from kiraos_desktop.core.context_entries import CachedBlock, CachedRecall, exact, recency_step, stamps
 from kiraos_desktop.core.context_recall import MadeBlock, RecallBlock, make_block, made_items, recalled_events
 from kiraos_desktop.core.recall import scoring_window
 from kiraos_desktop.core.recall_window import WINDOW, RecallWindow
 from kiraos_desktop.core.recall_text import query_terms
-from kiraos_desktop.core.timeutil import now_iso, parse_timestamp, to_iso
+from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.store import MemoryStore
@@ -36,65 +36,9 @@ if TYPE_CHECKING:
 CACHE_BYTES = 256 * 1024 * 1024
 #: Users whose change counter is kept; past it the counters start over (see ContextBuilder).
 _MAX_COUNTED_USERS = 20_000
-_ITEM_OVERHEAD = 3 * 64  # the item tuple, its payload tuple and the pair tuples, roughly
-_STR_HEADER = 56  # a str object without its characters: 40 bytes (ASCII) to 56 (others), and malloc's rounding
 #: Blocks made for messages kept per user (the newest): a bot asks for the block of its current
 #: message, sometimes twice (context, then inject), seldom for older ones.
 MAX_RECALLS_PER_USER = 4
-_stamps = itertools.count(1)
-
-
-class CachedBlock(NamedTuple):
-    """A cached block in compact form: its items are plain tuples (kind, label, payload pairs), which the
-    garbage collector stops tracking, so a cache of many users adds no long collector pauses. `stamp`
-    is unique to the block: data derived from it (an encoded reply) is keyed on the stamp, which does
-    not keep the block alive. `size` estimates the bytes it holds."""
-
-    text: str
-    budget: int
-    kept: int
-    items: tuple
-    valid_until: str | None
-    stamp: int
-    profiles: int  # its items before the events' (a block for a message takes their lines)
-    size: int
-
-    @property
-    def truncated(self) -> bool:
-        return self.kept < len(self.items)
-
-    @classmethod
-    def of(cls, block: UserContext, valid_until: str | None) -> "CachedBlock":
-        """The compact form of `block`."""
-        # Payloads go in as tuples of pairs: a tuple holding a dict is never untracked.
-        items = tuple((i.kind, i.label, tuple(i.payload.items())) for i in block.kept + block.dropped)
-        texts = [label for _, label, _ in items]
-        texts.extend([value for _, _, payload in items for _, value in payload])
-        # Each text's object header, and its characters at the width of the widest (one join:
-        # sys.getsizeof() on every text cost as much as rendering the block).
-        size = (256 + sys.getsizeof(block.text) + (8 + _ITEM_OVERHEAD) * len(items) + 64 * (len(texts) - len(items))
-                + _STR_HEADER * len(texts) + sys.getsizeof("".join(texts)))
-        profiles = len(items)
-        while profiles and items[profiles - 1][0] == "events":  # events come last
-            profiles -= 1
-        return cls(block.text, block.budget, len(block.kept), items, valid_until, next(_stamps), profiles, size)
-
-    def block(self, user_id: str) -> UserContext:
-        items = tuple(ContextItem(kind, label, dict(payload)) for kind, label, payload in self.items)
-        return UserContext(user_id, self.text, self.budget, items[:self.kept], items[self.kept:])
-
-
-class CachedRecall(NamedTuple):
-    """A cached block for a message: what the API replies (a bot asks for the block of its current
-    message, sometimes twice). Its items are not kept (the events' would hold several kilobytes per
-    block): user_block() makes them again from the cached plain block and RecallWindow."""
-
-    text: str
-    budget: int
-    truncated: bool
-    valid_until: str | None
-    stamp: int
-    size: int
 
 
 #: The context cache's entries are plain tuples whose last field is their size (CachedBlock, CachedRecall,
@@ -199,7 +143,7 @@ class ContextBuilder:
         with self._lock:
             blocks = self._cache.get(user_id)
             raw = blocks.get(key) if blocks else None
-        return _exact(raw, CachedRecall if type(key) is tuple else CachedBlock, budget)
+        return exact(raw, CachedRecall if type(key) is tuple else CachedBlock, budget)
 
     def peek_cached(self, user_id: str, max_events: int | None = None, max_chars: int | None = None,
                     query: str | None = None) -> CachedBlock | CachedRecall | None:
@@ -260,10 +204,11 @@ class ContextBuilder:
                 self._store_block(user_id, events, cached)
         return block, cached
 
-    def _plain(self, user_id: str, events: int, default: int, raw: tuple | None = None) -> CachedBlock:
+    def _plain(self, user_id: str, events: int, default: int, raw: tuple | None = None,
+               now: datetime | None = None) -> CachedBlock:
         """The plain block under the configured budget, compact: cached (`raw`, its cache entry when
-        looked up already) or read."""
-        hit = self._hit(user_id, events, default) if raw is None else _exact(raw, CachedBlock, default)
+        looked up already at `now`) or read."""
+        hit = self._hit(user_id, events, default) if raw is None else exact(raw, CachedBlock, default, now)
         return hit if hit is not None else self._read(user_id, events, default)[1]
 
     def _window(self, user_id: str, events: int, raw: tuple | None = None, seen: tuple | None = None) -> RecallWindow:
@@ -308,30 +253,32 @@ class ContextBuilder:
                 raw, plain, window = blocks.get((events, words)), blocks.get(events), blocks.get(_WINDOW_KEY)
             else:
                 raw = plain = window = None
-        hit = _exact(raw, CachedRecall, default)
+        now = datetime.now()
+        hit = exact(raw, CachedRecall, default, now)
         if hit is not None:
             return hit, True
-        plain = self._plain(user_id, events, default, plain)
+        plain = self._plain(user_id, events, default, plain, now)
         window = self._window(user_id, events, window, seen) if events > 0 else None
-        return self._recall_made(user_id, words, events, default, seen, plain, window)[0], False
+        return self._recall_made(user_id, words, events, default, seen, plain, window, now)[0], False
 
     def _recall_cached(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> CachedRecall:
         """The block for a message's words under the configured budget, cached (or made and cached)."""
         return self._recall_entry(user_id, words, events, default)[0]
 
     def _recall_made(self, user_id: str, words: tuple[str, ...], events: int, default: int,
-                     seen: tuple | None = None, plain: CachedBlock | None = None, window: RecallWindow | None = None
+                     seen: tuple | None = None, plain: CachedBlock | None = None, window: RecallWindow | None = None,
+                     now: datetime | None = None
                      ) -> tuple[CachedRecall, MadeBlock | None, CachedBlock, RecallWindow | None]:
         """The block for a message's words under the configured budget made anew, and cached: (its cache
         entry, the block made or None when nothing matched, the plain block, the window). `seen`, `plain`
-        and `window`: the user's change count, plain block and window, when looked up already.
+        and `window`: the user's change count, plain block and window, when looked up already (at `now`).
 
         Exact while the plain block it took its profile lines from is (no write of the user, no
         expiry) and the recency step its scores were made in lasts (recall.scoring_window)."""
         if seen is None:
             with self._lock:
                 seen = (self._epoch, self._changes.get(user_id, 0))
-        moment, step_end = _step(datetime.now())
+        moment, step_end = recency_step(now or datetime.now())
         plain = plain or self._plain(user_id, events, default)
         window, made = self._make(user_id, words, events, default, plain, moment, window)
         if made is None:  # nothing matched: the plain block (its text shared, its stamp: the same reply)
@@ -339,7 +286,7 @@ class ContextBuilder:
                                  _RECALL_OVERHEAD)
         else:
             until = step_end if plain.valid_until is None or step_end < plain.valid_until else plain.valid_until
-            entry = CachedRecall(made.text, default, made.truncated, until, next(_stamps),
+            entry = CachedRecall(made.text, default, made.truncated, until, next(stamps),
                                  _RECALL_OVERHEAD + sys.getsizeof(made.text))
         with self._lock:
             if seen == (self._epoch, self._changes.get(user_id, 0)):
@@ -370,7 +317,7 @@ class ContextBuilder:
                 return plain.block(user_id)
         else:
             window, made = self._make(user_id, words, events, budget, self._plain(user_id, events, default),
-                                      _step(datetime.now())[0])
+                                      recency_step(datetime.now())[0])
             if made is None:
                 return self.user_block(user_id, max_events=max_events, max_chars=max_chars)
         return _made_context(user_id, budget, made, window)
@@ -397,30 +344,6 @@ class ContextBuilder:
     def block_text(self, user_id: str, max_events: int) -> str:
         hit = self.peek_cached(user_id, max_events=max_events)
         return hit.text if hit is not None else self.user_block(user_id, max_events=max_events).text
-
-
-def _step(now: datetime) -> tuple[datetime, str]:
-    """(the moment ages are counted from at `now`, when its recency step ends as stored times are
-    written): recall.scoring_window(), worked out once a step."""
-    start, end, end_text = _STEP
-    if not start <= now < end:
-        start, end = scoring_window(now)
-        end_text = to_iso(end)
-        _STEP[:] = [start, end, end_text]
-    return start, end_text
-
-
-_STEP: list = [datetime.max, datetime.min, ""]
-
-
-def _exact(raw: tuple | None, kind: type, budget: int):
-    """The cache entry `raw` as `kind` (CachedBlock or CachedRecall) if it is still exact for `budget`, else None."""
-    if raw is None:
-        return None
-    hit = kind._make(raw)
-    if hit.budget == budget and (hit.valid_until is None or now_iso() < hit.valid_until):
-        return hit
-    return None
 
 
 def _made_context(user_id: str, budget: int, made: MadeBlock, window: RecallWindow) -> UserContext:

@@ -6,7 +6,9 @@ than the window, and without the template (context_format.join_items()).
 """
 from __future__ import annotations
 
+from bisect import bisect_right
 from dataclasses import dataclass
+from itertools import accumulate
 from datetime import datetime
 from typing import NamedTuple
 
@@ -134,21 +136,13 @@ def _events_kept(ranked: list, fill: list, window: RecallWindow, budget: int, le
     if not budget:
         return len(ranked) + len(fill)
     lengths = memoryview(window.entry_lengths).cast("I")
-    length -= len(SEPARATOR)
-    kept = 0
-    for picked in ranked:
-        where = picked[4]
-        length += len(SEPARATOR) + (lengths[where] if type(where) is int else
-                                    len(event_entry((picked[1] or "")[:10], where.summary)))
-        if length > budget:
-            return kept
-        kept += 1
-    for n in fill:
-        length += len(SEPARATOR) + lengths[n]
-        if length > budget:
-            return kept
-        kept += 1
-    return kept
+    entries = [lengths[p[4]] if type(p[4]) is int else len(event_entry(p[1][:10], p[4].summary)) for p in ranked]
+    entries += map(lengths.__getitem__, fill)
+    # The line's length after k entries: `length` and each entry with the separator before it but the first.
+    return bisect_right(list(accumulate(map(_SEPARATED.__add__, entries))), budget - length + len(SEPARATOR))
+
+
+_SEPARATED = len(SEPARATOR)
 
 
 def _profile_text(plain, profiles: int, budget: int) -> str | None:
