@@ -412,3 +412,15 @@ def test_a_database_without_the_index_is_built_resumably_and_searched_exactly_me
         assert ids(store, text) == oracle(store, text)
     store.user_search_catch_up(everything=True)
     assert index_rows(store) == rebuilt_index(store)
+
+
+@SQLITE_ONLY
+def test_a_value_changed_by_another_process_queues_its_user_once(store):
+    plugin = sqlite3.connect(store.path)
+    plugin.execute("UPDATE user_profiles SET memory_value = '烧烤' WHERE user_id = 'amy'")
+    plugin.execute("UPDATE user_profiles SET user_id = 'ann' WHERE user_id = 'bob'")  # a move queues both users
+    plugin.commit()
+    queued = [r[0] for r in plugin.execute("SELECT user_id FROM usersearch_queue ORDER BY seq")]
+    plugin.close()
+    assert queued == ["amy", "bob", "ann"]
+    assert ids(store, "烧烤") == ["amy"]

@@ -66,7 +66,7 @@ USER_SEARCH_TRIGGERS = (
         WHEN OLD.user_id IS NOT NEW.user_id OR OLD.memory_key IS NOT NEW.memory_key
             OR OLD.memory_value IS NOT NEW.memory_value BEGIN
         INSERT INTO usersearch_queue (user_id) VALUES (OLD.user_id);
-        INSERT INTO usersearch_queue (user_id) VALUES (NEW.user_id);
+        INSERT INTO usersearch_queue (user_id) SELECT NEW.user_id WHERE NEW.user_id IS NOT OLD.user_id;
     END""",
 )
 
