@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import math
-from itertools import repeat
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -82,26 +81,24 @@ def age_days(moment: int, now: int) -> float:
 def inside_weights(words: tuple[str, ...]) -> tuple[float | None, ...]:
     """Per word, what finding it only inside a text (not as one of its own words) counts: Chinese
     words count INSIDE_CHAR_WEIGHT or INSIDE_WORD_WEIGHT, other words nothing (None)."""
-    weights = tuple(map(_WEIGHTS.get, words, repeat(_UNKNOWN)))
-    if _UNKNOWN in weights:
-        weights = tuple(_inside_weight(word) if weight is _UNKNOWN else weight for word, weight in zip(words, weights))
-    return weights
+    return tuple(map(_WEIGHTS.__getitem__, words))
 
 
-def _inside_weight(word: str) -> float | None:
-    if word.isascii():  # never Chinese (and not kept: numbers in messages are seldom asked twice)
-        return None
-    weight = (INSIDE_CHAR_WEIGHT if len(word) == 1 else INSIDE_WORD_WEIGHT) if is_han(word) else None
-    if len(_WEIGHTS) >= _MAX_WEIGHTS:  # a bound on what clients' words can hold
-        _WEIGHTS.clear()
-    _WEIGHTS[word] = weight
-    return weight
+class _Weights(dict):
+    """inside_weights() of the (not ASCII) words seen last, as messages repeat them: at most _MAX_WEIGHTS."""
+
+    def __missing__(self, word: str) -> float | None:
+        if word.isascii():  # never Chinese (and not kept: numbers in messages are seldom asked twice)
+            return None
+        weight = (INSIDE_CHAR_WEIGHT if len(word) == 1 else INSIDE_WORD_WEIGHT) if is_han(word) else None
+        if len(self) >= _MAX_WEIGHTS:  # a bound on what clients' words can hold
+            self.clear()
+        self[word] = weight
+        return weight
 
 
-#: _inside_weight() of the (not ASCII) words seen last, as messages repeat them: at most _MAX_WEIGHTS.
-_WEIGHTS: dict[str, float | None] = {}
+_WEIGHTS = _Weights()
 _MAX_WEIGHTS = 8192
-_UNKNOWN = object()
 
 
 def matches(words: tuple[str, ...], text: str, inside: tuple | None = None) -> list[tuple[str, float]]:
