@@ -75,3 +75,10 @@ def test_the_fast_paths_reply_is_the_encoders(blocks, users):
     except UnicodeEncodeError:  # a lone surrogate: neither can encode it
         assume(False)
     assert _encode(user_ids, made) == want
+
+
+def test_remembered_weights_stay_small_whatever_the_words():
+    _WEIGHTS.clear()
+    long_word = "猫" * 2000  # a message's letters without a break: one segment
+    assert inside_weights((long_word, "橘猫")) == inside_weights((long_word, "橘猫"))
+    assert list(_WEIGHTS) == ["橘猫"]

@@ -91,6 +91,8 @@ class _Weights(dict):
         if word.isascii():  # never Chinese (and not kept: numbers in messages are seldom asked twice)
             return None
         weight = (INSIDE_CHAR_WEIGHT if len(word) == 1 else INSIDE_WORD_WEIGHT) if is_han(word) else None
+        if len(word) > _MAX_KEPT_CHARS:  # words are short; a long run of letters is a client's, not kept
+            return weight
         if len(self) >= _MAX_WEIGHTS:  # a bound on what clients' words can hold
             self.clear()
         self[word] = weight
@@ -99,6 +101,7 @@ class _Weights(dict):
 
 _WEIGHTS = _Weights()
 _MAX_WEIGHTS = 8192
+_MAX_KEPT_CHARS = 16  # so the words kept take a few hundred kB at most
 
 
 def matches(words: tuple[str, ...], text: str, inside: tuple | None = None) -> list[tuple[str, float]]:
