@@ -1,13 +1,21 @@
-"""Blocks made for messages are cached like plain blocks: exact, dropped by writes, bounded per user."""
+"""Blocks made for messages are cached like plain blocks (from the second time a message is asked for):
+exact, dropped by writes, bounded per user."""
 from datetime import datetime, timedelta
 
 from core_helpers import make_engine
 from kiraos_desktop.core import context_entries
+from kiraos_desktop.core import context as context_module
 from kiraos_desktop.core.context import MAX_RECALLS_PER_USER
 from kiraos_desktop.core.recall import scoring_window
 from kiraos_desktop.core.recall_window import WINDOW
 
 PLANTED = "养了一只橘猫叫咪咪"
+
+
+def asked_twice(engine, user_id, query, **kwargs):
+    """The block for a message asked for twice: cached from then on."""
+    engine.context.user_block(user_id, query=query, **kwargs)
+    return engine.context.user_block(user_id, query=query, **kwargs)
 
 
 def fill(engine, user="u"):
@@ -45,7 +53,7 @@ def test_blocks_for_messages_are_made_from_the_cache_and_the_same_for_the_same_w
         first = engine.context.user_block("u", query="咪咪还好吗").text
         assert PLANTED in first and (reads.window, reads.index) == (1, 0)  # every event is in the window
         assert engine.context.user_block("u", query="咪咪还好吗？").text == first  # same words
-        assert engine.context.peek_cached("u", query="咪咪还好吗").text == first
+        assert engine.context.peek_cached("u", query="咪咪还好吗").text == first  # asked twice: cached
         assert engine.context.build(["u"], query="咪咪 还好").text == first
         assert "打卡" in engine.context.user_block("u", query="打卡").text  # other words: made from the window
         assert engine.context.user_block("u", query="打卡", max_chars=80).text.startswith("[u:basic]")
@@ -80,8 +88,9 @@ def test_a_write_to_the_user_drops_it_and_the_next_block_has_the_write(data_dir)
     try:
         fill(engine)
         fill(engine, user="v")
-        assert "西湖" not in engine.context.user_block("u", query="西湖咪咪").text
-        other = engine.context.peek_cached("v", query="西湖咪咪") or engine.context.user_block("v", query="西湖咪咪")
+        assert "西湖" not in asked_twice(engine, "u", "西湖咪咪").text
+        other = asked_twice(engine, "v", "西湖咪咪")
+        assert engine.context.peek_cached("u", query="西湖咪咪") is not None
         engine.store.add_event("u", "在杭州看了西湖", actor="gui", created_at="2024-01-01T00:00:00")
         assert engine.context.peek_cached("u", query="西湖咪咪") is None
         assert "在杭州看了西湖" in engine.context.user_block("u", query="西湖咪咪").text
@@ -94,7 +103,7 @@ def test_a_cached_block_ends_with_the_recency_step_and_with_an_expiring_profile_
     engine = make_engine(data_dir)
     try:
         fill(engine)
-        engine.context.user_block("u", query="咪咪")
+        asked_twice(engine, "u", "咪咪")
         cached = engine.context.peek_cached("u", query="咪咪")
         assert cached.valid_until == scoring_window()[1].isoformat()
         later = (scoring_window()[1]).isoformat()
@@ -104,7 +113,7 @@ def test_a_cached_block_ends_with_the_recency_step_and_with_an_expiring_profile_
         now = datetime.now()
         soon = (now + (scoring_window(now)[1] - now) / 2 + timedelta(seconds=1)).isoformat(timespec="seconds")
         engine.store.set_profile("u", "计划", "旅行", actor="gui", expires_at=soon)
-        block = engine.context.user_block("u", query="咪咪")
+        block = asked_twice(engine, "u", "咪咪")
         plain = engine.context.peek_cached("u")
         assert "计划=旅行" in block.text and plain.valid_until is not None
         assert engine.context.peek_cached("u", query="咪咪").valid_until == plain.valid_until  # before the step's end
@@ -123,7 +132,7 @@ def test_a_user_keeps_only_the_blocks_of_the_last_messages(data_dir, monkeypatch
         fill(engine)
         queries = [f"咪咪 第{n}次" for n in range(MAX_RECALLS_PER_USER + 3)]
         for query in queries:
-            engine.context.user_block("u", query=query)
+            asked_twice(engine, "u", query)
         before = engine.context.cache_bytes()
         kept = [q for q in queries if engine.context.peek_cached("u", query=q) is not None]
         assert kept == queries[-MAX_RECALLS_PER_USER:]
@@ -143,12 +152,37 @@ def test_the_block_for_a_message_holds_only_its_text(data_dir):
         fill(engine)
         for n in range(12):
             engine.store.set_profile("u", f"爱好{n}", f"第{n}种爱好", actor="gui", category="preference")
-        made = engine.context.user_block("u", query="咪咪")
+        made = asked_twice(engine, "u", "咪咪")
         plain, recalled = engine.context.peek_cached("u"), engine.context.peek_cached("u", query="咪咪")
         assert PLANTED in recalled.text and recalled.text == made.text
         assert recalled.size < plain.size / 2
         again = engine.context.user_block("u", query="咪咪")
         assert (again.text, again.kept, again.dropped) == (made.text, made.kept, made.dropped)
         assert recalled.truncated == made.truncated
+    finally:
+        engine.close()
+
+
+def test_a_message_asked_for_once_is_not_cached(data_dir, monkeypatch):
+    """A bot sends a new message nearly every turn: its block is cached only when asked for again, and
+    the messages remembered as asked once are bounded."""
+    monkeypatch.setattr(context_module, "ASKED_ONCE", 3)
+    engine = make_engine(data_dir)
+    try:
+        fill(engine)
+        engine.context.user_block("u", query="上班")  # the plain block and the window are cached
+        before = engine.context.cache_bytes()
+        first = engine.context.user_block("u", query="咪咪还好吗").text
+        assert engine.context.peek_cached("u", query="咪咪还好吗") is None
+        assert engine.context.cache_bytes() == before
+        assert engine.context.user_block("u", query="咪咪还好吗").text == first
+        assert engine.context.peek_cached("u", query="咪咪还好吗").text == first
+        assert engine.context.cache_bytes() > before
+        for n in range(4):  # four other messages: the first of them is forgotten
+            engine.context.user_block("u", query=f"打卡 第{n}次")
+        engine.context.user_block("u", query="打卡 第0次")
+        assert engine.context.peek_cached("u", query="打卡 第0次") is None
+        engine.context.user_block("u", query="打卡 第3次")
+        assert engine.context.peek_cached("u", query="打卡 第3次") is not None
     finally:
         engine.close()

@@ -211,6 +211,7 @@ def test_cached_blocks_leave_the_garbage_collectors_watch(engine):
         seed_user(engine, f"u{n}")
         engine.context.user_block(f"u{n}")
         engine.context.user_block(f"u{n}", query="事件")
+        engine.context.user_block(f"u{n}", query="事件")  # asked again: cached
     for _ in range(6):  # a collection untracks a tuple only after what it holds: about a level each
         gc.collect()
     held = list(engine.context._cache.values())

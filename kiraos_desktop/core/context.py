@@ -39,6 +39,11 @@ _MAX_COUNTED_USERS = 20_000
 #: Blocks made for messages kept per user (the newest): a bot asks for the block of its current
 #: message, sometimes twice (context, then inject), seldom for older ones.
 MAX_RECALLS_PER_USER = 4
+#: Messages asked for once, remembered (user, number of events, words) so that a block made for a
+#: message is cached from the second time it is asked for: a bot sends a new message nearly every
+#: turn, and caching each block at first sight held ~1.5 KB per user that was mostly never read
+#: (60 MB at 10,000 users), pushing users' plain blocks and windows out of the cache.
+ASKED_ONCE = 4096
 
 
 #: The context cache's entries are plain tuples whose last field is their size (CachedBlock, CachedRecall,
@@ -59,8 +64,8 @@ class ContextBuilder:
 
     Only blocks under the configured budget (max_context_chars) are cached: per user, one per
     number of events (a setting, or a constant of the caller, never a client's choice), and the
-    blocks made for the user's last MAX_RECALLS_PER_USER messages (keyed on the message's words,
-    exact until the recency step of their scores ends). A block under another budget is made from
+    blocks made for the user's last MAX_RECALLS_PER_USER messages asked for more than once (keyed on
+    the message's words, exact until the recency step of their scores ends). A block under another budget is made from
     the cached items on each request, without the database. The cache holds at most `cache_bytes`
     (estimated); past it the users cached first go first.
     """
@@ -83,6 +88,7 @@ class ContextBuilder:
         # are not cached: harmless), so the counters of users written once do not pile up.
         self._epoch = 0
         self._changes: dict[str, int] = {}
+        self._asked_once: OrderedDict[tuple, None] = OrderedDict()  # oldest first, ASKED_ONCE at most
         store.changes.subscribe(self._on_store_changed)
 
     def _on_store_changed(self, event: ChangeEvent) -> None:
@@ -289,9 +295,24 @@ class ContextBuilder:
             entry = CachedRecall(made.text, default, made.truncated, until, next(stamps),
                                  _RECALL_OVERHEAD + sys.getsizeof(made.text))
         with self._lock:
-            if seen == (self._epoch, self._changes.get(user_id, 0)):
+            if seen == (self._epoch, self._changes.get(user_id, 0)) and self._asked_before(user_id, (events, words)):
                 self._store_block(user_id, (events, words), entry)
         return entry, made, plain, window
+
+    def _asked_before(self, user_id: str, key: BlockKey) -> bool:
+        """Whether the block for a message is asked for again (its block is then cached); remembers
+        it otherwise (lock held)."""
+        blocks = self._cache.get(user_id)
+        if blocks is not None and key in blocks:  # cached, and made again (its recency step ended)
+            return True
+        asked = (user_id, key)
+        if asked in self._asked_once:
+            del self._asked_once[asked]
+            return True
+        self._asked_once[asked] = None
+        if len(self._asked_once) > ASKED_ONCE:
+            self._asked_once.popitem(last=False)
+        return False
 
     def recall_block(self, user_id: str, query: str, max_events: int | None = None,
                      max_chars: int | None = None, now: datetime | None = None) -> RecallBlock:
