@@ -88,7 +88,7 @@ class ContextBuilder:
         # are not cached: harmless), so the counters of users written once do not pile up.
         self._epoch = 0
         self._changes: dict[str, int] = {}
-        self._asked_once: OrderedDict[tuple, None] = OrderedDict()  # oldest first, ASKED_ONCE at most
+        self._asked_once: OrderedDict[int, None] = OrderedDict()  # oldest first, ASKED_ONCE at most
         store.changes.subscribe(self._on_store_changed)
 
     def _on_store_changed(self, event: ChangeEvent) -> None:
@@ -305,7 +305,8 @@ class ContextBuilder:
         blocks = self._cache.get(user_id)
         if blocks is not None and key in blocks:  # cached, and made again (its recency step ended)
             return True
-        asked = (user_id, key)
+        # Kept as a hash (a collision only caches a block early): a message's words may be long.
+        asked = hash((user_id, key))
         if asked in self._asked_once:
             del self._asked_once[asked]
             return True
