@@ -4,7 +4,6 @@ from datetime import datetime, timedelta
 
 from core_helpers import make_engine
 from kiraos_desktop.core import context_entries
-from kiraos_desktop.core import context as context_module
 from kiraos_desktop.core.context import MAX_RECALLS_PER_USER
 from kiraos_desktop.core.recall import scoring_window
 from kiraos_desktop.core.recall_window import WINDOW
@@ -138,8 +137,11 @@ def test_a_user_keeps_only_the_blocks_of_the_last_messages(data_dir, monkeypatch
         assert kept == queries[-MAX_RECALLS_PER_USER:]
         assert engine.context.peek_cached("u") is not None  # the plain block stays
         for query in queries:  # asked again: the bytes stay bounded
-            engine.context.user_block("u", query=query)
+            asked_twice(engine, "u", query)
         assert engine.context.cache_bytes() == before
+        for query in queries:  # once more each: at most the messages asked for once are added
+            engine.context.user_block("u", query=query)
+        assert before <= engine.context.cache_bytes() <= before + 128 + 40 * MAX_RECALLS_PER_USER
     finally:
         engine.close()
 
@@ -163,10 +165,9 @@ def test_the_block_for_a_message_holds_only_its_text(data_dir):
         engine.close()
 
 
-def test_a_message_asked_for_once_is_not_cached(data_dir, monkeypatch):
-    """A bot sends a new message nearly every turn: its block is cached only when asked for again, and
-    the messages remembered as asked once are bounded."""
-    monkeypatch.setattr(context_module, "ASKED_ONCE", 3)
+def test_a_message_asked_for_once_is_not_cached(data_dir):
+    """A bot sends a new message nearly every turn: its block is cached only when asked for again; the
+    messages asked for once are remembered per user, the user's newest few."""
     engine = make_engine(data_dir)
     try:
         fill(engine)
@@ -174,15 +175,32 @@ def test_a_message_asked_for_once_is_not_cached(data_dir, monkeypatch):
         before = engine.context.cache_bytes()
         first = engine.context.user_block("u", query="咪咪还好吗").text
         assert engine.context.peek_cached("u", query="咪咪还好吗") is None
-        assert engine.context.cache_bytes() == before
+        assert engine.context.cache_bytes() - before < 300  # only that it was asked for
         assert engine.context.user_block("u", query="咪咪还好吗").text == first
         assert engine.context.peek_cached("u", query="咪咪还好吗").text == first
-        assert engine.context.cache_bytes() > before
-        for n in range(4):  # four other messages: the first of them is forgotten
-            engine.context.user_block("u", query=f"打卡 第{n}次")
-        engine.context.user_block("u", query="打卡 第0次")
-        assert engine.context.peek_cached("u", query="打卡 第0次") is None
-        engine.context.user_block("u", query="打卡 第3次")
-        assert engine.context.peek_cached("u", query="打卡 第3次") is not None
+        assert engine.context.cache_bytes() - before > len(first)
+        queries = [f"打卡 第{n}次" for n in range(MAX_RECALLS_PER_USER + 1)]
+        for query in queries:  # the first of them is forgotten
+            engine.context.user_block("u", query=query)
+        engine.context.user_block("u", query=queries[0])
+        assert engine.context.peek_cached("u", query=queries[0]) is None
+        engine.context.user_block("u", query=queries[-1])
+        assert engine.context.peek_cached("u", query=queries[-1]) is not None
+    finally:
+        engine.close()
+
+
+def test_a_message_asked_again_after_other_users_messages_is_cached(data_dir):
+    """A host that asks for every user's block in turn (the same messages each time) gets cached blocks
+    from the second turn on, however many users come between."""
+    engine = make_engine(data_dir)
+    try:
+        users = [f"u{n}" for n in range(60)]
+        for user in users:
+            fill(engine, user=user)
+        for turn in range(2):
+            for user in users:
+                engine.context.user_block(user, query="咪咪还好吗")
+        assert all(engine.context.peek_cached(user, query="咪咪还好吗") is not None for user in users)
     finally:
         engine.close()

@@ -39,11 +39,6 @@ _MAX_COUNTED_USERS = 20_000
 #: Blocks made for messages kept per user (the newest): a bot asks for the block of its current
 #: message, sometimes twice (context, then inject), seldom for older ones.
 MAX_RECALLS_PER_USER = 4
-#: Messages asked for once, remembered (user, number of events, words) so that a block made for a
-#: message is cached from the second time it is asked for: a bot sends a new message nearly every
-#: turn, and caching each block at first sight held ~1.5 KB per user that was mostly never read
-#: (60 MB at 10,000 users), pushing users' plain blocks and windows out of the cache.
-ASKED_ONCE = 4096
 
 
 #: The context cache's entries are plain tuples whose last field is their size (CachedBlock, CachedRecall,
@@ -52,6 +47,15 @@ _SIZE = -1
 #: Where a user's RecallWindow is kept among the user's blocks.
 _WINDOW_KEY = "recall window"
 _RECALL_OVERHEAD = 256  # a CachedRecall's tuple, stamp and valid_until, roughly
+_ASKED_OVERHEAD = 128  # the asked-once entry's tuples, roughly (and 40 bytes a hash)
+#: Where a user's messages asked for once are kept among the user's blocks: a block made for a message
+#: is cached from the second time it is asked for. A bot sends a new message nearly every turn, and
+#: caching each block at first sight held ~1.5 KB per user that was mostly never read (60 MB at
+#: 10,000 users), pushing users' plain blocks and windows out of the cache. Kept per user (the newest
+#: MAX_RECALLS_PER_USER, as hashes of the number of events and the words: a collision only caches a
+#: block early), so a message asked again after every other user's is still known, and they go with
+#: the user's blocks.
+_ASKED_KEY = "asked once"
 
 
 #: What a user's cached block is kept under: the number of events (the plain block), or that and
@@ -88,7 +92,6 @@ class ContextBuilder:
         # are not cached: harmless), so the counters of users written once do not pile up.
         self._epoch = 0
         self._changes: dict[str, int] = {}
-        self._asked_once: OrderedDict[int, None] = OrderedDict()  # oldest first, ASKED_ONCE at most
         store.changes.subscribe(self._on_store_changed)
 
     def _on_store_changed(self, event: ChangeEvent) -> None:
@@ -301,19 +304,26 @@ class ContextBuilder:
 
     def _asked_before(self, user_id: str, key: BlockKey) -> bool:
         """Whether the block for a message is asked for again (its block is then cached); remembers
-        it otherwise (lock held)."""
+        it otherwise, among the user's blocks (lock held)."""
         blocks = self._cache.get(user_id)
-        if blocks is not None and key in blocks:  # cached, and made again (its recency step ended)
+        if blocks is None:  # nothing of the user is cached (the cache is full of others)
+            return False
+        if key in blocks:  # cached, and made again (its recency step ended)
             return True
-        # Kept as a hash (a collision only caches a block early): a message's words may be long.
-        asked = hash((user_id, key))
-        if asked in self._asked_once:
-            del self._asked_once[asked]
+        asked = hash(key)
+        entry = blocks.get(_ASKED_KEY)
+        hashes = entry[0] if entry is not None else ()
+        if asked in hashes:
+            self._keep_asked(user_id, blocks, tuple(h for h in hashes if h != asked))
             return True
-        self._asked_once[asked] = None
-        if len(self._asked_once) > ASKED_ONCE:
-            self._asked_once.popitem(last=False)
+        self._keep_asked(user_id, blocks, (hashes + (asked,))[-MAX_RECALLS_PER_USER:])
         return False
+
+    def _keep_asked(self, user_id: str, blocks: dict, hashes: tuple) -> None:
+        if hashes:
+            self._store_block(user_id, _ASKED_KEY, (hashes, _ASKED_OVERHEAD + 40 * len(hashes)))
+        elif _ASKED_KEY in blocks:
+            self._bytes -= blocks.pop(_ASKED_KEY)[_SIZE]
 
     def recall_block(self, user_id: str, query: str, max_events: int | None = None,
                      max_chars: int | None = None, now: datetime | None = None) -> RecallBlock:
