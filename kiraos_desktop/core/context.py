@@ -69,9 +69,9 @@ class ContextBuilder:
     Only blocks under the configured budget (max_context_chars) are cached: per user, one per
     number of events (a setting, or a constant of the caller, never a client's choice), and the
     blocks made for the user's last MAX_RECALLS_PER_USER messages asked for more than once (keyed on
-    the message's words, exact until the recency step of their scores ends). A block under another budget is made from
-    the cached items on each request, without the database. The cache holds at most `cache_bytes`
-    (estimated); past it the users cached first go first.
+    the message's words, exact until the recency step of their scores ends). A block under another
+    budget is made from the cached items on each request, without the database. The cache holds at
+    most `cache_bytes` (estimated); past it the users cached first go first.
     """
 
     def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object], cache_bytes: int = CACHE_BYTES):
