@@ -4,7 +4,7 @@ from datetime import datetime, timedelta
 
 from core_helpers import make_engine
 from kiraos_desktop.core import context_entries
-from kiraos_desktop.core.context import MAX_RECALLS_PER_USER
+from kiraos_desktop.core.context import _ASKED_HASH_BYTES, _ASKED_OVERHEAD, MAX_RECALLS_PER_USER
 from kiraos_desktop.core.recall import scoring_window
 from kiraos_desktop.core.recall_window import WINDOW
 
@@ -141,7 +141,7 @@ def test_a_user_keeps_only_the_blocks_of_the_last_messages(data_dir, monkeypatch
         assert engine.context.cache_bytes() == before
         for query in queries:  # once more each: at most the messages asked for once are added
             engine.context.user_block("u", query=query)
-        assert before <= engine.context.cache_bytes() <= before + 128 + 40 * MAX_RECALLS_PER_USER
+        assert before <= engine.context.cache_bytes() <= before + _ASKED_OVERHEAD + _ASKED_HASH_BYTES * MAX_RECALLS_PER_USER
     finally:
         engine.close()
 
@@ -175,7 +175,7 @@ def test_a_message_asked_for_once_is_not_cached(data_dir):
         before = engine.context.cache_bytes()
         first = engine.context.user_block("u", query="咪咪还好吗").text
         assert engine.context.peek_cached("u", query="咪咪还好吗") is None
-        assert engine.context.cache_bytes() - before < 300  # only that it was asked for
+        assert engine.context.cache_bytes() - before == _ASKED_HASH_BYTES  # only that it was asked for (its hash)
         assert engine.context.user_block("u", query="咪咪还好吗").text == first
         assert engine.context.peek_cached("u", query="咪咪还好吗").text == first
         assert engine.context.cache_bytes() - before > len(first)

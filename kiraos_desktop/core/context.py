@@ -47,7 +47,8 @@ _SIZE = -1
 #: Where a user's RecallWindow is kept among the user's blocks.
 _WINDOW_KEY = "recall window"
 _RECALL_OVERHEAD = 256  # a CachedRecall's tuple, stamp and valid_until, roughly
-_ASKED_OVERHEAD = 128  # the asked-once entry's tuples, roughly (and 40 bytes a hash)
+_ASKED_OVERHEAD = 128  # the asked-once entry's tuples, roughly
+_ASKED_HASH_BYTES = 40  # and each hash in it (an int and its slot)
 #: Where a user's messages asked for once are kept among the user's blocks: a block made for a message
 #: is cached from the second time it is asked for. A bot sends a new message nearly every turn, and
 #: caching each block at first sight held ~1.5 KB per user that was mostly never read (60 MB at
@@ -321,7 +322,7 @@ class ContextBuilder:
 
     def _keep_asked(self, user_id: str, blocks: dict, hashes: tuple) -> None:
         if hashes:
-            self._store_block(user_id, _ASKED_KEY, (hashes, _ASKED_OVERHEAD + 40 * len(hashes)))
+            self._store_block(user_id, _ASKED_KEY, (hashes, _ASKED_OVERHEAD + _ASKED_HASH_BYTES * len(hashes)))
         elif _ASKED_KEY in blocks:
             self._bytes -= blocks.pop(_ASKED_KEY)[_SIZE]
 
