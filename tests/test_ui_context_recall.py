@@ -64,3 +64,26 @@ def _blocks(tab):
     while block.isValid():
         yield block
         block = block.next()
+
+
+def test_with_a_message_the_note_on_other_events_says_how_they_were_chosen(qtbot, tab, engine):
+    limit = engine.context.events_limit()
+    other = 31 - limit  # u1 has 31 events
+    assert f"{other} older events are not in the block: it carries the newest {limit} only" in tab.dropped_label.text()
+    tab.message_edit.insert("咪咪还好吗")
+    qtbot.waitUntil(lambda: PLANTED in tab.text_view.toPlainText())
+    note = tab.dropped_label.text()
+    assert f"{other} other events are not in the block: it carries {limit}, those about the message first" in note
+    assert "newest" in note and "only" not in note
+    tab.message_edit.clear()
+    qtbot.waitUntil(lambda: "older events" in tab.dropped_label.text())
+
+
+def test_the_reasons_of_a_whole_block_show_without_scrolling(qtbot, tab, engine):
+    tab.message_edit.insert("咪咪还好吗")
+    qtbot.waitUntil(lambda: tab.reasons_view.isVisible())
+    rows = tab.reasons_model.rowCount()
+    assert rows == engine.context.events_limit()
+    qtbot.waitUntil(lambda: tab.reasons_view.verticalScrollBar().maximum() == 0)
+    last = tab.reasons_view.visualRect(tab.reasons_model.index(rows - 1))
+    assert tab.reasons_view.viewport().rect().contains(last)

@@ -14,6 +14,13 @@
 <context>
     <name>ContextTab</name>
     <message numerus="yes">
+        <source>%n other events are not in the block: it carries {max}, those about the message first, then the newest (“Events in context” in Settings, max_events_per_user).</source>
+        <translation>
+            <numerusform>%n other event is not in the block: it carries {max}, those about the message first, then the newest (“Events in context” in Settings, max_events_per_user).</numerusform>
+            <numerusform>%n other events are not in the block: it carries {max}, those about the message first, then the newest (“Events in context” in Settings, max_events_per_user).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n older events are not in the block: it carries the newest {max} only (“Events in context” in Settings, max_events_per_user).</source>
         <translation>
             <numerusform>%n older event is not in the block: it carries the newest {max} only (“Events in context” in Settings, max_events_per_user).</numerusform>

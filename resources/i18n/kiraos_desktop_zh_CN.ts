@@ -448,6 +448,12 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <translation>{n} 个字符（max_context_chars = 0：不限）</translation>
     </message>
     <message numerus="yes">
+        <source>%n other events are not in the block: it carries {max}, those about the message first, then the newest (“Events in context” in Settings, max_events_per_user).</source>
+        <translation>
+            <numerusform>另有 %n 条事件不在记忆块中：记忆块带 {max} 条，先放与这条消息相关的，再用最新的补足（设置中的“上下文事件数”，max_events_per_user）。</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n older events are not in the block: it carries the newest {max} only (“Events in context” in Settings, max_events_per_user).</source>
         <translation>
             <numerusform>另有 %n 条较早的事件不在记忆块中：记忆块只带最新的 {max} 条（设置中的“上下文事件数”，max_events_per_user）。</numerusform>

@@ -11,6 +11,10 @@ from kiraos_desktop.core.store import MemoryStore
 
 # Typing in the message field waits this long for a pause before the block is made again.
 MESSAGE_DEBOUNCE_MS = 250
+# The lists under the block grow with their rows up to these many, then scroll: the reasons for a
+# block of ten events (the default "Events in context") fit without scrolling.
+REASON_ROWS_SHOWN = 10
+DROPPED_ROWS_SHOWN = 6
 
 
 class WordHighlighter(QSyntaxHighlighter):
@@ -38,6 +42,13 @@ class WordHighlighter(QSyntaxHighlighter):
                 start = folded.find(word, start + len(word))
 
 
+def _fit_rows(view: QListView, rows: int, most: int) -> None:
+    """Make a list as tall as its rows, up to `most` of them (then it scrolls)."""
+    shown = max(1, min(rows, most))
+    row = view.sizeHintForRow(0) if rows else view.fontMetrics().height()
+    view.setFixedHeight(shown * max(row, view.fontMetrics().height()) + 2 * view.frameWidth() + 2)
+
+
 class ContextTab(QWidget):
     def __init__(self, context: ContextBuilder, store: MemoryStore, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -60,7 +71,6 @@ class ContextTab(QWidget):
         self.dropped_view.setObjectName("droppedView")
         self.dropped_view.setModel(self.dropped_model)
         self.dropped_view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
-        self.dropped_view.setMaximumHeight(150)
         self.highlighter = WordHighlighter(self.text_view.document())
         self.message_edit = QLineEdit()
         self.message_edit.setObjectName("currentMessage")
@@ -80,7 +90,6 @@ class ContextTab(QWidget):
         self.reasons_view.setObjectName("reasonsView")
         self.reasons_view.setModel(self.reasons_model)
         self.reasons_view.setEditTriggers(QListView.EditTrigger.NoEditTriggers)
-        self.reasons_view.setMaximumHeight(150)
         intro = QLabel(self.tr("What the bot receives before each reply (GET /v1/context):"))
         intro.setWordWrap(True)
         message_row = QHBoxLayout()
@@ -128,6 +137,7 @@ class ContextTab(QWidget):
                 else:
                     lines.append(self.tr("recent: {event}").format(event=text))
             self.reasons_model.setStringList(lines)
+            _fit_rows(self.reasons_view, len(lines), REASON_ROWS_SHOWN)
         self.reasons_label.setVisible(recalled is not None)
         self.reasons_view.setVisible(bool(self.reasons_model.rowCount()))
 
@@ -162,7 +172,11 @@ class ContextTab(QWidget):
             self.length_label.setText(self.tr("{n} characters (max_context_chars = 0: no limit)").format(n=length))
         notes = []
         older = self._events_not_read(self._user_id)
-        if older:
+        if older and recalled is not None and recalled.matched:
+            notes.append(self.tr("%n other events are not in the block: it carries {max}, those about the message "
+                                 "first, then the newest (“Events in context” in Settings, max_events_per_user).",
+                                 "", older).format(max=self._context.events_limit()))
+        elif older:
             notes.append(self.tr("%n older events are not in the block: it carries the newest {max} only "
                                  "(“Events in context” in Settings, max_events_per_user).", "", older).format(
                 max=self._context.events_limit()))
@@ -175,6 +189,7 @@ class ContextTab(QWidget):
             self.dropped_label.setText(self.tr("Nothing was left out."))
             self.dropped_label.setStyleSheet("")
         self.dropped_model.setStringList([f"[{item.kind}] {item.label}" for item in block.dropped])
+        _fit_rows(self.dropped_view, len(block.dropped), DROPPED_ROWS_SHOWN)
         self.dropped_view.setVisible(bool(block.dropped))
 
     def _events_not_read(self, user_id: str) -> int:
