@@ -36,6 +36,8 @@ TARGET_CONTEXT_RATIO = 3.5
 TARGET_UPDATE_RATIO = 1.0
 TARGET_UPDATE_P99_RATIO = 1.5
 TARGET_QUERY_RATIO = 1.5  # /v1/context with a query (ctxq.lua) against the baseline's plain block
+# The baseline's rounds (the same code each time) differing by more than this says the machine was busy.
+NOISY_SPREAD = 1.25
 PARTS = ("context", "query", "miss", "update", "mixed")
 
 
@@ -255,6 +257,11 @@ def measure(wrk, servers, script: Path, rounds: int, duration: float, connection
         if cpu:
             summary[name]["cpu_ms_per_request_median"] = statistics.median(cpu)
     summary["ratio"] = summary["ours"]["rps_median"] / summary["baseline"]["rps_median"]
+    # How much the baseline (the same code every round) moved between rounds: a sign of a busy machine.
+    base = [r["rps"] for r in runs["baseline"]]
+    summary["baseline_spread"] = max(base) / min(base) if min(base) > 0 else float("inf")
+    summary["round_ratios"] = [o["rps"] / b["rps"] if b["rps"] else float("inf")
+                               for o, b in zip(runs["ours"], runs["baseline"])]
     if "other" in summary:
         summary["other_ratio"] = summary["other"]["rps_median"] / summary["baseline"]["rps_median"]
     return summary
@@ -340,7 +347,8 @@ def main() -> int:
         finally:
             stop_servers(servers)
     checks = targets(results)
-    print("\nmedians            baseline req/s   ours req/s   ratio   p99 baseline / ours   cpu/req baseline / ours")
+    print("\nmedians            baseline req/s   ours req/s   ratio   p99 baseline / ours   cpu/req baseline / ours"
+          "   ratio per round   baseline spread")
     for label, key in (("/v1/context", "context"), ("context+query", "context_query"),
                        ("query (miss)", "context_query_miss"), ("memory_update", "memory_update")):
         if key not in results:
@@ -349,7 +357,7 @@ def main() -> int:
         cpu = "/".join(f"{data[n].get('cpu_ms_per_request_median', float('nan')):.3f}" for n in ("baseline", "ours"))
         print(f"{label:18s} {data['baseline']['rps_median']:12.0f} {data['ours']['rps_median']:12.0f} "
               f"{data['ratio']:7.2f}x  {data['baseline']['p99_ms_median']:7.2f} / {data['ours']['p99_ms_median']:.2f} ms"
-              f"   {cpu} ms")
+              f"   {cpu} ms   {' '.join(f'{r:.2f}' for r in data['round_ratios'])}   {data['baseline_spread']:.2f}x")
         if "other" in data:
             other = data["other"]
             print(f"{'  other checkout':18s} {'':12s} {other['rps_median']:12.0f} {data['other_ratio']:7.2f}x  "
@@ -361,6 +369,12 @@ def main() -> int:
               f"req/s p99 {both['memory_update']['p99_ms_median']:.2f} ms")
     for name, (value, target, ok) in checks.items():
         print(f"  {'PASS' if ok else 'MISS'}  {name} = {value:.2f} (target {target})")
+    noisy = {key: data["baseline_spread"] for key, data in results.items()
+             if isinstance(data, dict) and data.get("baseline_spread", 1) > NOISY_SPREAD}
+    if noisy:
+        print(f"  NOTE  the baseline's own rounds differed by more than {NOISY_SPREAD:g}x ("
+              + ", ".join(f"{key} {spread:.2f}x" for key, spread in noisy.items())
+              + "): the machine was busy; compare ratios within this run only, or run again")
     load = os.getloadavg() if hasattr(os, "getloadavg") else None
     report = {"when": time.strftime("%Y-%m-%dT%H:%M:%S"), "users": args.users, "rounds": args.rounds,
               "load_average_at_end": load, "cpus": os.cpu_count(), "parts": sorted(parts),
