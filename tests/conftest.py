@@ -26,6 +26,15 @@ def _default_data_dir(tmp_path, monkeypatch):
 
 
 @pytest.fixture
+def index_every_user(monkeypatch):
+    """Every user's events in the recall index, for tests of the index itself: normally only users
+    past recall_index.INDEX_PAST events (200) have theirs there."""
+    from kiraos_desktop.core import recall_index
+
+    monkeypatch.setattr(recall_index, "INDEX_PAST", 0)
+
+
+@pytest.fixture
 def data_dir(tmp_path):
     path = tmp_path / "data"
     path.mkdir()

@@ -88,7 +88,7 @@ def test_ten_kilobytes_of_query_give_a_block(api, api_engine):
     assert huge.status_code == 200 and PLANTED in huge.json()["system"]  # only its start is read
 
 
-def test_a_plain_sqlite_writer_is_recalled_within_a_second_and_never_fails(api, api_engine):
+def test_a_plain_sqlite_writer_is_recalled_within_a_second_and_never_fails(api, api_engine, index_every_user):
     plant(api_engine)
     errors, written = [], []
     stop = threading.Event()

@@ -14,7 +14,7 @@ def _queued(store) -> tuple[int, int]:
     return (_count(store, "SELECT count(*) FROM recall_queue"), _count(store, "SELECT count(*) FROM usersearch_queue"))
 
 
-def test_our_own_writes_reach_both_indexes_in_their_commit(data_dir):
+def test_our_own_writes_reach_both_indexes_in_their_commit(data_dir, index_every_user):
     engine = make_engine(data_dir)
     try:
         store = engine.store
@@ -31,7 +31,7 @@ def test_our_own_writes_reach_both_indexes_in_their_commit(data_dir):
         engine.close()
 
 
-def test_write_groups_take_the_queues_every_few_groups_and_the_watcher_once_they_stop(data_dir, monkeypatch):
+def test_write_groups_take_the_queues_every_few_groups_and_the_watcher_once_they_stop(data_dir, monkeypatch, index_every_user):
     engine = make_engine(data_dir)
     try:
         store = engine.store

@@ -134,10 +134,15 @@ def test_a_sqlite_database_with_the_old_index_ddl_opens_unchanged(tmp_path):
     conn.executescript(PLUGIN_DDL + OLD_INDEX_DDL)
     conn.execute("INSERT INTO recall_users (user_id) VALUES ('u')")
     conn.commit()
+    ddl = conn.execute("SELECT sql FROM sqlite_master WHERE name = 'recall_users'").fetchone()[0]
     conn.close()
     db = peewee.SqliteDatabase(str(path))
     ensure_schema(db)
-    assert db.execute_sql("SELECT num, user_id FROM recall_users").fetchall() == [(1, "u")]
+    assert db.execute_sql("SELECT sql FROM sqlite_master WHERE name = 'recall_users'").fetchone()[0] == ddl
+    # An index of another version (recall_index.index_version()) is emptied for a rebuild; its tables stay.
+    assert db.execute_sql("SELECT count(*) FROM recall_users").fetchone()[0] == 0
+    db.execute_sql("INSERT INTO recall_users (user_id) VALUES ('v')")
+    assert db.execute_sql("SELECT num, user_id FROM recall_users").fetchall() == [(1, "v")]
     # No second unique index beside the table's own: the tables that exist are left as they are.
     assert db.execute_sql("SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'recall_users' "
                           "AND sql IS NOT NULL").fetchone()[0] == 0

@@ -128,7 +128,7 @@ def test_ten_kilobytes_of_query_give_a_block(data_dir):
         engine.close()
 
 
-def test_the_index_follows_updates_deletes_and_trims(data_dir):
+def test_the_index_follows_updates_deletes_and_trims(data_dir, index_every_user):
     engine = make_engine(data_dir, max_event_keep=20)
     try:
         store = engine.store
@@ -150,7 +150,7 @@ def test_the_index_follows_updates_deletes_and_trims(data_dir):
 
 
 @SQLITE_ONLY
-def test_another_processs_plain_sql_writes_are_recalled_before_and_after_the_catch_up(data_dir):
+def test_another_processs_plain_sql_writes_are_recalled_before_and_after_the_catch_up(data_dir, index_every_user):
     engine = make_engine(data_dir)
     try:
         fill(engine)
@@ -174,12 +174,13 @@ def test_another_processs_plain_sql_writes_are_recalled_before_and_after_the_cat
 
 
 @SQLITE_ONLY
-def test_a_plugin_database_is_indexed_on_open_resumably_and_recalls_before_that(tmp_path):
+def test_a_plugin_database_is_indexed_on_open_resumably_and_recalls_before_that(tmp_path, index_every_user):
     kira = tmp_path / "kira"
     conn = plugin_db(kira / "memory" / "kiraos.db", PLUGIN_DDL)
     conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('qq_1', ?, ?)", (PLANTED, OLD))
-    conn.executemany("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('qq_1', ?, ?)",
-                     [(f"日常记录{i}", f"2026-10-{1 + i % 28:02d}T00:00:00") for i in range(30)])
+    conn.executemany("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
+                     [(user, f"日常记录{i}", f"2026-10-{1 + i % 28:02d}T00:00:00")
+                      for user in ("qq_1", "qq_2") for i in range(30)])
     conn.commit()
     conn.close()
     engine = Engine.open(kira_data=kira)
@@ -187,7 +188,7 @@ def test_a_plugin_database_is_indexed_on_open_resumably_and_recalls_before_that(
         assert "recall index to build" in engine.store.migrations
         assert not engine.store.recall_build_complete
         assert PLANTED in engine.context.build(["qq_1"], query="咪咪").text  # not indexed yet: scanned
-        engine.store.recall_build_step(batch=10)  # a first batch, then stop: the rest waits
+        engine.store.recall_build_step(batch=10)  # a first batch (one user), then stop: the rest waits
         assert not engine.store.recall_build_complete
     finally:
         engine.close()
@@ -196,18 +197,18 @@ def test_a_plugin_database_is_indexed_on_open_resumably_and_recalls_before_that(
         seen = []
         assert build_index(engine.store, progress=lambda done, total: seen.append((done, total)))
         assert engine.store.recall_build_complete and seen[-1][0] == seen[-1][1]
-        assert engine.store._rows("SELECT count(DISTINCT event_id) FROM recall_terms")[0][0] == 31
+        assert engine.store._rows("SELECT count(DISTINCT event_id) FROM recall_terms")[0][0] == 61
         assert PLANTED in engine.context.build(["qq_1"], query="咪咪").text
     finally:
         engine.close()
 
 
 @SQLITE_ONLY
-def test_a_cancelled_build_keeps_what_it_did(tmp_path):
+def test_a_cancelled_build_keeps_what_it_did(tmp_path, index_every_user):
     db = tmp_path / "kiraos.db"
     conn = plugin_db(db, PLUGIN_DDL)
-    conn.executemany("INSERT INTO event_logs (user_id, event_summary) VALUES ('u', ?)",
-                     [(f"记录{i}",) for i in range(50)])
+    conn.executemany("INSERT INTO event_logs (user_id, event_summary) VALUES (?, ?)",
+                     [(f"u{i % 5}", f"记录{i}") for i in range(50)])  # five users: a build step each
     conn.commit()
     conn.close()
     engine = Engine.open(data_dir=tmp_path / "data", db=db)

@@ -21,7 +21,7 @@ ORDER = {"kiraos_desktop_meta": "key", "user_profiles": "user_id, memory_key", "
 
 
 @pytest.fixture
-def seeded(data_dir):
+def seeded(data_dir, index_every_user):
     engine = Engine.open(data_dir=data_dir)
     seed_memory(engine)
     engine.store.user_search_catch_up(everything=True)

@@ -16,9 +16,13 @@ class _Result:
     def fetchall(self):
         return self._rows
 
+    def __iter__(self):
+        return iter(self._rows)
+
 
 class _RecordingConnection:
-    """Enough of a psycopg connection for drain(): hands out queue rows, numbers users, records order."""
+    """Enough of a psycopg connection for drain(): hands out queue rows, says every user is to be indexed
+    (with no events yet), numbers users, records order."""
 
     def __init__(self, queue_rows):
         self.queue_rows = queue_rows
@@ -29,6 +33,8 @@ class _RecordingConnection:
     def execute(self, sql, params=()):
         if sql.startswith("SELECT seq"):
             return _Result(self.queue_rows)
+        if sql.startswith("SELECT user_id FROM user_summary"):  # every user asked about is past INDEX_PAST
+            return _Result([(user_id,) for user_id in params[:-1]])
         if sql.startswith("INSERT INTO recall_users"):
             self.new_users.append(params[0])
             return _Result([(len(self.new_users),)])
@@ -57,7 +63,7 @@ class _RecordingConnection:
         yield
 
 
-def test_new_users_and_keys_are_created_in_code_point_order_whatever_the_queue_order():
+def test_new_users_and_keys_are_created_in_code_point_order_whatever_the_queue_order(index_every_user):
     # Queue order z, a, B: a drain that numbered users in queue order could deadlock with another
     # drain taking the same new users the other way round.
     conn = _RecordingConnection([(1, "z", 10, None, "旅行 cat"), (2, "a", 11, None, "面试 dog"),

@@ -15,11 +15,11 @@ pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
 
 @pytest.fixture
-def old_engine(tmp_path):
+def old_engine(tmp_path, index_every_user):
     db = tmp_path / "kiraos.db"
     conn = plugin_db(db, PLUGIN_DDL)
-    conn.executemany("INSERT INTO event_logs (user_id, event_summary) VALUES ('u', ?)",
-                     [(f"记录{i}",) for i in range(40)])
+    conn.executemany("INSERT INTO event_logs (user_id, event_summary) VALUES (?, ?)",
+                     [(f"u{i % 4}", f"记录{i}") for i in range(40)])  # four users of ten: a build step each
     conn.commit()
     conn.close()
     engine = Engine.open(data_dir=tmp_path / "data", db=db)
@@ -33,7 +33,7 @@ def test_the_build_shows_progress_stops_on_request_and_resumes(qtbot, old_engine
     gate = threading.Event()
 
     def slow_step(batch=None):
-        done = step(10)  # four batches of ten; the second waits for the test
+        done = step(10)  # four users of ten events; the second waits for the test
         if done[0] > 10:
             gate.wait(10)
         return done

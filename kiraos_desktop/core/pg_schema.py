@@ -4,10 +4,9 @@ from __future__ import annotations
 import peewee
 from playhouse.migrate import PostgresqlMigrator
 
-from kiraos_desktop.core import user_search_index
+from kiraos_desktop.core import recall_index, user_search_index
 from kiraos_desktop.core.dialect import PgConnection
 from kiraos_desktop.core.models import ALL_MODELS, INDEXES
-from kiraos_desktop.core.recall_text import TERMS_VERSION
 
 #: The channel other processes LISTEN on; the payload is the user id a write touched.
 NOTIFY_CHANNEL = "kiraos_desktop_changes"
@@ -195,15 +194,7 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
         moved = sync_sequences(db)
         if moved:
             done.append("moved sequences past the ids of " + ", ".join(moved))
-        version = db.execute_sql("SELECT value FROM kiraos_desktop_meta WHERE key = 'recall_version'").fetchone()
-        if version is None or version[0] != TERMS_VERSION:
-            db.execute_sql("DELETE FROM recall_terms")
-            newest = db.execute_sql("SELECT coalesce(max(id), 0) FROM event_logs").fetchone()[0]
-            db.execute_sql(_SET_META, ("recall_version", TERMS_VERSION))
-            db.execute_sql(_SET_META, ("recall_build_upto", str(newest)))
-            db.execute_sql(_SET_META, ("recall_build_done", "0"))
-            if newest:
-                done.append("recall index to build")
+        done.extend(recall_index.mark_for_build(PgConnection(db.connection())))
         done.extend(user_search_index.mark_for_build(PgConnection(db.connection())))
         db.execute_sql(_SET_META, ("schema_version", str(SCHEMA_VERSION)))
     return done

@@ -433,11 +433,7 @@ class PgMemoryStore(MemoryStore):
     def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
                     scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]:
         def work(conn):
-            adapted = PgConnection(conn)
-            state = self._recall_state
-            if not state.complete:
-                state = recall_index.read_build_state(adapted)
-            latest, found = recall_index.recall_rows(adapted, user_id, words, newest, state, scan)
+            latest, found = recall_index.recall_rows(PgConnection(conn), user_id, words, newest, scan)
             counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = %s", (user_id,)).fetchone()
             return latest, found, counted
 

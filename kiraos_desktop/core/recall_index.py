@@ -1,16 +1,22 @@
-"""The recall index: each user's event words, kept current from a queue that plain-SQL triggers fill.
+"""The recall index: the event words of users with many events, kept current from a queue that plain-SQL triggers fill.
 
 Layout (our tables only, defined in models.py; the plugin's are untouched):
 - `recall_terms (u, term, event_id)`: one row per distinct word of an event, clustered by user, so
   a user's words sit on a few pages (writing and looking up one user touches only those).
-- `recall_users (num, user_id)`: the small number that stands for a user in `recall_terms`.
+- `recall_users (num, user_id)`: the small number that stands for a user in `recall_terms`. A user
+  has one exactly when all of their events are in `recall_terms` (later changes reach it through
+  the queue): only users with more than INDEX_PAST events get one. Every recall of a user with
+  fewer reads all of their events anyway (recall_rows(); the context cache holds the same newest
+  SCAN_LIMIT), so their words would be written for every event and never read; with the default
+  `max_event_keep` (100, the plugin's default too) no user gets there. A user who does is indexed
+  whole (`_backfill`) by the first drain or build step that sees it.
 - `recall_queue`: every insert, update and delete on `event_logs`, by any process, adds a row with
   the text to unindex and/or to index. The triggers are built-in SQL only, so the plugin's own
   INSERT never needs anything of ours. This process segments the text (rjieba) and moves it into
   `recall_terms`: before each of its own commits, and on the watcher's ticks for other processes'
   writes. A query also reads the queue rows of its user, so nothing waits for a drain.
-- An existing database is indexed by a resumable build (`build_step`): events up to the id that
-  was the newest when the index was created; later events come through the queue.
+- An existing database is indexed by a resumable build (`build_step`): the users past INDEX_PAST
+  events, in user order; later events come through the queue.
 """
 from __future__ import annotations
 
@@ -24,8 +30,16 @@ log = logging.getLogger(__name__)
 
 #: Queue rows moved into the index before one of our commits (our own writes of a group add ~64).
 DRAIN_PER_COMMIT = 1000
-#: Events indexed per transaction of the build (short, so other writers never wait long).
+#: Events indexed per transaction of the build, about (whole users: at least one; short, so other
+#: writers never wait long).
 BUILD_BATCH = 2000
+#: A user's newest events up to this many are searched inside their text for every word (SQL's
+#: instr() on lower(): Chinese words the segmenter cut differently, English in any ASCII case);
+#: older ones are found through the index.
+SCAN_LIMIT = 200
+#: Users with more events than this have their events in the index (see the module's docstring).
+#: Never above SCAN_LIMIT: a user below it must be one whose every event a recall reads.
+INDEX_PAST = SCAN_LIMIT
 
 RECALL_TRIGGER_NAMES = ("kd_recall_ins", "kd_recall_del", "kd_recall_upd")
 
@@ -45,41 +59,58 @@ RECALL_TRIGGERS = (
 _META = "SELECT value FROM kiraos_desktop_meta WHERE key = ?"
 _SET_META = ("INSERT INTO kiraos_desktop_meta (key, value) VALUES (?, ?) "
              "ON CONFLICT(key) DO UPDATE SET value = excluded.value")
-_INSERT_TERM = "INSERT OR IGNORE INTO recall_terms (u, term, event_id) VALUES (?, ?, ?)"
+# ON CONFLICT DO NOTHING: the same words on both backends (PostgreSQL's through dialect.PgConnection).
+_INSERT_TERM = "INSERT INTO recall_terms (u, term, event_id) VALUES (?, ?, ?) ON CONFLICT DO NOTHING"
 _DELETE_TERM = "DELETE FROM recall_terms WHERE u = ? AND term = ? AND event_id = ?"
+#: "A user past INDEX_PAST events whose events are not in the index yet" (of user_summary).
+_TO_INDEX = ("event_count > ? AND NOT EXISTS (SELECT 1 FROM recall_users AS r "
+             "WHERE r.user_id = user_summary.user_id)")
+#: Stands for "no user yet" in the build's cursor (every user id sorts after it).
+_START = ""
 
 
-def ensure_recall_schema(conn: sqlite3.Connection, existed: bool) -> list[str]:
+def index_version() -> str:
+    """What the index holds, as kiraos_desktop_meta's recall_version records it: an index of another
+    version is rebuilt. 2: only users past INDEX_PAST events; then the words' own version."""
+    return f"2/{TERMS_VERSION}"
+
+
+def ensure_recall_schema(conn: sqlite3.Connection) -> list[str]:
     """Create the index's triggers (inside the schema transaction, its tables made from models.py by
-    schema.py); returns what was done. `existed`: whether the tables were there before.
-
-    A new index on a database that has events, or one built with other words (TERMS_VERSION),
-    is marked for a build up to the newest event id.
-    """
-    done = []
+    schema.py); returns what was done."""
     for name in RECALL_TRIGGER_NAMES:
         conn.execute(f"DROP TRIGGER IF EXISTS {name}")
     for ddl in RECALL_TRIGGERS:
         conn.execute(ddl)
+    return mark_for_build(conn)
+
+
+def mark_for_build(conn) -> list[str]:
+    """A new index, or one of another version (index_version()), is emptied and marked for a build of
+    the users past INDEX_PAST events (either backend, inside the schema transaction); returns what
+    was done."""
     version = conn.execute(_META, ("recall_version",)).fetchone()
-    if not existed or version is None or version[0] != TERMS_VERSION:
-        if existed:
-            conn.execute("DELETE FROM recall_terms")
-        newest = conn.execute("SELECT coalesce(max(id), 0) FROM event_logs").fetchone()[0]
-        conn.execute(_SET_META, ("recall_version", TERMS_VERSION))
-        conn.execute(_SET_META, ("recall_build_upto", str(newest)))
-        conn.execute(_SET_META, ("recall_build_done", "0"))
-        if newest:
-            done.append("recall index to build")
-    return done
+    if version is not None and version[0] == index_version():
+        return []
+    conn.execute("DELETE FROM recall_terms")
+    conn.execute("DELETE FROM recall_users")
+    events = conn.execute(f"SELECT coalesce(sum(event_count), 0) FROM user_summary WHERE {_TO_INDEX}",
+                          (INDEX_PAST,)).fetchone()[0]
+    conn.execute(_SET_META, ("recall_version", index_version()))
+    conn.execute(_SET_META, ("recall_build_upto", str(events)))
+    conn.execute(_SET_META, ("recall_build_done", "0"))
+    conn.execute(_SET_META, ("recall_build_after", _START))
+    return ["recall index to build"] if events else []
 
 
 @dataclass(frozen=True)
 class BuildState:
-    """Events with ids in (done, upto] are not in the index yet."""
+    """The build has indexed the users up to `after` (in code point order) past INDEX_PAST events:
+    `done` events of about `upto`; complete when done >= upto."""
 
     done: int
     upto: int
+    after: str = _START
 
     @property
     def complete(self) -> bool:
@@ -87,36 +118,57 @@ class BuildState:
 
 
 def read_build_state(conn: sqlite3.Connection) -> BuildState:
-    upto = conn.execute(_META, ("recall_build_upto",)).fetchone()
-    done = conn.execute(_META, ("recall_build_done",)).fetchone()
-    return BuildState(int(done[0]) if done else 0, int(upto[0]) if upto else 0)
+    def meta(key: str, default: str) -> str:
+        row = conn.execute(_META, (key,)).fetchone()
+        return row[0] if row else default
+    return BuildState(int(meta("recall_build_done", "0")), int(meta("recall_build_upto", "0")),
+                      meta("recall_build_after", _START))
 
 
-def user_num(conn: sqlite3.Connection, user_id: str, create: bool) -> int | None:
-    row = conn.execute("SELECT num FROM recall_users WHERE user_id = ?", (user_id,)).fetchone()
-    if row is not None:
-        return row[0]
-    if not create:
-        return None
-    return conn.execute("INSERT INTO recall_users (user_id) VALUES (?)", (user_id,)).lastrowid
+def users_to_index(conn, user_ids) -> list[str]:
+    """Those of `user_ids` (distinct, in code point order) past INDEX_PAST events whose events are not
+    in the index yet (either backend)."""
+    listed = sorted(set(user_ids))
+    found: list[str] = []
+    for start in range(0, len(listed), 500):
+        chunk = listed[start:start + 500]
+        found.extend(row[0] for row in conn.execute(
+            f"SELECT user_id FROM user_summary WHERE user_id IN ({','.join('?' * len(chunk))}) AND {_TO_INDEX}",
+            (*chunk, INDEX_PAST)))
+    return sorted(found)
 
 
-class _Nums:
-    """User numbers looked up (or created) once per drain or build step."""
+def user_event_terms(conn, user_id: str, num: int) -> list[tuple]:
+    """The index keys (num, term, event_id) of every event of a user (either backend)."""
+    return [(num, term, event_id) for event_id, text in conn.execute(
+        "SELECT id, event_summary FROM event_logs WHERE user_id = ?", (user_id,)) for term in terms(text or "")]
 
-    def __init__(self, conn: sqlite3.Connection) -> None:
-        self._conn = conn
-        self._known: dict[str, int] = {}
 
-    def __call__(self, user_id: str) -> int:
-        num = self._known.get(user_id)
-        if num is None:
-            num = self._known[user_id] = user_num(self._conn, user_id, create=True)
-        return num
+def _backfill(conn: sqlite3.Connection, user_id: str) -> int:
+    """Give a user a number and put all of their events in the index (write transaction); the number."""
+    num = conn.execute("INSERT INTO recall_users (user_id) VALUES (?)", (user_id,)).lastrowid
+    _apply(conn, [], user_event_terms(conn, user_id, num))
+    return num
+
+
+def _indexed_nums(conn: sqlite3.Connection, user_ids) -> dict[str, int]:
+    """The numbers of those of `user_ids` whose events are in the index, those past INDEX_PAST events
+    indexed first (write transaction)."""
+    listed = sorted(set(user_ids))
+    nums: dict[str, int] = {}
+    for start in range(0, len(listed), 500):
+        chunk = listed[start:start + 500]
+        nums.update(conn.execute(f"SELECT user_id, num FROM recall_users WHERE user_id IN "
+                                 f"({','.join('?' * len(chunk))})", chunk).fetchall())
+    for user_id in users_to_index(conn, [user_id for user_id in listed if user_id not in nums]):
+        nums[user_id] = _backfill(conn, user_id)
+    return nums
 
 
 def drain(conn: sqlite3.Connection, limit: int = DRAIN_PER_COMMIT) -> int:
-    """Move up to `limit` queue rows into the index, oldest first (inside a write transaction).
+    """Move up to `limit` queue rows into the index, oldest first (inside a write transaction): the
+    rows of users whose events are in the index (a user past INDEX_PAST events is indexed whole
+    first); the others' rows are only taken off the queue.
 
     A row that cannot be read or segmented is dropped with a log line: a write must never fail
     because of the index, and the query side checks every candidate against `event_logs` anyway.
@@ -134,7 +186,9 @@ def drain(conn: sqlite3.Connection, limit: int = DRAIN_PER_COMMIT) -> int:
         return 0
     conn.execute("SAVEPOINT kd_recall")
     try:
-        _apply(conn, *queued_term_changes(rows, _Nums(conn)))
+        nums = _indexed_nums(conn, [row[1] for row in rows if row[2] is not None])
+        if nums:
+            _apply(conn, *queued_term_changes([row for row in rows if row[1] in nums], nums.__getitem__))
     except Exception:
         conn.execute("ROLLBACK TO kd_recall")
         log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))
@@ -166,67 +220,83 @@ def _apply(conn: sqlite3.Connection, removed: list, added: list) -> None:
         conn.executemany(_INSERT_TERM, added)
 
 
+def next_build_users(conn, state: BuildState, batch: int) -> tuple[list[str], int]:
+    """The users the next build step indexes (either backend): those after the build's cursor past
+    INDEX_PAST events and not indexed yet, in code point order, about `batch` events' worth (at
+    least one user); and their events."""
+    picked, events = [], 0
+    for user_id, count in conn.execute(
+            f"SELECT user_id, event_count FROM user_summary WHERE user_id > ? AND {_TO_INDEX} "
+            "ORDER BY user_id LIMIT 500", (state.after, INDEX_PAST)):
+        if picked and events + count > batch:
+            break
+        picked.append(user_id)
+        events += count
+    return picked, events
+
+
+def advance_build(conn, state: BuildState, users: list[str], events: int) -> BuildState:
+    """Record a build step that indexed `users` (`events` events); the new state (either backend)."""
+    if users:
+        state = BuildState(min(state.upto, state.done + events), state.upto, users[-1])
+        if state.complete:  # more users crossed INDEX_PAST meanwhile than were counted: go on
+            state = BuildState(state.done, state.done + 1, state.after)
+    else:
+        state = BuildState(state.upto, state.upto, state.after)
+    conn.execute(_SET_META, ("recall_build_done", str(state.done)))
+    conn.execute(_SET_META, ("recall_build_upto", str(state.upto)))
+    conn.execute(_SET_META, ("recall_build_after", state.after))
+    return state
+
+
 def build_step(conn: sqlite3.Connection, batch: int = BUILD_BATCH) -> BuildState:
-    """Index the next `batch` events of the build (inside a write transaction); returns the new state."""
+    """Index the next users of the build (inside a write transaction); returns the new state."""
     state = read_build_state(conn)
     if state.complete:
         return state
-    rows = conn.execute("SELECT id, user_id, event_summary FROM event_logs WHERE id > ? AND id <= ? ORDER BY id LIMIT ?",
-                   (state.done, state.upto, batch)).fetchall()
-    nums = _Nums(conn)
-    added = [(nums(user_id), term, event_id) for event_id, user_id, text in rows for term in terms(text or "")]
-    _apply(conn, [], added)
-    done = rows[-1][0] if len(rows) == batch else state.upto
-    conn.execute(_SET_META, ("recall_build_done", str(done)))
-    return BuildState(done, state.upto)
+    users, events = next_build_users(conn, state, batch)
+    for user_id in users:
+        _backfill(conn, user_id)
+    return advance_build(conn, state, users, events)
 
 
 def build_progress(conn: sqlite3.Connection) -> tuple[int, int]:
-    """(events indexed, events to index) of the build, counted from the ids (an estimate: ids have gaps)."""
+    """(events indexed, events to index) of the build (an estimate: users keep writing meanwhile)."""
     state = read_build_state(conn)
     if state.complete:
         return 1, 1
-    first = conn.execute("SELECT coalesce(min(id), 0) FROM event_logs").fetchone()[0]
-    total = max(1, state.upto - first + 1)
-    return max(0, min(total, state.done - first + 1)), total
-
-
-#: A user's newest events up to this many are searched inside their text for every word (SQL's
-#: instr() on lower(): Chinese words the segmenter cut differently, English in any ASCII case);
-#: older ones are found through the index.
-SCAN_LIMIT = 200
+    return state.done, max(1, state.upto)
 
 
 def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], newest: int,
-                state: BuildState, scan: bool = True) -> tuple[list[tuple], list[tuple]]:
+                scan: bool = True) -> tuple[list[tuple], list[tuple]]:
     """Rows (EVENT_COLUMNS) of `user_id`: (the `newest` newest, newest first; those that may hold one
     of `words`, a superset the caller scores from their text).
 
-    Candidates: the user's newest SCAN_LIMIT events that hold a word anywhere in their text, the
-    index's matches, and what the index may not hold yet: the user's queued events and, while
-    the build runs, the user's events above its progress. Without `scan`, only the index's matches
-    and the queued events (for a caller that searched the newest SCAN_LIMIT itself).
+    Candidates of a user whose events are in the index: the user's newest SCAN_LIMIT events that
+    hold a word anywhere in their text, the index's matches and the user's queued events (the index
+    may not hold them yet); without `scan`, only the last two (for a caller that searched the newest
+    SCAN_LIMIT itself). Of any other user (up to INDEX_PAST events, or one who just passed it and
+    is not indexed yet): every event; without `scan`, every event but the newest SCAN_LIMIT.
     """
-    # The queue before the index: a drain committing in between moves rows from one to the other,
-    # and read in this order they are seen at least once (the state was read before both).
+    # The queue, then the user's number, then the index: a drain committing in between moves rows
+    # from the queue to the index, or indexes the user whole, and read in this order every event
+    # is seen at least once.
     ids: set[int] = {r[0] for r in conn.execute(
         "SELECT event_id FROM recall_queue WHERE user_id = ? AND event_id IS NOT NULL", (user_id,))}
-    if words:
-        marks = ",".join("?" * len(words))
-        ids.update(r[0] for r in conn.execute(
-            "SELECT DISTINCT event_id FROM recall_terms WHERE u = (SELECT num FROM recall_users WHERE user_id = ?) "
-            f"AND term IN ({marks})", (user_id, *words)))
-    found = []
-    if scan:
-        scans = ["instr(lower(event_summary), ?) > 0"] * len(words)
-        params: list = [*words]
-        if not state.complete:
-            scans.append("(id > ? AND id <= ?)")
-            params += [state.done, state.upto]
+    num = conn.execute("SELECT num FROM recall_users WHERE user_id = ?", (user_id,)).fetchone()
+    if num is None:
+        found = conn.execute(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT -1 OFFSET ?",
+                             (user_id, 0 if scan else SCAN_LIMIT)).fetchall()
+    else:
+        if words:
+            ids.update(r[0] for r in conn.execute(
+                f"SELECT DISTINCT event_id FROM recall_terms WHERE u = ? AND term IN ({','.join('?' * len(words))})",
+                (num[0], *words)))
         found = conn.execute(
-            f"SELECT {EVENT_COLUMNS} FROM ({EVENT_SELECT} WHERE user_id = ? "
-            f"{NEWEST_EVENTS_FIRST} LIMIT {SCAN_LIMIT}) WHERE {' OR '.join(scans) or 'false'}",
-            (user_id, *params)).fetchall()
+            f"SELECT {EVENT_COLUMNS} FROM ({EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT {SCAN_LIMIT}) "
+            f"WHERE {' OR '.join(['instr(lower(event_summary), ?) > 0'] * len(words)) or 'false'}",
+            (user_id, *words)).fetchall() if scan else []
     ids.difference_update(row[0] for row in found)
     listed = sorted(ids)
     for start in range(0, len(listed), 500):

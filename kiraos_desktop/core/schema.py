@@ -10,7 +10,6 @@ from kiraos_desktop.core.models import (
     INDEX_MODELS,
     INDEXES,
     PLUGIN_MODELS,
-    RecallTerm,
     MemoryChange,
     UserProfile,
     UserSummaryRow,
@@ -192,10 +191,9 @@ def ensure_schema(db: peewee.Database) -> list[str]:
         if stored < 2 or not had_summary:
             _chain_history(db)
             done.append("chained the audit history per user")
-        recall_existed = db.table_exists(RecallTerm._meta.table_name)
         _create_tables(db, INDEX_MODELS)
         db.execute_sql(INDEXES[1])
-        done.extend(ensure_recall_schema(db.connection(), recall_existed))
+        done.extend(ensure_recall_schema(db.connection()))
         done.extend(ensure_user_search_schema(db.connection()))
         db.execute_sql(
             "INSERT INTO kiraos_desktop_meta (key, value) VALUES ('schema_version', ?) "

@@ -404,10 +404,7 @@ class MemoryStore:
         """The user's `newest` newest events (newest first), those that may hold one of the words (a
         superset), and how many events the user has."""
         conn = self.reader.connection()
-        state = self._recall_state
-        if not state.complete:  # another process of ours may have moved it on
-            state = recall_index.read_build_state(conn)
-        latest, found = recall_index.recall_rows(conn, user_id, words, newest, state, scan)
+        latest, found = recall_index.recall_rows(conn, user_id, words, newest, scan)
         counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
         total = max(len(found), counted[0] if counted else 0)
         return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
