@@ -1,20 +1,18 @@
 """The one shape check of a plain JSON-RPC `tools/call` body, shared by both MCP fast paths."""
 from __future__ import annotations
 
-from kiraos_desktop.api.bodies import decode_json
-from kiraos_desktop.api.errors import ApiError
+from typing import Any
 
 _REQUEST_KEYS = frozenset({"jsonrpc", "id", "method", "params"})
 _ID_RANGE = range(-2 ** 63, 2 ** 63)  # JSON-RPC ids the SDK echoes as they came (strings or these)
 
 
-def plain_tools_call(raw: bytes, param_keys: frozenset) -> tuple[int | str, dict] | None:
-    """(id, params) of a body that is exactly one tools/call request whose params have exactly
-    `param_keys`, a string `name` and an object `arguments`; None for anything else (the SDK answers it)."""
-    try:
-        data = decode_json(raw)
-    except ApiError:
-        return None
+def plain_tools_call(data: Any, param_keys: frozenset) -> tuple[int | str, dict] | None:
+    """(id, params) of a parsed body that is exactly one tools/call request whose params have exactly
+    `param_keys`, a string `name` and an object `arguments`; None for anything else (the SDK answers it).
+
+    Each fast path parses the body as the SDK's entry it stands in for would: a body that entry
+    cannot read must reach it, for its own error."""
     if type(data) is not dict or data.keys() != _REQUEST_KEYS or data["jsonrpc"] != "2.0" \
             or data["method"] != "tools/call":
         return None

@@ -23,7 +23,7 @@ import math
 import anyio
 from mcp_types import ErrorData, JSONRPCError
 from mcp_types.version import HANDSHAKE_PROTOCOL_VERSIONS
-from pydantic_core import to_json
+from pydantic_core import from_json, to_json
 
 from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
 from kiraos_desktop.api.errors import send_json_body
@@ -48,8 +48,16 @@ def accepts_json(accept: bytes) -> bool:
 
 
 def plain_tool_call(raw: bytes) -> tuple[int | str, str, dict] | None:
-    """(id, tool name, arguments) of a body that is exactly one plain tools/call; None otherwise."""
-    call = plain_tools_call(raw, _PARAM_KEYS)
+    """(id, tool name, arguments) of a body that is exactly one plain tools/call; None otherwise.
+
+    The body is parsed with the SDK's own parser (pydantic-core), as its transport parses it: that
+    parser refuses what Python's json takes (nesting past some 200 levels, lone surrogates), and
+    the SDK answers those with its parse error."""
+    try:
+        data = from_json(raw)
+    except ValueError:
+        return None
+    call = plain_tools_call(data, _PARAM_KEYS)
     if call is None:
         return None
     request_id, params = call

@@ -25,6 +25,8 @@ from mcp_types import methods as sdk_methods
 from mcp_types.version import MODERN_PROTOCOL_VERSIONS
 from pydantic import ValidationError
 
+from kiraos_desktop.api.bodies import decode_json
+from kiraos_desktop.api.errors import ApiError
 from kiraos_desktop.api.mcp_envelope import plain_tools_call
 
 log = logging.getLogger(__name__)
@@ -51,7 +53,11 @@ class ModernToolCalls:
 
     def plain_call(self, raw: bytes, headers, raw_headers) -> tuple[int | str, str, dict] | None:
         """(id, tool name, arguments) when the SDK would run the call as it is; None otherwise."""
-        call = plain_tools_call(raw, _PARAM_KEYS)
+        try:  # json.loads, as the SDK's 2026-era entry parses, but stricter: what it refuses goes there
+            data = decode_json(raw)
+        except ApiError:
+            return None
+        call = plain_tools_call(data, _PARAM_KEYS)
         if call is None:
             return None
         request_id, params = call
