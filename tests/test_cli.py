@@ -36,6 +36,7 @@ def test_update_then_context_prints_the_plugin_block(capsys, data_dir):
 
 @pytest.mark.parametrize("argv,message", [
     (["call", "memory_update", "--user", "u", "--json", "{bad"], "not valid JSON"),
+    (["call", "memory_update", "--user", "u", "--json", "[" * 5000 + "]" * 5000], "nested too deeply"),
     (["call", "memory_update", "--user", "u", "--json", "[]"], "JSON object"),
     (["call", "no_such_tool", "--user", "u"], "unknown tool"),
     (["call", "memory_update", "--user", "u", "--json", '{"operations": 5}'], "operations"),

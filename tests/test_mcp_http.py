@@ -5,6 +5,7 @@ import anyio
 import httpx
 import pytest
 from mcp.shared.exceptions import MCPError
+from mcp_types import INVALID_PARAMS
 
 from api_helpers import AUTH, TOKEN, api, api_engine, api_server, remember  # noqa: F401
 from mcp_helpers import INITIALIZE, MCP_HEADERS, http_client, text_of
@@ -103,6 +104,9 @@ def test_skill_prompts_render_like_the_skill_tool(api, api_engine, api_server):
                 await client.get_prompt("tarot_reading", {})
             with pytest.raises(MCPError):
                 await client.get_prompt("memory_update", {})
+            with pytest.raises(MCPError) as too_deep:  # a text too deeply nested to parse stays a text
+                await client.get_prompt("nickname_generator", {"count": "[" * 5000 + "]" * 5000})
+            assert too_deep.value.error.code == INVALID_PARAMS and "arguments.count" in too_deep.value.error.message
             return prompts, with_user, without
 
     prompts, with_user, without = run(go)

@@ -90,7 +90,11 @@ def dotted_path(path: list) -> str:
 
 
 def loads(text: str) -> Any:
-    """json.loads() that also refuses lone surrogates (LoneSurrogateError, a ValueError)."""
-    data = json.loads(text)
+    """json.loads() that also refuses lone surrogates (LoneSurrogateError, a ValueError), and text
+    nested too deeply for the parser as a JSONDecodeError (json.loads lets a RecursionError out)."""
+    try:
+        data = json.loads(text)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", text, 0) from None
     check_text(data, text)
     return data
