@@ -152,3 +152,32 @@ def test_without_stdin_and_stdout_mcp_says_which_program_to_start(api_engine, ca
     finally:
         sys.stdin, sys.stdout = real
     assert code == 2 and "console program kiraos-desktop" in caplog.text
+
+
+def exchange(data_dir, lines: list[bytes]) -> list[dict]:
+    """What `mcp` writes back for `lines` sent after its handshake, the host closing stdin after them."""
+    import json
+    import subprocess
+
+    params = stdio_params(data_dir)
+    handshake = [
+        {"jsonrpc": "2.0", "id": 0, "method": "initialize",
+         "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
+        {"jsonrpc": "2.0", "method": "notifications/initialized"}]
+    sent = b"".join(json.dumps(m).encode() + b"\n" for m in handshake) + b"".join(lines)
+    process = subprocess.run([params.command, *params.args], env=params.env, input=sent, capture_output=True,
+                             timeout=120)
+    assert process.returncode == 0, process.stderr
+    replies = [json.loads(line) for line in process.stdout.splitlines()]
+    assert replies[0]["id"] == 0
+    return replies[1:]
+
+
+def test_stdio_answers_lines_it_cannot_read_like_http_and_goes_on(data_dir):
+    """JSON-RPC answers a message it cannot parse with a parse error (-32700) and one that is no
+    JSON-RPC message with an error too; the HTTP transport does, the stdio one said nothing."""
+    replies = exchange(data_dir, [b"garbage\n", b'{"jsonrpc": "1.0", "id": 1, "method": "ping"}\n', b"\n",
+                                  b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}\n'])
+    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32700), (None, -32602), (2, None)]
+    assert replies[0]["error"]["message"].startswith("Parse error: ")
+    assert replies[1]["error"]["message"].startswith("Validation error: ")

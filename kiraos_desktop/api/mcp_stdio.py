@@ -6,11 +6,15 @@ the store notices their commits, and the skills folder is reloaded when it chang
 """
 from __future__ import annotations
 
+import contextlib
 import logging
 import sys
 
 import anyio
 from mcp.server.stdio import stdio_server
+from mcp.shared.message import SessionMessage
+from mcp_types import INVALID_PARAMS, PARSE_ERROR, ErrorData, JSONRPCError
+from pydantic import ValidationError
 
 from kiraos_desktop.api.mcp_changes import ListChangeNotifier
 from kiraos_desktop.api.mcp_server import build_mcp_server
@@ -20,6 +24,50 @@ from kiraos_desktop.api.workers import Workers
 from kiraos_desktop.core.exit_codes import EXIT_OK, EXIT_USAGE
 
 log = logging.getLogger(__name__)
+
+
+def unreadable_line_reply(exc: Exception) -> JSONRPCError | None:
+    """The answer to a line the stdio transport could not read (it hands over the exception instead
+    of a message), as the Streamable HTTP transport answers such a body: -32700 for what is not
+    JSON, -32602 for JSON that is no JSON-RPC message, the id null (it was not read). None for a
+    blank line, which carries no message to answer."""
+    if isinstance(exc, ValidationError):
+        first = exc.errors()[0]
+        if first["type"] == "json_invalid":
+            if isinstance(first.get("input"), str) and not first["input"].strip():
+                return None
+            return _error(PARSE_ERROR, f"Parse error: {first.get('ctx', {}).get('error', exc)}")
+        return _error(INVALID_PARAMS, f"Validation error: {exc}")
+    return _error(PARSE_ERROR, f"Parse error: {exc}")
+
+
+def _error(code: int, message: str) -> JSONRPCError:
+    return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=message))
+
+
+@contextlib.asynccontextmanager
+async def answering_unreadable_lines(read_stream, write_stream):
+    """`read_stream` without the lines the transport could not read: those are answered here (the
+    SDK's server drops them without a word, and a host would wait for a reply that never comes)."""
+    send, receive = anyio.create_memory_object_stream(0)
+
+    async def relay() -> None:
+        async with send:
+            async for item in read_stream:
+                if not isinstance(item, Exception):
+                    await send.send(item)
+                    continue
+                reply = unreadable_line_reply(item)
+                if reply is not None:
+                    await write_stream.send(SessionMessage(reply))
+
+    async with anyio.create_task_group() as group:
+        group.start_soon(relay)
+        try:
+            async with receive:
+                yield receive
+        finally:  # the server stopped: stop reading for it
+            group.cancel_scope.cancel()
 
 
 def serve_stdio(engine) -> int:
@@ -35,7 +83,8 @@ def serve_stdio(engine) -> int:
     changes.attach(server)
 
     async def main() -> None:
-        async with stdio_server() as (read_stream, write_stream), changes.watching():
+        async with stdio_server() as (lines, write_stream), changes.watching(), \
+                answering_unreadable_lines(lines, write_stream) as read_stream:
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     engine.start_watching()  # other processes' writes reach the context cache within a second
