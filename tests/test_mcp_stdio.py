@@ -154,9 +154,11 @@ def test_without_stdin_and_stdout_mcp_says_which_program_to_start(api_engine, ca
     assert code == 2 and "console program kiraos-desktop" in caplog.text
 
 
-def exchange(data_dir, lines: list[bytes]) -> list[dict]:
-    """What `mcp` writes back for `lines` sent after its handshake, the host closing stdin after them."""
+def exchange(data_dir, lines: list[bytes], replies: int) -> list[dict]:
+    """The first `replies` messages `mcp` writes back for `lines` sent after its handshake (fewer if
+    it writes no more within a minute); stdin is closed then (in-flight calls end with it)."""
     import json
+    import selectors
     import subprocess
 
     params = stdio_params(data_dir)
@@ -164,20 +166,45 @@ def exchange(data_dir, lines: list[bytes]) -> list[dict]:
         {"jsonrpc": "2.0", "id": 0, "method": "initialize",
          "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}},
         {"jsonrpc": "2.0", "method": "notifications/initialized"}]
-    sent = b"".join(json.dumps(m).encode() + b"\n" for m in handshake) + b"".join(lines)
-    process = subprocess.run([params.command, *params.args], env=params.env, input=sent, capture_output=True,
-                             timeout=120)
-    assert process.returncode == 0, process.stderr
-    replies = [json.loads(line) for line in process.stdout.splitlines()]
-    assert replies[0]["id"] == 0
-    return replies[1:]
+    process = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
+                               stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    received = []
+    try:
+        process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in handshake) + b"".join(lines))
+        process.stdin.flush()
+        with selectors.DefaultSelector() as selector:
+            selector.register(process.stdout, selectors.EVENT_READ)
+            deadline = time.monotonic() + 60
+            while len(received) < replies + 1 and selector.select(max(0.0, deadline - time.monotonic())):
+                received.append(json.loads(process.stdout.readline()))
+        process.stdin.close()
+        assert process.wait(timeout=60) == 0, process.stderr.read()
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait()
+    assert received[0]["id"] == 0
+    return received[1:]
 
 
 def test_stdio_answers_lines_it_cannot_read_like_http_and_goes_on(data_dir):
     """JSON-RPC answers a message it cannot parse with a parse error (-32700) and one that is no
     JSON-RPC message with an error too; the HTTP transport does, the stdio one said nothing."""
     replies = exchange(data_dir, [b"garbage\n", b'{"jsonrpc": "1.0", "id": 1, "method": "ping"}\n', b"\n",
-                                  b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}\n'])
+                                  b'{"jsonrpc": "2.0", "id": 2, "method": "ping"}\n'], 3)
     assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32700), (None, -32602), (2, None)]
     assert replies[0]["error"]["message"].startswith("Parse error: ")
     assert replies[1]["error"]["message"].startswith("Validation error: ")
+
+
+def test_stdio_refuses_a_line_that_is_not_utf8_and_stores_nothing(data_dir):
+    """A host writing its console's code page (GBK, say) instead of UTF-8 gets a parse error, as
+    /mcp gives for the same bytes, rather than its text stored as U+FFFD and a success."""
+    update = ('{"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "memory_update", "arguments": '
+              '{"user_id": "u1", "operations": [{"op": "set", "key": "城市", "value": "杭州"}]}}}\n')
+    query = b'{"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {"name": "memory_query", ' \
+            b'"arguments": {"user_id": "u1"}}}\n'
+    refused, read = exchange(data_dir, [update.encode("gbk"), query], 2)
+    assert (refused["id"], refused["error"]["code"]) == (None, -32700)
+    assert "UTF-8" in refused["error"]["message"]
+    assert read["id"] == 2 and read["result"]["content"][0]["text"] == "该用户暂无记忆数据。"

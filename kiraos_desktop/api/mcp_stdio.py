@@ -7,6 +7,7 @@ the store notices their commits, and the skills folder is reloaded when it chang
 from __future__ import annotations
 
 import contextlib
+import io
 import logging
 import sys
 
@@ -33,6 +34,8 @@ def unreadable_line_reply(exc: Exception) -> JSONRPCError | None:
     blank line, which carries no message to answer."""
     if isinstance(exc, ValidationError):
         first = exc.errors()[0]
+        if first["type"] == "string_unicode":  # bytes that are not UTF-8 (see utf8_lines)
+            return _error(PARSE_ERROR, "Parse error: the line is not UTF-8 text; send JSON encoded in UTF-8")
         if first["type"] == "json_invalid":
             if isinstance(first.get("input"), str) and not first["input"].strip():
                 return None
@@ -43,6 +46,17 @@ def unreadable_line_reply(exc: Exception) -> JSONRPCError | None:
 
 def _error(code: int, message: str) -> JSONRPCError:
     return JSONRPCError(jsonrpc="2.0", id=None, error=ErrorData(code=code, message=message))
+
+
+def utf8_lines(fd: int):
+    """The lines of file descriptor `fd` as the SDK's stdio transport reads stdin (UTF-8 text),
+    except for bytes that are not UTF-8: its own reader replaces them with U+FFFD, so a host that
+    wrote another encoding (its console's code page, say) had U+FFFD stored and a success reported.
+    Here they stay as lone surrogates, which the transport's parser refuses: the line is answered
+    with a parse error and nothing is stored. (Given its stdin, the transport no longer points fd 0
+    at the null device while it serves; nothing else in this process reads it.)"""
+    binary = open(fd, "rb", closefd=False)  # closing it leaves the descriptor open
+    return anyio.wrap_file(io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape"))
 
 
 @contextlib.asynccontextmanager
@@ -83,7 +97,8 @@ def serve_stdio(engine) -> int:
     changes.attach(server)
 
     async def main() -> None:
-        async with stdio_server() as (lines, write_stream), changes.watching(), \
+        stdin = utf8_lines(sys.stdin.fileno())
+        async with stdio_server(stdin=stdin) as (lines, write_stream), changes.watching(), \
                 answering_unreadable_lines(lines, write_stream) as read_stream:
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
