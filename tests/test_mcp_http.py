@@ -129,14 +129,19 @@ def test_context_resource(api, api_engine, api_server):
             read = await client.read_resource("kiraos://users/u%201/context")
             empty = await client.read_resource("kiraos://users/nobody/context")
             errors = []
-            bad_uris = ("kiraos://users/u1/profile", "kiraos://users/u1/context?bogus=1", "kiraos://users/%20/context")
+            bad_uris = ("kiraos://users/u1/profile", "kiraos://users/u1/context?bogus=1", "kiraos://users/%20/context",
+                        # read as written or not at all: not another user (u 1) nor U+FFFD for what is not UTF-8
+                        "kiraos://users/u\n%201/context", "kiraos://users/%ff/context",
+                        "kiraos://users/u%201/context?query=%ff")
             for uri in bad_uris:
                 with pytest.raises(MCPError) as caught:
                     await client.read_resource(uri)
                 errors.append(caught.value)
-            return templates, read, empty
+            return templates, read, empty, errors
 
-    templates, read, empty = run(go)
+    templates, read, empty, errors = run(go)
+    assert [e.error.code for e in errors] == [INVALID_PARAMS] * 6
+    assert all("UTF-8" in e.error.message for e in errors[-2:])
     assert [(t.uri_template, t.mime_type) for t in templates] == [("kiraos://users/{user_id}/context", "text/plain")]
     v1 = api.get("/v1/context", params={"user_id": "u 1"}).json()["context"]
     content = read.contents[0]

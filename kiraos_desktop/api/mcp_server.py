@@ -86,17 +86,26 @@ def coerce_prompt_arguments(parameters: dict, values: dict[str, str]) -> dict[st
 
 
 def parse_context_uri(uri: str) -> tuple[str, dict[str, str]]:
-    """(user_id, query options) of `kiraos://users/{user_id}/context[?...]`; ValueError otherwise."""
+    """(user_id, query options) of `kiraos://users/{user_id}/context[?...]`; ValueError otherwise.
+
+    Read as written: urlsplit would drop a tab, CR or LF (another user's block), and %-escapes that
+    are not UTF-8 would become U+FFFD, so both are refused."""
     parts = urlsplit(uri)
     match = _CONTEXT_URI.fullmatch(f"{parts.scheme}://{parts.netloc}{parts.path}")
-    if match is None or parts.fragment:
+    if match is None or parts.fragment or any(c in uri for c in "\t\r\n"):
         raise ValueError(f"unknown resource {uri!r}; the context resource is {CONTEXT_URI_TEMPLATE}")
     options: dict[str, str] = {}
-    for name, value in parse_qsl(parts.query, keep_blank_values=True):
+    try:
+        user_id = unquote(match.group(1), errors="strict")
+        pairs = parse_qsl(parts.query, keep_blank_values=True, errors="strict")
+    except UnicodeDecodeError:
+        raise ValueError(f"{uri!r} holds %-escapes that are not UTF-8; percent-encode the UTF-8 bytes of "
+                         "the text") from None
+    for name, value in pairs:
         if name in options:
             raise ValueError(f"{name} is given twice in {uri!r}")
         options[name] = value
-    return unquote(match.group(1)), options
+    return user_id, options
 
 
 def _text_result(text: str, is_error: bool) -> types.CallToolResult:
