@@ -350,3 +350,21 @@ def test_settings_changed_elsewhere_show_up(qtbot, engine, page):
     qtbot.waitUntil(lambda: model.index(row, ENABLED).data(Qt.ItemDataRole.CheckStateRole)
                     == Qt.CheckState.Unchecked)
     assert page.workbench.tester.note.text() == ""
+
+
+# ---------------------------------------------------------------------- no skill open
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+def test_deleting_the_last_skill_leaves_a_neutral_editor(qtbot, engine, page):
+    page.show()
+    qtbot.waitExposed(page)
+    page.prompter.delete_answer = True
+    for _ in range(len(engine.skills.skills())):
+        qtbot.mouseClick(page.list_panel.delete_button, Qt.MouseButton.LeftButton)
+        qtbot.wait(20)
+    assert engine.skills.skills() == [] and page.editor.folder is None
+    form = page.editor.manifest_editor.form
+    # Nothing open is not an invalid manifest: no "The JSON is not valid (line 1)" over the form.
+    assert not form.stale_reason and page.editor.manifest_editor.json_status.text() == ""
+    assert page.editor.manifest_editor.error_line is None
+
