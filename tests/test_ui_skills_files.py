@@ -352,10 +352,10 @@ def test_settings_changed_elsewhere_show_up(qtbot, engine, page):
     assert page.workbench.tester.note.text() == ""
 
 
-# ---------------------------------------------------------------------- no skill open
+# ---------------------------------------------------------------------- no skill open, empty list
 
 @pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
-def test_deleting_the_last_skill_leaves_a_neutral_editor(qtbot, engine, page):
+def test_deleting_the_last_skill_leaves_a_neutral_editor_and_says_what_to_do(qtbot, engine, page):
     page.show()
     qtbot.waitExposed(page)
     page.prompter.delete_answer = True
@@ -367,4 +367,18 @@ def test_deleting_the_last_skill_leaves_a_neutral_editor(qtbot, engine, page):
     # Nothing open is not an invalid manifest: no "The JSON is not valid (line 1)" over the form.
     assert not form.stale_reason and page.editor.manifest_editor.json_status.text() == ""
     assert page.editor.manifest_editor.error_line is None
+    empty = page.list_panel.empty_state
+    assert empty.isVisible() and empty.text().startswith("No skills yet.") and "Ctrl+N" in empty.text()
 
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+def test_a_search_that_matches_no_skill_says_so(qtbot, page):
+    page.show()
+    qtbot.waitExposed(page)
+    empty = page.list_panel.empty_state
+    assert not empty.isVisible()
+    qtbot.keyClicks(page.list_panel.search_edit, "zzzz")
+    qtbot.waitUntil(lambda: empty.isVisible())
+    assert empty.text() == "No skill matches “zzzz”."
+    page.list_panel.search_edit.clear()
+    qtbot.waitUntil(lambda: not empty.isVisible())

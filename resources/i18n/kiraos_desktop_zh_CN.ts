@@ -2433,6 +2433,16 @@ Changing host, port or token restarts the API server.</source>
         <translation>将技能导出为其他智能体可加载的 Agent Skills 文件夹（SKILL.md）</translation>
     </message>
     <message>
+        <source>No skill matches “{text}”.</source>
+        <translation>没有与“{text}”匹配的技能。</translation>
+    </message>
+    <message>
+        <source>No skills yet.
+New (Ctrl+N) starts one from a template; Import… brings in an Agent Skill (a folder with SKILL.md or a .zip/.skill archive, also by dropping it here).</source>
+        <translation>还没有技能。
+“新建”（Ctrl+N）从模板创建一个技能；“导入…”导入一个 Agent Skill（含 SKILL.md 的文件夹或 .zip/.skill 压缩包，也可以直接拖放到这里）。</translation>
+    </message>
+    <message>
         <source>Not available for an Agent Skills folder (SKILL.md)</source>
         <translation>不适用于 Agent Skills 文件夹（SKILL.md）</translation>
     </message>
