@@ -242,3 +242,23 @@ def test_the_user_list_follows_writes_read_off_the_gui_thread(qtbot, monkeypatch
     assert threads and all(name.startswith("kiraos-user-picker") for name in threads)
     picker.search_edit.setText("car")  # a typed search is answered at once, as before
     qtbot.waitUntil(lambda: picker.model.rowCount() == 2)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+def test_tab_goes_from_the_user_through_the_arguments_to_the_preview_mode(qtbot, page):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    page.show()
+    qtbot.waitExposed(page)
+    page.open_skill("tarot_reading")
+    page.open_skill("daily_fortune")  # fields made for a second skill too
+    qtbot.wait(20)
+    form, picker = page.workbench.args_form, page.workbench.user_picker
+    expected = [form.editor(name) for name in form.names()] + [page.workbench.preview.mode_combo]
+    assert len(expected) == 3
+    picker.combo.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is picker.combo)
+    for widget in expected:
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        assert QApplication.focusWidget() is widget
