@@ -262,3 +262,36 @@ def test_tab_goes_from_the_user_through_the_arguments_to_the_preview_mode(qtbot,
     for widget in expected:
         qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
         assert QApplication.focusWidget() is widget
+
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+def test_a_language_switch_keeps_every_argument_field_in_view(qtbot, engine, tmp_path):
+    # The fields are made anew in the new language; the box that holds them was fitted to them before
+    # they were shown, and shrank to its 30-pixel minimum: one field, cut, and a scroll bar.
+    from PySide6.QtCore import QPoint
+
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+    from kiraos_desktop.ui.main_window import PAGE_SKILLS
+    from tests.ui_helpers import shown_window
+
+    with shown_window(qtbot, engine, tmp_path) as window:
+        window.show_page(PAGE_SKILLS)
+        page = window.skills_page
+        page.open_skill("daily_fortune")
+        form = page.workbench.args_form
+        viewport = page.workbench._scroll.viewport()
+
+        def all_in_view() -> bool:
+            editors = [form.editor(name) for name in form.names()]
+            return len(editors) == 2 and all(
+                e.isVisible() and e.mapTo(viewport, QPoint(0, e.height())).y() <= viewport.height()
+                for e in editors)
+
+        qtbot.waitUntil(all_in_view)
+        try:
+            apply_language("zh_CN")
+            qtbot.wait(200)
+            assert all_in_view()
+        finally:
+            language_manager().clear()
