@@ -788,6 +788,10 @@ Open it anyway and start an empty database there?</source>
         <translation>导入记忆</translation>
     </message>
     <message>
+        <source>{file} is not a KiraOS Desktop export (those are written by File &gt; Export… and by Export this user…).</source>
+        <translation>{file} 不是 KiraOS Desktop 导出文件（导出文件由“文件 &gt; 导出…”和“导出该用户…”生成）。</translation>
+    </message>
+    <message>
         <source>Checking {0}…</source>
         <translation>正在检查 {0}…</translation>
     </message>
