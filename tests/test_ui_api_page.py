@@ -339,3 +339,26 @@ def test_the_memory_files_modes_are_shown_and_flagged_when_others_can_read(qtbot
     thread.join()
     qtbot.waitUntil(lambda: "kiraos.db 0644" in label.text())
     assert "other users" in label.text() and "chmod 600" in label.text()
+
+
+def test_a_language_switch_remakes_the_texts_made_from_values(qtbot, page, server):
+    # The URL line of a stopped server, the memory files line and the hosts' hints are made with
+    # values; a switch to Chinese left them in English beside translated labels.
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+
+    page.show()
+    qtbot.waitExposed(page)
+    url = page._url
+    hint = page.findChild(QLabel, "hint_claude_desktop")
+    assert "(not serving)" in url.text() and "(private to you)" in page._modes.text()
+    assert hint.text().startswith("Add to ")
+    try:
+        apply_language("zh_CN")
+        qtbot.waitUntil(lambda: "(not serving)" not in url.text())
+        assert url.text().endswith("（未在服务）")
+        assert "(private to you)" not in page._modes.text()
+        assert not hint.text().startswith("Add to ")
+    finally:
+        language_manager().clear()
+    qtbot.waitUntil(lambda: "(not serving)" in url.text())
+    assert hint.text().startswith("Add to ")

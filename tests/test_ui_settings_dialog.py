@@ -230,3 +230,23 @@ def test_dialog_fits_a_700_pixel_high_screen_and_scrolls_its_fields(qtbot, engin
     assert area is not None and area.widget().findChild(QLineEdit) is not None
     assert area.horizontalScrollBarPolicy() == Qt.ScrollBarPolicy.ScrollBarAlwaysOff
     assert ok_button(dlg).isVisible() and not area.isAncestorOf(ok_button(dlg))
+
+
+def test_every_field_and_hint_is_within_the_dialogs_width(qtbot, engine, monkeypatch):
+    # The dialog is sized from its fields before it is shown; the label column widened later must
+    # count too, or the longest hints, the password field and the Show button are cut off on the right.
+    from PySide6.QtCore import QPoint, QRect
+    from PySide6.QtWidgets import QScrollArea, QWidget
+
+    monkeypatch.setattr(sd, "_available_screen", lambda widget: QRect(0, 0, 1024, 700))
+    dlg = SettingsDialog(engine)
+    qtbot.addWidget(dlg)
+    dlg.show()
+    qtbot.waitExposed(dlg)
+    area = dlg.findChild(QScrollArea)
+    viewport = area.viewport()
+    assert area.widget().minimumSizeHint().width() <= viewport.width()
+    for widget in area.widget().findChildren(QWidget):
+        if widget.isVisible() and widget.objectName() in ("fieldHint", "database_password", "showToken"):
+            right = widget.mapTo(viewport, QPoint(widget.width(), 0)).x()
+            assert right <= viewport.width(), (widget.objectName(), getattr(widget, "text", lambda: "")())

@@ -350,3 +350,35 @@ def test_settings_changed_elsewhere_show_up(qtbot, engine, page):
     qtbot.waitUntil(lambda: model.index(row, ENABLED).data(Qt.ItemDataRole.CheckStateRole)
                     == Qt.CheckState.Unchecked)
     assert page.workbench.tester.note.text() == ""
+
+
+# ---------------------------------------------------------------------- no skill open, empty list
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+def test_deleting_the_last_skill_leaves_a_neutral_editor_and_says_what_to_do(qtbot, engine, page):
+    page.show()
+    qtbot.waitExposed(page)
+    page.prompter.delete_answer = True
+    for _ in range(len(engine.skills.skills())):
+        qtbot.mouseClick(page.list_panel.delete_button, Qt.MouseButton.LeftButton)
+        qtbot.wait(20)
+    assert engine.skills.skills() == [] and page.editor.folder is None
+    form = page.editor.manifest_editor.form
+    # Nothing open is not an invalid manifest: no "The JSON is not valid (line 1)" over the form.
+    assert not form.stale_reason and page.editor.manifest_editor.json_status.text() == ""
+    assert page.editor.manifest_editor.error_line is None
+    empty = page.list_panel.empty_state
+    assert empty.isVisible() and empty.text().startswith("No skills yet.") and "Ctrl+N" in empty.text()
+
+
+@pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
+def test_a_search_that_matches_no_skill_says_so(qtbot, page):
+    page.show()
+    qtbot.waitExposed(page)
+    empty = page.list_panel.empty_state
+    assert not empty.isVisible()
+    qtbot.keyClicks(page.list_panel.search_edit, "zzzz")
+    qtbot.waitUntil(lambda: empty.isVisible())
+    assert empty.text() == "No skill matches “zzzz”."
+    page.list_panel.search_edit.clear()
+    qtbot.waitUntil(lambda: not empty.isVisible())

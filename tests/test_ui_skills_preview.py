@@ -242,3 +242,56 @@ def test_the_user_list_follows_writes_read_off_the_gui_thread(qtbot, monkeypatch
     assert threads and all(name.startswith("kiraos-user-picker") for name in threads)
     picker.search_edit.setText("car")  # a typed search is answered at once, as before
     qtbot.waitUntil(lambda: picker.model.rowCount() == 2)
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+def test_tab_goes_from_the_user_through_the_arguments_to_the_preview_mode(qtbot, page):
+    from PySide6.QtCore import Qt
+    from PySide6.QtWidgets import QApplication
+
+    page.show()
+    qtbot.waitExposed(page)
+    page.open_skill("tarot_reading")
+    page.open_skill("daily_fortune")  # fields made for a second skill too
+    qtbot.wait(20)
+    form, picker = page.workbench.args_form, page.workbench.user_picker
+    expected = [form.editor(name) for name in form.names()] + [page.workbench.preview.mode_combo]
+    assert len(expected) == 3
+    picker.combo.setFocus()
+    qtbot.waitUntil(lambda: QApplication.focusWidget() is picker.combo)
+    for widget in expected:
+        qtbot.keyClick(QApplication.focusWidget(), Qt.Key.Key_Tab)
+        assert QApplication.focusWidget() is widget
+
+
+
+@pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
+def test_a_language_switch_keeps_every_argument_field_in_view(qtbot, engine, tmp_path):
+    # The fields are made anew in the new language; the box that holds them was fitted to them before
+    # they were shown, and shrank to its 30-pixel minimum: one field, cut, and a scroll bar.
+    from PySide6.QtCore import QPoint
+
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+    from kiraos_desktop.ui.main_window import PAGE_SKILLS
+    from tests.ui_helpers import shown_window
+
+    with shown_window(qtbot, engine, tmp_path) as window:
+        window.show_page(PAGE_SKILLS)
+        page = window.skills_page
+        page.open_skill("daily_fortune")
+        form = page.workbench.args_form
+        viewport = page.workbench._scroll.viewport()
+
+        def all_in_view() -> bool:
+            editors = [form.editor(name) for name in form.names()]
+            return len(editors) == 2 and all(
+                e.isVisible() and e.mapTo(viewport, QPoint(0, e.height())).y() <= viewport.height()
+                for e in editors)
+
+        qtbot.waitUntil(all_in_view)
+        try:
+            apply_language("zh_CN")
+            qtbot.wait(200)
+            assert all_in_view()
+        finally:
+            language_manager().clear()

@@ -339,3 +339,28 @@ def test_at_1024x700_the_user_tables_need_no_sideways_scrolling(qtbot, window, e
     view = page.detail.tabs.currentWidget().view
     assert view.horizontalScrollBar().maximum() == 0, tab
     assert page.view.columnWidth(0) >= page.view.fontMetrics().horizontalAdvance("qq_1000000001")
+
+
+# ---- importing a file that is no export --------------------------------------------------------
+
+@pytest.mark.parametrize("content", ['{"hello": 1}', "", "[1, 2]", '{"format": "kiraos-plugin"}'])
+def test_importing_another_kind_of_file_says_what_an_export_is(qtbot, window, engine, tmp_path, content):
+    path = tmp_path / "other.json"
+    path.write_text(content, encoding="utf-8")
+    window._prompts.save_path = str(path)  # what open_file answers
+    window.import_action.trigger()
+    assert len(window._prompts.errors) == 1
+    message = window._prompts.errors[0]
+    assert "other.json is not a KiraOS Desktop export (those are written by File > Export…" in message
+    assert message.endswith("Nothing was changed.")
+
+
+def test_an_export_with_a_bad_entry_names_the_entry_only(qtbot, window, engine, tmp_path):
+    path = tmp_path / "bad-entry.json"
+    path.write_text('{"format": "kiraos-desktop-export", "version": 1, "users": [{"user_id": ""}]}',
+                    encoding="utf-8")
+    window._prompts.save_path = str(path)
+    window.import_action.trigger()
+    assert len(window._prompts.errors) == 1
+    assert "users[0].user_id" in window._prompts.errors[0]
+    assert "is not a KiraOS Desktop export" not in window._prompts.errors[0]

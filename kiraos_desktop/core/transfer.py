@@ -47,6 +47,11 @@ class TransferError(StoreError):
     """Bad file or failed transfer; the message names the first problem."""
 
 
+class NotAnExport(TransferError):
+    """The file is no export at all (not UTF-8, not JSON, not an object, another format), as opposed to
+    an export with a bad entry: the window says what an export is before the detail."""
+
+
 class Cancelled(StoreError):
     pass
 
@@ -146,8 +151,10 @@ def _field(where: str, check: Callable[[Any], Any], value: Any) -> Any:
 
 def validate_import(data: Any) -> ImportPlan:
     """Check the whole document before anything is written; the first problem is raised."""
-    _require(isinstance(data, dict), "file", "must be a JSON object")
-    _require(data.get("format") == EXPORT_FORMAT, "format", f"must be {EXPORT_FORMAT!r}")
+    if not isinstance(data, dict):
+        raise NotAnExport("file: must be a JSON object")
+    if data.get("format") != EXPORT_FORMAT:
+        raise NotAnExport(f"format: must be {EXPORT_FORMAT!r}")
     _require(data.get("version") == EXPORT_VERSION, "version",
              f"this version of KiraOS Desktop reads version {EXPORT_VERSION}, got {data.get('version')!r}")
     unknown = sorted(set(data) - {"format", "version", "exported_at", "users"})
@@ -197,11 +204,11 @@ def read_import_file(path: Path) -> ImportPlan:
     except FileNotFoundError:
         raise TransferError(f"{path}: no such file") from None
     except UnicodeDecodeError:
-        raise TransferError(f"{path}: not UTF-8 text") from None
+        raise NotAnExport(f"{path}: not UTF-8 text") from None
     try:
         data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
-        raise TransferError(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
+        raise NotAnExport(f"{path}: not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})") from None
     except jsontext.LoneSurrogateError as exc:
         raise TransferError(f"{path}: {exc}") from None
     return validate_import(data)

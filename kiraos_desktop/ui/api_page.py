@@ -8,7 +8,7 @@ import threading
 from typing import Any, Callable
 from urllib.parse import quote
 
-from PySide6.QtCore import Qt, QTimer, Signal, Slot
+from PySide6.QtCore import QEvent, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QFormLayout,
@@ -354,6 +354,14 @@ class ApiPage(QWidget):
             users = []
         if users:
             self._example_user = users[0].user_id
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        """A language switch: the URL line, the memory files line and the counters are texts made from
+        values, which the swap of texts set once cannot reach; they are made again."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange and hasattr(self, "_timer"):  # built
+            self._set_state(self._state, self._detail)
+            self.refresh_counters()
 
     # ---- visibility: counters are polled only while the page is shown --------------------
 

@@ -1,6 +1,7 @@
 """The API page's "Connect a host" box: one tab per chatbot host with its snippet and a Copy button."""
 from __future__ import annotations
 
+from PySide6.QtCore import QEvent
 from PySide6.QtGui import QFontDatabase, QGuiApplication
 from PySide6.QtWidgets import (
     QGroupBox,
@@ -28,6 +29,7 @@ class ConnectHostsBox(QGroupBox):
         self._url, self._token, self._command, self._user = "", None, [], ""
         self._shown = False
         self._texts: dict[str, QPlainTextEdit] = {}
+        self._hints: dict[str, QLabel] = {}
         mono = QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont)
         layout = QVBoxLayout(self)
         self._tabs = QTabWidget()
@@ -41,6 +43,7 @@ class ConnectHostsBox(QGroupBox):
             hint.setWordWrap(True)
             hint.setObjectName(f"hint_{host}")
             column.addWidget(hint)
+            self._hints[host] = hint
             text = QPlainTextEdit()
             text.setObjectName(f"snippet_{host}")
             text.setReadOnly(True)
@@ -58,6 +61,14 @@ class ConnectHostsBox(QGroupBox):
             self._texts[host] = text
             self._tabs.addTab(page, titles[host])
         layout.addWidget(self._tabs)
+
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        """A language switch: the hints are made with values (a path), out of reach of the swap of
+        texts set once; they are made again."""
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            for host, label in self._hints.items():
+                label.setText(self._hint(host))
 
     def _hint(self, host: str) -> str:
         if host == "claude_desktop":

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from kiraos_desktop.core.paths import DataPaths
-from kiraos_desktop.core.transfer import Cancelled, apply_import, export_file, read_import_file
+from kiraos_desktop.core.transfer import Cancelled, NotAnExport, TransferError, apply_import, export_file, read_import_file
 from kiraos_desktop.core.transfer import backup as backup_database
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.tasks import run_task
@@ -164,7 +164,12 @@ def import_file(parent: QWidget | None, prompts: Prompts, engine) -> tuple[int, 
     store = engine.store
 
     def read(_progress, is_cancelled):
-        plan = read_import_file(path)
+        try:
+            plan = read_import_file(path)
+        except NotAnExport as exc:  # another kind of file: say what an export is; the detail after
+            raise TransferError(FileTasks.tr("{file} is not a KiraOS Desktop export (those are written by "
+                                             "File > Export… and by Export this user…).").format(file=path.name)
+                                + "\n" + str(exc)) from None
         if is_cancelled():
             raise Cancelled(FileTasks.tr("Import cancelled; nothing was changed."))
         existing = sum(1 for uid in plan.user_ids if store.user_summary(uid) is not None)

@@ -332,6 +332,11 @@ class SettingsDialog(QDialog):
         width = max((label.sizeHint().width() for label in labels), default=0)
         for label in labels:
             label.setMinimumWidth(width)
+        # The groups are wider now, but the layout holding them keeps the sizes it asked them for
+        # before (the dialog is not shown yet, so nothing tells it): _fit_to_screen measured the
+        # old width and cut off the longest hints on the right (about 30 pixels in English).
+        for group in self.findChildren(QGroupBox):
+            group.updateGeometry()
 
     # ---- values --------------------------------------------------------------------------
 

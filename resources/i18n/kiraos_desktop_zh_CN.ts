@@ -788,6 +788,10 @@ Open it anyway and start an empty database there?</source>
         <translation>导入记忆</translation>
     </message>
     <message>
+        <source>{file} is not a KiraOS Desktop export (those are written by File &gt; Export… and by Export this user…).</source>
+        <translation>{file} 不是 KiraOS Desktop 导出文件（导出文件由“文件 &gt; 导出…”和“导出该用户…”生成）。</translation>
+    </message>
+    <message>
         <source>Checking {0}…</source>
         <translation>正在检查 {0}…</translation>
     </message>
@@ -2431,6 +2435,16 @@ Changing host, port or token restarts the API server.</source>
     <message>
         <source>Write the skill as an Agent Skills folder (SKILL.md) that other agents can load</source>
         <translation>将技能导出为其他智能体可加载的 Agent Skills 文件夹（SKILL.md）</translation>
+    </message>
+    <message>
+        <source>No skill matches “{text}”.</source>
+        <translation>没有与“{text}”匹配的技能。</translation>
+    </message>
+    <message>
+        <source>No skills yet.
+New (Ctrl+N) starts one from a template; Import… brings in an Agent Skill (a folder with SKILL.md or a .zip/.skill archive, also by dropping it here).</source>
+        <translation>还没有技能。
+“新建”（Ctrl+N）从模板创建一个技能；“导入…”导入一个 Agent Skill（含 SKILL.md 的文件夹或 .zip/.skill 压缩包，也可以直接拖放到这里）。</translation>
     </message>
     <message>
         <source>Not available for an Agent Skills folder (SKILL.md)</source>

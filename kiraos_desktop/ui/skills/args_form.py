@@ -77,6 +77,11 @@ class SampleArgumentsForm(QWidget):
             label.setToolTip(tip)
             editor.setToolTip(tip)
             self._layout.addRow(label, editor)
+            # Shown now, not on a later pass of the event loop: until then the layout counts them as
+            # empty, and the workbench fits the fields' box to a form of no height (after a language
+            # switch the fit ran first, leaving one field cut off in a 30-pixel box).
+            label.show()
+            editor.show()
             self._editors[name] = (kind, editor)
             if name in kept:
                 self._set_raw(name, kept[name])

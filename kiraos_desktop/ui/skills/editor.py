@@ -119,7 +119,10 @@ class SkillEditor(QWidget):
             self.manifest_editor.setVisible(not self._agent)
             self._set_instruction_label()
             self._saved = (manifest_text, instruction_text)
-            self.manifest_editor.set_text(manifest_text)
+            if folder is None:
+                self.manifest_editor.clear()
+            else:
+                self.manifest_editor.set_text(manifest_text)
             self.instruction_edit.setPlainText(instruction_text)
         finally:
             self._loading = False

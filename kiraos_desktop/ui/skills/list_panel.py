@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QItemSelectionModel, QModelIndex, Qt, Signal
+from PySide6.QtCore import QEvent, QItemSelectionModel, QModelIndex, Qt, Signal
 from PySide6.QtGui import QDragEnterEvent, QDragMoveEvent, QDropEvent
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -19,6 +19,7 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.core.skills.archive import is_archive
 from kiraos_desktop.core.skills.problems import AGENT_FORMAT
+from kiraos_desktop.ui.empty_state import EmptyState
 
 from .badge_delegate import AgentBadgeDelegate
 from .skill_list import COMMAND, ENABLED, FOLDER_ROLE, FORMAT_ROLE, NAME, PROBLEMS, SkillFilterProxy, SkillListModel
@@ -109,6 +110,7 @@ class SkillListPanel(QWidget):
         for column in (COMMAND, ENABLED, PROBLEMS):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setHighlightSections(False)
+        self.empty_state = EmptyState(self.view)
 
         self.new_button = QPushButton(self.tr("New"), self)
         self.new_button.setToolTip(self.tr("New skill from a template (Ctrl+N)"))
@@ -148,6 +150,7 @@ class SkillListPanel(QWidget):
         # Room for most names next to their command at 1024x700; a longer name loses its middle.
         self.setMinimumWidth(230)
         self._update_buttons()
+        self._update_empty_state()
 
     def set_colors(self, colors) -> None:
         self.model.set_colors(colors)
@@ -165,6 +168,7 @@ class SkillListPanel(QWidget):
         finally:
             self._silent = False
         self._update_buttons()
+        self._update_empty_state()
 
     def current_folder(self) -> str:
         index = self.view.currentIndex()
@@ -200,6 +204,21 @@ class SkillListPanel(QWidget):
         self.view.scrollTo(index)
         return True
 
+    def changeEvent(self, event: QEvent) -> None:  # noqa: N802 (Qt override)
+        super().changeEvent(event)
+        if event.type() == QEvent.Type.LanguageChange:
+            self._update_empty_state()
+
+    def _update_empty_state(self) -> None:
+        """What an empty list means: no skill in the folder, or none matching the search."""
+        search = self.search_edit.text().strip()
+        if self.model.rowCount() and search:
+            hint = self.tr("No skill matches “{text}”.").format(text=search)
+        else:
+            hint = self.tr("No skills yet.\nNew (Ctrl+N) starts one from a template; Import… brings in an "
+                           "Agent Skill (a folder with SKILL.md or a .zip/.skill archive, also by dropping it here).")
+        self.empty_state.update_state(self.proxy.rowCount(), hint)
+
     def _update_buttons(self) -> None:
         has = bool(self.current_folder())
         for button in (self.delete_button, self.export_button):
@@ -228,6 +247,7 @@ class SkillListPanel(QWidget):
                         | QItemSelectionModel.SelectionFlag.Rows)
         finally:
             self._silent = False
+        self._update_empty_state()
 
     def _on_selection_current_row_changed(self, current: QModelIndex, _previous: QModelIndex) -> None:
         self._update_buttons()

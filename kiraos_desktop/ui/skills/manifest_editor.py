@@ -70,6 +70,24 @@ class ManifestEditor(QWidget):
         if not self._readable:
             self.manifestChanged.emit()
 
+    def clear(self) -> None:
+        """No skill open: empty views and no verdict on the JSON (an empty manifest.json of a skill
+        is an error; an empty editor with nothing open is not)."""
+        self._data = {}
+        self.form.set_fields(FormFields())
+        self.form.set_stale(None)
+        self._syncing = True
+        try:
+            self.json_edit.setPlainText("")
+        finally:
+            self._syncing = False
+        self._readable = True
+        self._error_line = None
+        self.json_edit.mark_line(None)
+        self.json_status.clear()
+        self._style_status()
+        self.manifestChanged.emit()
+
     def text(self) -> str:
         return self.json_edit.toPlainText()
 

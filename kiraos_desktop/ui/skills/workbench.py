@@ -75,6 +75,16 @@ class Workbench(QWidget):
     def _on_args_form_schema_changed(self) -> None:
         # New field widgets become visible on the next event loop pass; measure them then.
         self._fit_timer.start()
+        self._order_tabs()
+
+    def _order_tabs(self) -> None:
+        """Tab goes down the sample call as it is shown: the user, each argument, then the preview's
+        mode. Fields made for a newly opened skill join the focus chain at the window's end
+        otherwise, after the preview and the problems."""
+        chain = [self.user_picker.combo, *(self.args_form.editor(name) for name in self.args_form.names()),
+                 self.preview.mode_combo]
+        for first, second in zip(chain, chain[1:]):
+            QWidget.setTabOrder(first, second)
 
     def _on_fit_timer_timeout(self) -> None:
         # Fit the argument fields (up to a limit; more scroll) so the preview keeps the room.

@@ -128,7 +128,8 @@ class UserDetail(QWidget):
         self.summary_label.setText(self.tr("{entries} · {events} · last activity {when}").format(
             entries=self.tr("%n profile entries", "", summary.profile_count),
             events=self.tr("%n events", "", summary.event_count),
-            when=format_timestamp(summary.last_activity) or "—"))
+            # A no-break space: a narrow window wraps before the date, never between it and the time.
+            when=(format_timestamp(summary.last_activity) or "—").replace(" ", "\u00a0")))
 
     def _on_clear_button_clicked(self) -> None:
         user_id = self._user_id
