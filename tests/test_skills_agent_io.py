@@ -19,7 +19,13 @@ from kiraos_desktop.cli_skills import run_skills, standalone_parser
 from kiraos_desktop.core.skills import SkillRouter, bundled_skills_dir
 from kiraos_desktop.core.skills import archive as archive_module
 from kiraos_desktop.core.skills.agent_format import REQUEST_LINE
-from kiraos_desktop.core.skills.agent_io import NameClashError, SkillTransferError, export_skill, import_skill
+from kiraos_desktop.core.skills.agent_io import (
+    NameClashError,
+    SkillTransferError,
+    UnusableNameError,
+    export_skill,
+    import_skill,
+)
 from kiraos_desktop.core.tool_registry import ToolRegistry
 from skills_helpers import FakeMemory, manifest, params, write_skill
 
@@ -326,3 +332,19 @@ def test_a_killed_import_leaves_nothing_that_stays(tmp_path, skills_dir):
     import_skill(pdf_skill(tmp_path / "src"), skills_dir)
     assert not stale.exists() and fresh.exists()  # one running right now is left alone
     assert "pdf-processing" in [s.name for s in SkillRouter(skills_dir).skills()]
+
+
+@pytest.mark.parametrize("name", ["_draft", "__init__"])
+def test_a_name_the_skills_folder_would_hide_is_refused(tmp_path, skills_dir, capsys, name):
+    # Folders starting with "_" are skipped by the scan: the skill would be imported but never shown.
+    source = write_agent_skill(tmp_path / "src", "d", f"---\nname: {name}\ndescription: d\n---\nbody\n")
+    before = snapshot(skills_dir)
+    with pytest.raises(UnusableNameError):
+        import_skill(source, skills_dir)
+    with pytest.raises(UnusableNameError):
+        import_skill(pdf_skill(tmp_path / "pdf"), skills_dir, name=name)
+    assert snapshot(skills_dir) == before
+    engine = SimpleNamespace(skills=SkillRouter(skills_dir))
+    assert run_skills(standalone_parser().parse_args(["skills", "import", str(source)]), engine) == 2
+    err = capsys.readouterr().err
+    assert f"{name!r} cannot be a tool name" in err and "not starting with _" in err and "--name NEW" in err

@@ -24,8 +24,9 @@ from .agent_format import (
 )
 from .archive import SkillSourceError, copy_folder, extract_archive, is_archive
 from .discovery import read_text_file, scan_skills_dir
+from .file_ops import NAME_OK, check_name
 from .manifest import validate_manifest_text
-from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
+from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE
 from .render import instruction_problems
 
 
@@ -54,7 +55,7 @@ class UnusableNameError(SkillTransferError):
     def __init__(self, name: str):
         shown = name if name else "(none)"
         super().__init__(f"the skill name {shown!r} cannot be a tool name (use 1 to 64 ASCII letters, digits, _ "
-                         "or -, not memory_update/query/clear); import it under another name")
+                         "or -, not starting with _, not memory_update/query/clear); import it under another name")
         self.name = name
 
 
@@ -161,7 +162,7 @@ def _meaning(root: Path, rename: str | None) -> tuple[dict, str, str, bool]:
     if rename is not None:
         manifest["name"] = rename
     name = manifest.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name) or name in RESERVED_NAMES:
+    if not isinstance(name, str) or check_name(name) != NAME_OK:
         raise UnusableNameError(name if isinstance(name, str) else "")
     if rename is not None or not restored:
         manifest_text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"

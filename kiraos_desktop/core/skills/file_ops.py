@@ -24,14 +24,23 @@ class SkillFileError(OSError):
     """A file operation on a skill folder failed; nothing was left half done."""
 
 
-def check_new_name(name: str, skills_dir: Path, taken_names: Iterable[str]) -> str:
-    """Whether `name` can be the name and folder of a new (or renamed) skill."""
+def check_name(name: str) -> str:
+    """Whether `name` can name a skill and its folder at all: a tool name that is not reserved and
+    that the skills folder scan does not skip (folders starting with "_" or ".")."""
     if not name:
         return NAME_EMPTY
     if not NAME_RE.match(name) or name.startswith(("_", ".")):
         return NAME_INVALID
     if name in RESERVED_NAMES:
         return NAME_RESERVED
+    return NAME_OK
+
+
+def check_new_name(name: str, skills_dir: Path, taken_names: Iterable[str]) -> str:
+    """Whether `name` can be the name and folder of a new (or renamed) skill."""
+    code = check_name(name)
+    if code != NAME_OK:
+        return code
     if name in set(taken_names):
         return NAME_TAKEN
     folder = Path(skills_dir) / name
