@@ -106,6 +106,16 @@ def test_a_folder_taken_by_another_skill_gets_a_free_name(tmp_path, skills_dir):
     assert result.folder == skills_dir / "pdf-processing_2"
 
 
+def test_a_folder_differing_only_in_case_is_not_taken_either(tmp_path, skills_dir):
+    # "Existing" next to "existing" is one folder on Windows and macOS: the copied folder would clash.
+    source = write_agent_skill(tmp_path / "src", "d", "---\nname: Existing\ndescription: d\n---\nbody\n")
+    result = import_skill(source, skills_dir)
+    assert result.name == "Existing" and result.folder == skills_dir / "Existing_2"
+    assert sorted(p.name for p in skills_dir.iterdir()) == ["Existing_2", "existing"]
+    router = SkillRouter(skills_dir)
+    assert router.get("Existing").valid and router.get("existing").valid
+
+
 def test_cli_import_clash_exits_2(tmp_path, skills_dir, capsys):
     source = pdf_skill(tmp_path / "src")
     engine = SimpleNamespace(skills=SkillRouter(skills_dir))

@@ -24,7 +24,7 @@ from .agent_format import (
 )
 from .archive import SkillSourceError, copy_folder, extract_archive, is_archive
 from .discovery import read_text_file, scan_skills_dir
-from .file_ops import NAME_OK, check_name
+from .file_ops import NAME_OK, check_name, folder_taken
 from .manifest import validate_manifest_text
 from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE
 from .render import instruction_problems
@@ -128,12 +128,12 @@ def _remove_stale_staging(skills_dir: Path) -> None:
 
 
 def _free_folder(skills_dir: Path, name: str) -> Path:
-    candidate = skills_dir / name
+    candidate = name
     number = 2
-    while os.path.lexists(candidate):
-        candidate = skills_dir / f"{name}_{number}"
+    while folder_taken(skills_dir, candidate):
+        candidate = f"{name}_{number}"
         number += 1
-    return candidate
+    return skills_dir / candidate
 
 
 def _meaning(root: Path, rename: str | None) -> tuple[dict, str, str, bool]:

@@ -43,8 +43,7 @@ def check_new_name(name: str, skills_dir: Path, taken_names: Iterable[str]) -> s
         return code
     if name in set(taken_names):
         return NAME_TAKEN
-    folder = Path(skills_dir) / name
-    if os.path.lexists(folder) or _case_clash(Path(skills_dir), name):
+    if folder_taken(Path(skills_dir), name):
         return FOLDER_TAKEN
     return NAME_OK
 
@@ -79,8 +78,11 @@ def renamed_in(names: Iterable[str], old: str, new: str) -> list[str] | None:
     return [new if n == old else n for n in names]
 
 
-def _case_clash(skills_dir: Path, name: str) -> bool:
-    """A folder whose name differs only in case (one folder on case-insensitive file systems)."""
+def folder_taken(skills_dir: Path, name: str) -> bool:
+    """`skills_dir/name` exists, or an entry whose name differs only in case (one folder on
+    case-insensitive file systems, so a copy of the skills folder would clash)."""
+    if os.path.lexists(Path(skills_dir) / name):
+        return True
     try:
         return any(entry.lower() == name.lower() for entry in os.listdir(skills_dir))
     except OSError:
