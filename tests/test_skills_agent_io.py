@@ -283,6 +283,23 @@ def test_export_refusals_write_nothing(tmp_path, capsys):
     assert sorted(snapshot(out)) == ["good", "good/SKILL.md"]
 
 
+def test_export_into_the_skills_folder_itself_is_refused(tmp_path, capsys):
+    # The export is a skill of the same name that sorts first ("my-skill" < "my_skill"): it would
+    # take the name over and turn the original into a duplicate with an error.
+    skills = tmp_path / "skills"
+    write_skill(skills, "my_skill", manifest("my_skill"), "Do {x}.")
+    before = snapshot(skills)
+    for destination in (skills, tmp_path / "skills" / ".." / "skills"):
+        for overwrite in (False, True):
+            with pytest.raises(SkillTransferError, match="is the skills folder of this skill"):
+                export_skill(skills / "my_skill", destination, overwrite=overwrite)
+    assert snapshot(skills) == before
+    engine = SimpleNamespace(skills=SkillRouter(skills))
+    assert run_skills(standalone_parser().parse_args(["skills", "export", "my_skill", str(skills)]), engine) == 2
+    assert "choose another folder" in capsys.readouterr().err
+    assert snapshot(skills) == before and SkillRouter(skills).get("my_skill").valid
+
+
 def test_cli_export(tmp_path, capsys):
     skills = tmp_path / "skills"
     write_skill(skills, "my_skill", manifest("my_skill"), "Do {x}.")

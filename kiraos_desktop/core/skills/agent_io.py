@@ -259,7 +259,8 @@ def export_skill(folder: Path, dest_dir: Path, overwrite: bool = False) -> Path:
 
     A KiraOS skill keeps its manifest under metadata (so importing the export gives it back); a
     SKILL.md skill is copied as it is. Raises SkillTransferError (nothing written) for a skill with
-    errors or when the destination folder exists and `overwrite` is false."""
+    errors, for `dest_dir` being the skill's own skills folder, or when the destination folder exists
+    and `overwrite` is false."""
     folder = Path(folder)
     dest_dir = Path(dest_dir)
     if (folder / MANIFEST_FILE).exists() or not (folder / SKILL_FILE).exists():
@@ -277,6 +278,9 @@ def export_skill(folder: Path, dest_dir: Path, overwrite: bool = False) -> Path:
         raise SkillTransferError(f"the export would not be a valid Agent Skill: {errors[0].message}")
     if os.path.lexists(dest_dir) and not dest_dir.is_dir():
         raise SkillTransferError(f"{dest_dir} is a file, not a folder")
+    if dest_dir.is_dir() and os.path.samefile(dest_dir, folder.parent):
+        raise SkillTransferError(f"{dest_dir} is the skills folder of this skill: the export would be a second "
+                                 "copy of the skill there, taking its name; choose another folder")
     target = dest_dir / name
     if os.path.lexists(target) and not overwrite:
         raise SkillTransferError(f"{target} exists already; choose another folder or remove it")
