@@ -48,6 +48,30 @@ def test_bad_input_is_one_line_and_exit_2(capsys, data_dir, argv, message):
     assert message in err and len(err.strip().splitlines()) == 1
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("argv", [
+    ["call", "memory_update", "--user", "u", "--json", DEEP],
+    ["call", "memory_update", "--user", "u", "--json", '{"operations": ' + DEEP + "}"],
+    ["skills", "preview", "daily_fortune", "--json", DEEP],
+    ["import", "deep.json"],
+])
+def test_json_nested_too_deeply_is_bad_input(capsys, data_dir, tmp_path, monkeypatch, argv):
+    (tmp_path / "deep.json").write_text(DEEP, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv, "--data-dir", str(data_dir))
+    assert code == 2, err
+    assert "nested too deeply" in err and "RecursionError" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_skill_argument_nested_too_deeply_is_bad_input():
+    from kiraos_desktop.core.skills.arguments import typed_value
+
+    with pytest.raises(ValueError, match="expected object"):
+        typed_value('{"a":' * 100_000 + "1" + "}" * 100_000, "object")
+
+
 def test_usage_errors_exit_2(capsys, data_dir):
     with pytest.raises(SystemExit) as info:
         main(["context", "--data-dir", str(data_dir)])  # --user is required
