@@ -126,6 +126,19 @@ def test_backup_export_import(capsys, tmp_path):
     assert ctx_a == ctx_b and ctx_a.startswith("[u1:basic] k=v(?)")
 
 
+def test_a_user_named_twice_is_exported_once(capsys, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    run(capsys, "call", "memory_update", "--user", "u1", "--data-dir", str(a),
+        "--json", '{"operations": [{"op": "set", "key": "k", "value": "v"}]}')
+    code, out, _ = run(capsys, "export", "--user", "u1", "--user", "u2", "--user", "u1", str(tmp_path / "x.json"),
+                       "--data-dir", str(a))
+    assert code == 0 and "exported 2 user(s)" in out
+    users = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["users"]
+    assert [u["user_id"] for u in users] == ["u1", "u2"]
+    code, out, err = run(capsys, "import", str(tmp_path / "x.json"), "--data-dir", str(b))
+    assert code == 0, err  # the export of this program imports back
+
+
 def test_console_entry_point_runs(tmp_path):
     result = subprocess.run([sys.executable, "-m", "kiraos_desktop", "context", "--user", "nobody",
                              "--data-dir", str(tmp_path / "d")], capture_output=True, text=True, timeout=60)

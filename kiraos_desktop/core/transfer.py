@@ -102,11 +102,12 @@ def _chunk_rows(store: "MemoryStore", chunk: list[str]) -> tuple[dict[str, list]
 
 
 def export_data(store: "MemoryStore", user_ids: list[str] | None = None, progress: Progress | None = None) -> dict:
-    ids = [check_user_id(uid) for uid in user_ids] if user_ids is not None else store.all_user_ids()
+    # A user named twice is exported once: an import refuses a file that holds a user twice.
+    ids = list(dict.fromkeys(check_user_id(uid) for uid in user_ids)) if user_ids is not None else store.all_user_ids()
     users = []
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start:start + CHUNK]
-        profiles, events = _chunk_rows(store, list(dict.fromkeys(chunk)))
+        profiles, events = _chunk_rows(store, chunk)
         for uid in chunk:
             users.append({"user_id": uid, "events": events[uid], "profiles": [
                 {"key": p.key, "value": p.value, "updated_at": p.updated_at, "confidence": p.confidence,
