@@ -139,6 +139,26 @@ def test_a_user_named_twice_is_exported_once(capsys, tmp_path):
     assert code == 0, err  # the export of this program imports back
 
 
+def test_file_arguments_that_cannot_be_used_are_one_line_and_exit_2(capsys, tmp_path):
+    data = tmp_path / "data"
+    run(capsys, "call", "memory_update", "--user", "u1", "--data-dir", str(data),
+        "--json", '{"operations": [{"op": "set", "key": "k", "value": "v"}]}')
+    (tmp_path / "plain").write_text("x", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    cases = [
+        (["import", str(tmp_path / "folder")], "is a folder"),
+        (["export", str(tmp_path / "folder")], "is a folder"),
+        (["export", str(tmp_path / "plain" / "x.json")], "cannot write"),
+        (["backup", str(tmp_path / "plain" / "x.db")], "cannot write"),
+    ]
+    for argv, message in cases:
+        code, out, err = run(capsys, *argv, "--data-dir", str(data))
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, code, err)
+        assert "Error:" not in err and ".tmp" not in err, err  # no exception class, no temp file name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "folder", "plain"]
+    assert list((tmp_path / "folder").iterdir()) == []
+
+
 def test_console_entry_point_runs(tmp_path):
     result = subprocess.run([sys.executable, "-m", "kiraos_desktop", "context", "--user", "nobody",
                              "--data-dir", str(tmp_path / "d")], capture_output=True, text=True, timeout=60)

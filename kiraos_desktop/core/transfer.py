@@ -57,8 +57,11 @@ def backup(store: "MemoryStore", target: Path, progress: Progress | None = None,
     target = Path(target)
     if target.exists():
         raise TransferError(f"{target} already exists; choose a new file name")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".backup.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".backup.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _write_error(target, exc) from None
     os.close(fd)
     source = sqlite3.connect(str(store.path), timeout=10)
     dest = sqlite3.connect(tmp)
@@ -121,9 +124,21 @@ def export_file(store: "MemoryStore", target: Path, user_ids: list[str] | None =
                 progress: Progress | None = None) -> int:
     from kiraos_desktop.core.settings import atomic_write_text
 
+    target = Path(target)
+    if target.is_dir():
+        raise TransferError(f"{target} is a folder; give the name of the file to write, such as "
+                            f"{target / 'memory.json'}")
     data = export_data(store, user_ids, progress)
-    atomic_write_text(Path(target), json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    try:
+        atomic_write_text(target, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    except OSError as exc:
+        raise _write_error(target, exc) from None
     return len(data["users"])
+
+
+def _write_error(target: Path, exc: OSError) -> TransferError:
+    """A file that cannot be written at `target`, said without the temp file's name."""
+    return TransferError(f"cannot write {target}: {exc.strerror or exc}; choose another file name or folder")
 
 
 @dataclass(frozen=True)
@@ -197,8 +212,12 @@ def read_import_file(path: Path) -> ImportPlan:
         text = Path(path).read_text(encoding="utf-8")
     except FileNotFoundError:
         raise TransferError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise TransferError(f"{path}: is a folder; give the export file (.json) to import") from None
     except UnicodeDecodeError:
         raise TransferError(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     try:
         data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
