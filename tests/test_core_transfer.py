@@ -193,6 +193,16 @@ def test_not_json_names_the_line(tmp_path):
         transfer.read_import_file(path)
 
 
+def test_a_file_saved_with_a_byte_order_mark_imports(tmp_path):
+    # Windows editors save UTF-8 with a BOM: the file is still an export of this program.
+    path = tmp_path / "bom.json"
+    data = {"format": "kiraos-desktop-export", "version": 1, "users": [{"user_id": "u1", "events": [],
+                                                                        "profiles": [{"key": "k", "value": "v"}]}]}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(data).replace(", ", ",\r\n").encode("utf-8"))
+    plan = transfer.read_import_file(path)
+    assert plan.user_ids == ["u1"] and [(p.key, p.value) for p in plan.profiles] == [("k", "v")]
+
+
 def test_cancelled_import_rolls_back(tmp_path):
     source = make_engine(tmp_path / "a")
     for i in range(3000):

@@ -209,7 +209,7 @@ def validate_import(data: Any) -> ImportPlan:
 
 def read_import_file(path: Path) -> ImportPlan:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte order mark (Windows editors) is no error
     except FileNotFoundError:
         raise TransferError(f"{path}: no such file") from None
     except IsADirectoryError:
