@@ -160,6 +160,7 @@ def test_export_then_import_into_an_empty_data_dir_reproduces_every_row(tmp_path
 
 @pytest.mark.parametrize("mutate,problem", [
     (lambda d: d.update(version=99), "version"),
+    (lambda d: d.update(version=True), "version"),  # true == 1 in Python, not in JSON
     (lambda d: d.update(format="other"), "format"),
     (lambda d: d["users"][1].update(user_id=""), "users[1].user_id"),
     (lambda d: d["users"][0]["profiles"][1].update(confidence=2), "users[0].profiles[1].confidence"),

@@ -29,6 +29,7 @@ from kiraos_desktop.core.records import (
     check_user_id,
     check_value,
 )
+from kiraos_desktop.core.schema_messages import shown
 from kiraos_desktop.core.store_rows import profile_from_row, sort_profiles
 from kiraos_desktop.core.timeutil import now_iso
 
@@ -164,8 +165,9 @@ def validate_import(data: Any) -> ImportPlan:
     """Check the whole document before anything is written; the first problem is raised."""
     _require(isinstance(data, dict), "file", "must be a JSON object")
     _require(data.get("format") == EXPORT_FORMAT, "format", f"must be {EXPORT_FORMAT!r}")
-    _require(data.get("version") == EXPORT_VERSION, "version",
-             f"this version of KiraOS Desktop reads version {EXPORT_VERSION}, got {data.get('version')!r}")
+    version = data.get("version")
+    _require(version == EXPORT_VERSION and not isinstance(version, bool), "version",
+             f"this version of KiraOS Desktop reads version {EXPORT_VERSION}, got {shown(version)}")
     unknown = sorted(set(data) - {"format", "version", "exported_at", "users"})
     _require(not unknown, "file", f"unknown field {unknown[0] if unknown else ''!r}")
     users = data.get("users")
