@@ -104,6 +104,16 @@ def test_data_dir_resolution(tmp_path, monkeypatch):
         resolve_paths(data_dir=tmp_path, kira_data=tmp_path)
 
 
+def test_a_relative_skills_dir_setting_is_inside_the_data_dir(tmp_path, monkeypatch):
+    # settings.json (or the Settings dialog) may hold "myskills": it must not depend on where the
+    # program was started. A relative --skills-dir on the command line stays relative to the shell.
+    monkeypatch.chdir(tmp_path)
+    configured = resolve_paths(data_dir=tmp_path / "d", configured_skills_dir="myskills")
+    assert configured.skills_dir == (tmp_path / "d" / "myskills").resolve()
+    given = resolve_paths(data_dir=tmp_path / "d", configured_skills_dir="myskills", skills_dir="cli")
+    assert given.skills_dir == (tmp_path / "cli").resolve()
+
+
 @pytest.mark.parametrize("text,expected", [
     ("30m", timedelta(minutes=30)), ("12h", timedelta(hours=12)), ("7d", timedelta(days=7)),
     ("2w", timedelta(weeks=2)), ("1d12h", timedelta(days=1, hours=12)), ("7D", timedelta(days=7)),
