@@ -52,6 +52,14 @@ def test_parameters_pass_through_and_secret_ones_are_hidden():
     assert url.hide_secrets("bad key keypass for pw") == "bad key *** for ***"
 
 
+def test_a_short_password_is_hidden_where_it_stands_not_inside_words():
+    # Masking every "p" would garble the message ("host and ***ort") and show what the password is.
+    url = parse_database_url("postgresql://kira:p@127.0.0.1:1/db?sslpassword=an")
+    message = "Cannot reach PostgreSQL: check the host and port of the database URL and an option."
+    assert url.hide_secrets(message) == message.replace(" an ", " *** ")
+    assert url.hide_secrets('password=p, "p" or p.') == 'password=***, "***" or ***.'
+
+
 @pytest.mark.parametrize("text,problem", [
     ("mysql://u:PWD@h/db", "must start with postgresql://"),
     ("postgresql:/u:PWD@h/db", "must start with postgresql://"),

@@ -107,11 +107,12 @@ class DatabaseUrl:
 
     def hide_secrets(self, text: str) -> str:
         """`text` (a driver's error message, say) with this URL's password and secret parameters
-        replaced by ***, in case a message quotes them."""
+        replaced by ***, in case a message quotes them. Only where one stands on its own (not inside
+        a word): masking each "p" of a password "p" garbles the text and shows what the password is."""
         secrets = [self.password or ""] + [value for key, value in self.params if key in SECRET_PARAMS]
         for secret in sorted(filter(None, secrets), key=len, reverse=True):
             for form in {secret, quote(secret, safe="")}:
-                text = text.replace(form, REDACTED)
+                text = re.sub(r"(?<!\w)" + re.escape(form) + r"(?!\w)", REDACTED, text)
         return text
 
     def __str__(self) -> str:
