@@ -83,6 +83,10 @@ def test_a_short_password_is_hidden_where_it_stands_not_inside_words():
     ("postgresql://u:PWD@h/db?sslmode=require&sslmode=disable", "given twice"),
     ("postgresql://u:PWD@h/db?sslmode", "has no value"),
     ("postgresql://u:P/WD@h/db", "must be percent-encoded"),
+    ("postgresql://u:PWD%E9@h/db", "not UTF-8"),  # a Latin-1 é: it would log in with U+FFFD instead
+    ("postgresql://u:PWD@h/d%FFb", "not UTF-8"),
+    ("postgresql://u:PWD@h/db?application_name=%C3", "not UTF-8"),
+    ("postgresql://u:PWD@h/d\udcffb", "not UTF-8"),  # a command-line argument that was not UTF-8
 ])
 def test_malformed_urls_get_one_line_without_the_password(text, problem):
     with pytest.raises(DatabaseUrlError) as caught:
