@@ -7,7 +7,9 @@ from pathlib import Path
 from kiraos_desktop.core.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.core.skills import file_ops
+from kiraos_desktop.core.skills.discovery import is_agent_folder
 from kiraos_desktop.core.skills.file_ops import SkillFileError
+from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE
 
 # The same name rules as the workbench's New and Rename dialogs.
 _NAME_MESSAGES = {
@@ -82,7 +84,14 @@ def _rename(args, engine) -> int:
     folder = _find(router, args.name)
     if folder is None:
         return EXIT_USAGE
-    old = next((s.name for s in router.skills() if Path(s.folder) == folder), folder.name)
+    skill = next((s for s in router.skills() if Path(s.folder) == folder), None)
+    old = skill.name if skill is not None else folder.name
+    if is_agent_folder(folder):
+        return _fail(EXIT_USAGE, f"{old} is an Agent Skills folder ({AGENT_SKILL_FILE}): change \"name\" in its "
+                                 f"{AGENT_SKILL_FILE} and rename the folder {folder.name!r} to the same name")
+    unreadable = [p for p in (skill.problems if skill is not None else []) if p.is_error and p.field == "manifest"]
+    if unreadable:  # the new name cannot be written into a manifest that cannot be read
+        return _fail(EXIT_USAGE, f"cannot rename {old}: {unreadable[0].message} Fix it first (see `skills lint`).")
     new = args.new_name
     problem = _name_error(router, new, own_name=old)
     if problem:

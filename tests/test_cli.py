@@ -49,6 +49,30 @@ def test_bad_input_is_one_line_and_exit_2(capsys, data_dir, argv, message):
     assert message in err and len(err.strip().splitlines()) == 1
 
 
+DEEP = "[" * 100_000 + "]" * 100_000
+
+
+@pytest.mark.parametrize("argv", [
+    ["call", "memory_update", "--user", "u", "--json", DEEP],
+    ["call", "memory_update", "--user", "u", "--json", '{"operations": ' + DEEP + "}"],
+    ["skills", "preview", "daily_fortune", "--json", DEEP],
+    ["import", "deep.json"],
+])
+def test_json_nested_too_deeply_is_bad_input(capsys, data_dir, tmp_path, monkeypatch, argv):
+    (tmp_path / "deep.json").write_text(DEEP, encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(capsys, *argv, "--data-dir", str(data_dir))
+    assert code == 2, err
+    assert "nested too deeply" in err and "RecursionError" not in err and len(err.strip().splitlines()) == 1
+
+
+def test_a_skill_argument_nested_too_deeply_is_bad_input():
+    from kiraos_desktop.core.skills.arguments import typed_value
+
+    with pytest.raises(ValueError, match="expected object"):
+        typed_value('{"a":' * 100_000 + "1" + "}" * 100_000, "object")
+
+
 def test_usage_errors_exit_2(capsys, data_dir):
     with pytest.raises(SystemExit) as info:
         main(["context", "--data-dir", str(data_dir)])  # --user is required
@@ -101,6 +125,39 @@ def test_backup_export_import(capsys, tmp_path):
     _, ctx_a, _ = run(capsys, "context", "--user", "u1", "--data-dir", str(a))
     _, ctx_b, _ = run(capsys, "context", "--user", "u1", "--data-dir", str(b))
     assert ctx_a == ctx_b and ctx_a.startswith("[u1:basic] k=v(?)")
+
+
+def test_a_user_named_twice_is_exported_once(capsys, tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    run(capsys, "call", "memory_update", "--user", "u1", "--data-dir", str(a),
+        "--json", '{"operations": [{"op": "set", "key": "k", "value": "v"}]}')
+    code, out, _ = run(capsys, "export", "--user", "u1", "--user", "u2", "--user", "u1", str(tmp_path / "x.json"),
+                       "--data-dir", str(a))
+    assert code == 0 and "exported 2 user(s)" in out
+    users = json.loads((tmp_path / "x.json").read_text(encoding="utf-8"))["users"]
+    assert [u["user_id"] for u in users] == ["u1", "u2"]
+    code, out, err = run(capsys, "import", str(tmp_path / "x.json"), "--data-dir", str(b))
+    assert code == 0, err  # the export of this program imports back
+
+
+def test_file_arguments_that_cannot_be_used_are_one_line_and_exit_2(capsys, tmp_path):
+    data = tmp_path / "data"
+    run(capsys, "call", "memory_update", "--user", "u1", "--data-dir", str(data),
+        "--json", '{"operations": [{"op": "set", "key": "k", "value": "v"}]}')
+    (tmp_path / "plain").write_text("x", encoding="utf-8")
+    (tmp_path / "folder").mkdir()
+    cases = [
+        (["import", str(tmp_path / "folder")], "is a folder"),
+        (["export", str(tmp_path / "folder")], "is a folder"),
+        (["export", str(tmp_path / "plain" / "x.json")], "cannot write"),
+        (["backup", str(tmp_path / "plain" / "x.db")], "cannot write"),
+    ]
+    for argv, message in cases:
+        code, out, err = run(capsys, *argv, "--data-dir", str(data))
+        assert code == 2 and message in err and len(err.strip().splitlines()) == 1, (argv, code, err)
+        assert "Error:" not in err and ".tmp" not in err, err  # no exception class, no temp file name
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["data", "folder", "plain"]
+    assert list((tmp_path / "folder").iterdir()) == []
 
 
 def test_console_entry_point_runs(tmp_path):

@@ -52,6 +52,14 @@ def test_parameters_pass_through_and_secret_ones_are_hidden():
     assert url.hide_secrets("bad key keypass for pw") == "bad key *** for ***"
 
 
+def test_a_short_password_is_hidden_where_it_stands_not_inside_words():
+    # Masking every "p" would garble the message ("host and ***ort") and show what the password is.
+    url = parse_database_url("postgresql://kira:p@127.0.0.1:1/db?sslpassword=an")
+    message = "Cannot reach PostgreSQL: check the host and port of the database URL and an option."
+    assert url.hide_secrets(message) == message.replace(" an ", " *** ")
+    assert url.hide_secrets('password=p, "p" or p.') == 'password=***, "***" or ***.'
+
+
 @pytest.mark.parametrize("text,problem", [
     ("mysql://u:PWD@h/db", "must start with postgresql://"),
     ("postgresql:/u:PWD@h/db", "must start with postgresql://"),
@@ -75,6 +83,10 @@ def test_parameters_pass_through_and_secret_ones_are_hidden():
     ("postgresql://u:PWD@h/db?sslmode=require&sslmode=disable", "given twice"),
     ("postgresql://u:PWD@h/db?sslmode", "has no value"),
     ("postgresql://u:P/WD@h/db", "must be percent-encoded"),
+    ("postgresql://u:PWD%E9@h/db", "not UTF-8"),  # a Latin-1 é: it would log in with U+FFFD instead
+    ("postgresql://u:PWD@h/d%FFb", "not UTF-8"),
+    ("postgresql://u:PWD@h/db?application_name=%C3", "not UTF-8"),
+    ("postgresql://u:PWD@h/d\udcffb", "not UTF-8"),  # a command-line argument that was not UTF-8
 ])
 def test_malformed_urls_get_one_line_without_the_password(text, problem):
     with pytest.raises(DatabaseUrlError) as caught:

@@ -59,6 +59,27 @@ def test_broken_settings_file_names_the_problem(tmp_path):
         load_settings(path)
 
 
+def test_a_byte_order_mark_is_accepted(tmp_path):
+    # Windows Notepad saves UTF-8 with a BOM: the file is still the user's settings.
+    path = tmp_path / "settings.json"
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps({"max_event_keep": 7}).encode("utf-8"))
+    assert load_settings(path)[0].max_event_keep == 7
+
+
+@pytest.mark.parametrize("raw, message", [
+    (b'{"api_host": "caf\xe9"}', "not UTF-8 text"),
+    (b'{"skills_dir": "/tmp/x\\ud800"}', "skills_dir: is not valid Unicode text"),
+    (b'{"disabled_skills": ["a", "\\udc00"]}', "disabled_skills.1: is not valid Unicode text"),
+    (b"[" * 100_000 + b"]" * 100_000, "nested too deeply"),
+])
+def test_unreadable_settings_file_is_a_settings_error_naming_the_file(tmp_path, raw, message):
+    path = tmp_path / "settings.json"
+    path.write_bytes(raw)
+    with pytest.raises(SettingsError) as caught:
+        load_settings(path)
+    assert str(caught.value).startswith(f"{path}: ") and message in str(caught.value)
+
+
 def test_replace_validates():
     with pytest.raises(SettingsError):
         Settings().replace(max_events_per_user=-2)
@@ -81,6 +102,16 @@ def test_data_dir_resolution(tmp_path, monkeypatch):
     assert configured.skills_dir == (tmp_path / "mine").resolve()
     with pytest.raises(ValueError):
         resolve_paths(data_dir=tmp_path, kira_data=tmp_path)
+
+
+def test_a_relative_skills_dir_setting_is_inside_the_data_dir(tmp_path, monkeypatch):
+    # settings.json (or the Settings dialog) may hold "myskills": it must not depend on where the
+    # program was started. A relative --skills-dir on the command line stays relative to the shell.
+    monkeypatch.chdir(tmp_path)
+    configured = resolve_paths(data_dir=tmp_path / "d", configured_skills_dir="myskills")
+    assert configured.skills_dir == (tmp_path / "d" / "myskills").resolve()
+    given = resolve_paths(data_dir=tmp_path / "d", configured_skills_dir="myskills", skills_dir="cli")
+    assert given.skills_dir == (tmp_path / "cli").resolve()
 
 
 @pytest.mark.parametrize("text,expected", [

@@ -160,6 +160,7 @@ def test_export_then_import_into_an_empty_data_dir_reproduces_every_row(tmp_path
 
 @pytest.mark.parametrize("mutate,problem", [
     (lambda d: d.update(version=99), "version"),
+    (lambda d: d.update(version=True), "version"),  # true == 1 in Python, not in JSON
     (lambda d: d.update(format="other"), "format"),
     (lambda d: d["users"][1].update(user_id=""), "users[1].user_id"),
     (lambda d: d["users"][0]["profiles"][1].update(confidence=2), "users[0].profiles[1].confidence"),
@@ -191,6 +192,16 @@ def test_not_json_names_the_line(tmp_path):
     path.write_text('{\n  "format": ,\n}', encoding="utf-8")
     with pytest.raises(TransferError, match="line 2"):
         transfer.read_import_file(path)
+
+
+def test_a_file_saved_with_a_byte_order_mark_imports(tmp_path):
+    # Windows editors save UTF-8 with a BOM: the file is still an export of this program.
+    path = tmp_path / "bom.json"
+    data = {"format": "kiraos-desktop-export", "version": 1, "users": [{"user_id": "u1", "events": [],
+                                                                        "profiles": [{"key": "k", "value": "v"}]}]}
+    path.write_bytes(b"\xef\xbb\xbf" + json.dumps(data).replace(", ", ",\r\n").encode("utf-8"))
+    plan = transfer.read_import_file(path)
+    assert plan.user_ids == ["u1"] and [(p.key, p.value) for p in plan.profiles] == [("k", "v")]
 
 
 def test_cancelled_import_rolls_back(tmp_path):

@@ -19,7 +19,13 @@ from kiraos_desktop.cli_skills import run_skills, standalone_parser
 from kiraos_desktop.core.skills import SkillRouter, bundled_skills_dir
 from kiraos_desktop.core.skills import archive as archive_module
 from kiraos_desktop.core.skills.agent_format import REQUEST_LINE
-from kiraos_desktop.core.skills.agent_io import NameClashError, SkillTransferError, export_skill, import_skill
+from kiraos_desktop.core.skills.agent_io import (
+    NameClashError,
+    SkillTransferError,
+    UnusableNameError,
+    export_skill,
+    import_skill,
+)
 from kiraos_desktop.core.tool_registry import ToolRegistry
 from skills_helpers import FakeMemory, manifest, params, write_skill
 
@@ -98,6 +104,16 @@ def test_a_folder_taken_by_another_skill_gets_a_free_name(tmp_path, skills_dir):
     write_skill(skills_dir, "pdf-processing", manifest("something_else"), "x")
     result = import_skill(pdf_skill(tmp_path / "src"), skills_dir)
     assert result.folder == skills_dir / "pdf-processing_2"
+
+
+def test_a_folder_differing_only_in_case_is_not_taken_either(tmp_path, skills_dir):
+    # "Existing" next to "existing" is one folder on Windows and macOS: the copied folder would clash.
+    source = write_agent_skill(tmp_path / "src", "d", "---\nname: Existing\ndescription: d\n---\nbody\n")
+    result = import_skill(source, skills_dir)
+    assert result.name == "Existing" and result.folder == skills_dir / "Existing_2"
+    assert sorted(p.name for p in skills_dir.iterdir()) == ["Existing_2", "existing"]
+    router = SkillRouter(skills_dir)
+    assert router.get("Existing").valid and router.get("existing").valid
 
 
 def test_cli_import_clash_exits_2(tmp_path, skills_dir, capsys):
@@ -267,6 +283,23 @@ def test_export_refusals_write_nothing(tmp_path, capsys):
     assert sorted(snapshot(out)) == ["good", "good/SKILL.md"]
 
 
+def test_export_into_the_skills_folder_itself_is_refused(tmp_path, capsys):
+    # The export is a skill of the same name that sorts first ("my-skill" < "my_skill"): it would
+    # take the name over and turn the original into a duplicate with an error.
+    skills = tmp_path / "skills"
+    write_skill(skills, "my_skill", manifest("my_skill"), "Do {x}.")
+    before = snapshot(skills)
+    for destination in (skills, tmp_path / "skills" / ".." / "skills"):
+        for overwrite in (False, True):
+            with pytest.raises(SkillTransferError, match="is the skills folder of this skill"):
+                export_skill(skills / "my_skill", destination, overwrite=overwrite)
+    assert snapshot(skills) == before
+    engine = SimpleNamespace(skills=SkillRouter(skills))
+    assert run_skills(standalone_parser().parse_args(["skills", "export", "my_skill", str(skills)]), engine) == 2
+    assert "choose another folder" in capsys.readouterr().err
+    assert snapshot(skills) == before and SkillRouter(skills).get("my_skill").valid
+
+
 def test_cli_export(tmp_path, capsys):
     skills = tmp_path / "skills"
     write_skill(skills, "my_skill", manifest("my_skill"), "Do {x}.")
@@ -326,3 +359,19 @@ def test_a_killed_import_leaves_nothing_that_stays(tmp_path, skills_dir):
     import_skill(pdf_skill(tmp_path / "src"), skills_dir)
     assert not stale.exists() and fresh.exists()  # one running right now is left alone
     assert "pdf-processing" in [s.name for s in SkillRouter(skills_dir).skills()]
+
+
+@pytest.mark.parametrize("name", ["_draft", "__init__"])
+def test_a_name_the_skills_folder_would_hide_is_refused(tmp_path, skills_dir, capsys, name):
+    # Folders starting with "_" are skipped by the scan: the skill would be imported but never shown.
+    source = write_agent_skill(tmp_path / "src", "d", f"---\nname: {name}\ndescription: d\n---\nbody\n")
+    before = snapshot(skills_dir)
+    with pytest.raises(UnusableNameError):
+        import_skill(source, skills_dir)
+    with pytest.raises(UnusableNameError):
+        import_skill(pdf_skill(tmp_path / "pdf"), skills_dir, name=name)
+    assert snapshot(skills_dir) == before
+    engine = SimpleNamespace(skills=SkillRouter(skills_dir))
+    assert run_skills(standalone_parser().parse_args(["skills", "import", str(source)]), engine) == 2
+    err = capsys.readouterr().err
+    assert f"{name!r} cannot be a tool name" in err and "not starting with _" in err and "--name NEW" in err

@@ -95,6 +95,31 @@ def test_bad_rename_or_delete_changes_nothing(data, capsys, argv, message):
     assert folders(data) == before and read_manifest(data, "alpha")["name"] == "alpha"
 
 
+@pytest.mark.parametrize("manifest_bytes, message", [
+    (b'{"name": "broken",', "manifest.json is not valid JSON"),
+    (b'{"name": "broken", "description": "caf\xe9"}', "manifest.json is not UTF-8 text"),
+    (b'["broken"]', "must hold a JSON object"),
+])
+def test_rename_of_a_skill_whose_manifest_cannot_be_read_says_to_fix_it(data, capsys, manifest_bytes, message):
+    write_skill(data / "skills", "broken", manifest_bytes, "x")
+    before = folders(data)
+    assert run(data, "rename", "broken", "fixed") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and message in err and "skills lint" in err and "Error:" not in err
+    assert folders(data) == before
+
+
+def test_rename_of_an_agent_skills_folder_says_how_to_rename_it(data, capsys):
+    folder = data / "skills" / "pdf"
+    folder.mkdir()
+    (folder / "SKILL.md").write_text("---\nname: pdf\ndescription: d\n---\nbody\n", encoding="utf-8")
+    assert SkillRouter(data / "skills").get("pdf").valid
+    assert run(data, "rename", "pdf", "pdf-tools") == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "SKILL.md" in err and "FileNotFoundError" not in err
+    assert (folder / "SKILL.md").is_file() and not (data / "skills" / "pdf-tools").exists()
+
+
 def test_a_failed_rename_exits_1_and_leaves_the_skill_as_it_was(data, capsys, monkeypatch):
     def failing_stage(*_args):
         raise OSError("disk full")

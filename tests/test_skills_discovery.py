@@ -275,3 +275,36 @@ def test_validate_skill_texts_for_an_editor():
     assert sorted(p.field for p in problems) == ["instruction", "parameters.properties.q"]
     _, problems = validate_skill_texts("{", "")
     assert [p.field for p in problems] == ["manifest", "instruction"]
+
+
+def _scan_within(seconds: float, run):
+    """run() in a thread; fails (instead of hanging the suite) when it does not return in time."""
+    import threading
+
+    outcome: list = []
+    worker = threading.Thread(target=lambda: outcome.append(run()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    return outcome
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+@pytest.mark.parametrize("name", ["manifest.json", "instruction.md"])
+def test_a_named_pipe_in_a_skill_folder_is_an_error_not_a_hang(tmp_path, name):
+    good(tmp_path)
+    folder = write_skill(tmp_path, "a", manifest("a"), "Do it.")
+    os.remove(folder / name)
+    os.mkfifo(folder / name)
+    try:
+        outcome = _scan_within(10, lambda: SkillRouter(tmp_path))
+        assert outcome, "reading a named pipe blocked the scan of the skills folder"
+        router = outcome[0]
+        [broken] = [s for s in router.skills() if s.folder.name == "a"]
+        assert not broken.valid
+        assert any("not a regular file" in p.message for p in broken.problems), broken.problems
+        assert_good_loaded(router)
+    finally:
+        try:  # let a reader still blocked in open() go
+            os.close(os.open(folder / name, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass

@@ -125,3 +125,30 @@ def test_a_link_swapped_in_after_the_check_is_not_followed(tmp_path, monkeypatch
     monkeypatch.setattr(skill_files, "resolve_skill_file", resolve_then_swap)
     with pytest.raises(skill_files.SkillFileReadError):
         skill_files.read_skill_file(folder, "a.md")
+
+
+@pytest.mark.skipif(not hasattr(os, "mkfifo"), reason="named pipes are POSIX")
+def test_a_named_pipe_is_refused_without_waiting_for_a_writer(tmp_path):
+    import threading
+
+    folder = tmp_path / "skill"
+    folder.mkdir()
+    os.mkfifo(folder / "pipe.md")
+    outcome: list = []
+
+    def read():
+        try:
+            skill_files.read_skill_file(folder, "pipe.md")
+        except skill_files.SkillFileReadError as exc:
+            outcome.append(str(exc))
+
+    worker = threading.Thread(target=read, daemon=True)
+    worker.start()
+    worker.join(10)
+    try:
+        assert outcome and "not a regular file" in outcome[0], "the file argument blocked on a named pipe"
+    finally:
+        try:  # let a reader still blocked in open() go
+            os.close(os.open(folder / "pipe.md", os.O_WRONLY | os.O_NONBLOCK))
+        except OSError:
+            pass

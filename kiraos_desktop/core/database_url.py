@@ -107,11 +107,12 @@ class DatabaseUrl:
 
     def hide_secrets(self, text: str) -> str:
         """`text` (a driver's error message, say) with this URL's password and secret parameters
-        replaced by ***, in case a message quotes them."""
+        replaced by ***, in case a message quotes them. Only where one stands on its own (not inside
+        a word): masking each "p" of a password "p" garbles the text and shows what the password is."""
         secrets = [self.password or ""] + [value for key, value in self.params if key in SECRET_PARAMS]
         for secret in sorted(filter(None, secrets), key=len, reverse=True):
             for form in {secret, quote(secret, safe="")}:
-                text = text.replace(form, REDACTED)
+                text = re.sub(r"(?<!\w)" + re.escape(form) + r"(?!\w)", REDACTED, text)
         return text
 
     def __str__(self) -> str:
@@ -143,7 +144,7 @@ def _split_host_port(hostport: str, source: str) -> tuple[str, int]:
         host, sep, port_text = hostport.partition(":")
         if sep and not port_text:
             raise _fail("no port after ':' (leave out ':' for the default port 5432)", source)
-        host = unquote(host)
+        host = _decoded(host, source)
         if not host.startswith("/") and not _is_host_name(host):
             raise _fail("the host must be a host name, an IPv4 address, [an IPv6 address] or a "
                         "percent-encoded socket folder", source)
@@ -167,11 +168,23 @@ def _is_host_name(text: str) -> bool:
     return all(_HOST_LABEL.match(label) for label in labels)
 
 
+_NOT_UTF8 = "is not UTF-8 text once percent-decoded (percent-encode the UTF-8 bytes of each character)"
+
+
+def _decoded(part: str, source: str) -> str:
+    """A percent-encoded part of the URL as text; bytes that are not UTF-8 are refused, not replaced
+    by U+FFFD (the login would silently use another password, user or database)."""
+    try:
+        return unquote(part, errors="strict")
+    except UnicodeDecodeError:
+        raise _fail(_NOT_UTF8, source) from None
+
+
 def _parse_params(query: str, source: str) -> tuple[tuple[str, str], ...]:
     params: list[tuple[str, str]] = []
     for item in filter(None, query.split("&")):
         key, sep, value = item.partition("=")
-        key, value = unquote(key), unquote(value)
+        key, value = _decoded(key, source), _decoded(value, source)
         if key in _MISPLACED:
             raise _fail(f"'{key}' is not taken as a parameter: {_MISPLACED[key]}", source)
         if key not in ALLOWED_PARAMS:
@@ -201,6 +214,8 @@ def parse_database_url(text: str, source: str = "") -> DatabaseUrl:
     scheme, sep, rest = text.partition("://")
     if not sep or scheme.lower() not in SCHEMES:
         raise _fail(f"must start with postgresql:// or postgres:// ({FORM})", source)
+    if any(0xD800 <= ord(ch) <= 0xDFFF for ch in rest):  # bytes of a command line that were not UTF-8
+        raise _fail(_NOT_UTF8, source)
     if any(ch.isspace() or ord(ch) < 32 or ord(ch) == 127 for ch in rest):
         raise _fail("must not hold spaces or control characters (percent-encode them, e.g. %20)", source)
     if "#" in rest:
@@ -211,12 +226,12 @@ def parse_database_url(text: str, source: str = "") -> DatabaseUrl:
     if not at:
         raise _fail(f"no user name ({FORM}; a password with '/', '?' or '@' must be percent-encoded)", source)
     user_text, colon, password_text = userinfo.partition(":")
-    user = unquote(user_text)
+    user = _decoded(user_text, source)
     if not user:
         raise _fail(f"no user name ({FORM})", source)
-    password = unquote(password_text) if colon else None
+    password = _decoded(password_text, source) if colon else None
     host, port = _split_host_port(hostport, source)
-    database = unquote(path) if slash else ""
+    database = _decoded(path, source) if slash else ""
     if not database:
         raise _fail(f"no database name after the host ({FORM})", source)
     if "\x00" in user + (password or "") + database + host:

@@ -89,12 +89,19 @@ def dotted_path(path: list) -> str:
     return ".".join(str(part).encode("utf-8", "backslashreplace").decode("utf-8") for part in path)
 
 
+class TooDeepError(json.JSONDecodeError):
+    """JSON nested more deeply than the decoder can follow: bad input like any other invalid JSON."""
+
+    def __init__(self, text: str):
+        super().__init__("it is nested too deeply", text, 0)
+
+
 def loads(text: str) -> Any:
-    """json.loads() that also refuses lone surrogates (LoneSurrogateError, a ValueError), and text
-    nested too deeply for the parser as a JSONDecodeError (json.loads lets a RecursionError out)."""
+    """json.loads() that also refuses lone surrogates (LoneSurrogateError, a ValueError) and
+    nesting too deep to decode (TooDeepError, a json.JSONDecodeError)."""
     try:
         data = json.loads(text)
     except RecursionError:
-        raise json.JSONDecodeError("nested too deeply", text, 0) from None
+        raise TooDeepError(text) from None
     check_text(data, text)
     return data

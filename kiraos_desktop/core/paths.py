@@ -130,7 +130,8 @@ def resolve_paths(
     else:
         paths_root = Path(data_dir).expanduser() if data_dir else default_data_dir()
         db_path = paths_root / "memory" / "kiraos.db"
-        skills = Path(configured_skills_dir).expanduser() if configured_skills_dir else paths_root / "skills"
+        # A relative setting is inside the data dir: the same folder wherever the program is started.
+        skills = paths_root / Path(configured_skills_dir or "skills").expanduser()
         companion = False
     if db:
         db_path = Path(db).expanduser()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from kiraos_desktop.core import jsontext
 from kiraos_desktop.core.database_url import DatabaseUrlError, parse_database_url
 
 # The KiraOS plugin's WebUI keys map onto our API keys when importing its config.
@@ -163,13 +164,17 @@ def settings_from_dict(data: dict[str, Any]) -> tuple[Settings, list[str]]:
 def load_settings(path: Path) -> tuple[Settings, list[str]]:
     """Read settings.json; a missing file gives the defaults. Raises SettingsError on bad content."""
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_text(encoding="utf-8-sig")  # a byte order mark (Windows editors) is no error
     except FileNotFoundError:
         return Settings(), []
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: not UTF-8 text (a bad byte at offset {exc.start}); save it as UTF-8") from None
     try:
-        data = json.loads(text)
+        data = jsontext.loads(text)
     except json.JSONDecodeError as exc:
         raise SettingsError(f"{path}: not valid JSON (line {exc.lineno}: {exc.msg})") from exc
+    except jsontext.LoneSurrogateError as exc:
+        raise SettingsError(f"{path}: {exc}") from None
     try:
         return settings_from_dict(data)
     except SettingsError as exc:

@@ -29,6 +29,7 @@ from kiraos_desktop.core.records import (
     check_user_id,
     check_value,
 )
+from kiraos_desktop.core.schema_messages import shown
 from kiraos_desktop.core.store_rows import profile_from_row, sort_profiles
 from kiraos_desktop.core.timeutil import now_iso
 
@@ -62,8 +63,11 @@ def backup(store: "MemoryStore", target: Path, progress: Progress | None = None,
     target = Path(target)
     if target.exists():
         raise TransferError(f"{target} already exists; choose a new file name")
-    target.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".backup.", suffix=".tmp", dir=target.parent)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".backup.", suffix=".tmp", dir=target.parent)
+    except OSError as exc:
+        raise _write_error(target, exc) from None
     os.close(fd)
     source = sqlite3.connect(str(store.path), timeout=10)
     dest = sqlite3.connect(tmp)
@@ -107,11 +111,12 @@ def _chunk_rows(store: "MemoryStore", chunk: list[str]) -> tuple[dict[str, list]
 
 
 def export_data(store: "MemoryStore", user_ids: list[str] | None = None, progress: Progress | None = None) -> dict:
-    ids = [check_user_id(uid) for uid in user_ids] if user_ids is not None else store.all_user_ids()
+    # A user named twice is exported once: an import refuses a file that holds a user twice.
+    ids = list(dict.fromkeys(check_user_id(uid) for uid in user_ids)) if user_ids is not None else store.all_user_ids()
     users = []
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start:start + CHUNK]
-        profiles, events = _chunk_rows(store, list(dict.fromkeys(chunk)))
+        profiles, events = _chunk_rows(store, chunk)
         for uid in chunk:
             users.append({"user_id": uid, "events": events[uid], "profiles": [
                 {"key": p.key, "value": p.value, "updated_at": p.updated_at, "confidence": p.confidence,
@@ -125,9 +130,21 @@ def export_file(store: "MemoryStore", target: Path, user_ids: list[str] | None =
                 progress: Progress | None = None) -> int:
     from kiraos_desktop.core.settings import atomic_write_text
 
+    target = Path(target)
+    if target.is_dir():
+        raise TransferError(f"{target} is a folder; give the name of the file to write, such as "
+                            f"{target / 'memory.json'}")
     data = export_data(store, user_ids, progress)
-    atomic_write_text(Path(target), json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    try:
+        atomic_write_text(target, json.dumps(data, ensure_ascii=False, indent=1) + "\n")
+    except OSError as exc:
+        raise _write_error(target, exc) from None
     return len(data["users"])
+
+
+def _write_error(target: Path, exc: OSError) -> TransferError:
+    """A file that cannot be written at `target`, said without the temp file's name."""
+    return TransferError(f"cannot write {target}: {exc.strerror or exc}; choose another file name or folder")
 
 
 @dataclass(frozen=True)
@@ -155,8 +172,9 @@ def validate_import(data: Any) -> ImportPlan:
         raise NotAnExport("file: must be a JSON object")
     if data.get("format") != EXPORT_FORMAT:
         raise NotAnExport(f"format: must be {EXPORT_FORMAT!r}")
-    _require(data.get("version") == EXPORT_VERSION, "version",
-             f"this version of KiraOS Desktop reads version {EXPORT_VERSION}, got {data.get('version')!r}")
+    version = data.get("version")
+    _require(version == EXPORT_VERSION and not isinstance(version, bool), "version",
+             f"this version of KiraOS Desktop reads version {EXPORT_VERSION}, got {shown(version)}")
     unknown = sorted(set(data) - {"format", "version", "exported_at", "users"})
     _require(not unknown, "file", f"unknown field {unknown[0] if unknown else ''!r}")
     users = data.get("users")
@@ -200,11 +218,15 @@ def validate_import(data: Any) -> ImportPlan:
 
 def read_import_file(path: Path) -> ImportPlan:
     try:
-        text = Path(path).read_text(encoding="utf-8")
+        text = Path(path).read_text(encoding="utf-8-sig")  # a byte order mark (Windows editors) is no error
     except FileNotFoundError:
         raise TransferError(f"{path}: no such file") from None
+    except IsADirectoryError:
+        raise TransferError(f"{path}: is a folder; give the export file (.json) to import") from None
     except UnicodeDecodeError:
         raise NotAnExport(f"{path}: not UTF-8 text") from None
+    except OSError as exc:
+        raise TransferError(f"{path}: cannot be read: {exc.strerror or exc}") from None
     try:
         data = jsontext.loads(text)
     except json.JSONDecodeError as exc:

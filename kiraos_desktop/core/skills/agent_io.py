@@ -24,8 +24,9 @@ from .agent_format import (
 )
 from .archive import SkillSourceError, copy_folder, extract_archive, is_archive
 from .discovery import read_text_file, scan_skills_dir
+from .file_ops import NAME_OK, check_name, folder_taken
 from .manifest import validate_manifest_text
-from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
+from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE
 from .render import instruction_problems
 
 
@@ -54,7 +55,7 @@ class UnusableNameError(SkillTransferError):
     def __init__(self, name: str):
         shown = name if name else "(none)"
         super().__init__(f"the skill name {shown!r} cannot be a tool name (use 1 to 64 ASCII letters, digits, _ "
-                         "or -, not memory_update/query/clear); import it under another name")
+                         "or -, not starting with _, not memory_update/query/clear); import it under another name")
         self.name = name
 
 
@@ -127,12 +128,12 @@ def _remove_stale_staging(skills_dir: Path) -> None:
 
 
 def _free_folder(skills_dir: Path, name: str) -> Path:
-    candidate = skills_dir / name
+    candidate = name
     number = 2
-    while os.path.lexists(candidate):
-        candidate = skills_dir / f"{name}_{number}"
+    while folder_taken(skills_dir, candidate):
+        candidate = f"{name}_{number}"
         number += 1
-    return candidate
+    return skills_dir / candidate
 
 
 def _meaning(root: Path, rename: str | None) -> tuple[dict, str, str, bool]:
@@ -161,7 +162,7 @@ def _meaning(root: Path, rename: str | None) -> tuple[dict, str, str, bool]:
     if rename is not None:
         manifest["name"] = rename
     name = manifest.get("name")
-    if not isinstance(name, str) or not NAME_RE.match(name) or name in RESERVED_NAMES:
+    if not isinstance(name, str) or check_name(name) != NAME_OK:
         raise UnusableNameError(name if isinstance(name, str) else "")
     if rename is not None or not restored:
         manifest_text = json.dumps(manifest, ensure_ascii=False, indent=2) + "\n"
@@ -258,7 +259,8 @@ def export_skill(folder: Path, dest_dir: Path, overwrite: bool = False) -> Path:
 
     A KiraOS skill keeps its manifest under metadata (so importing the export gives it back); a
     SKILL.md skill is copied as it is. Raises SkillTransferError (nothing written) for a skill with
-    errors or when the destination folder exists and `overwrite` is false."""
+    errors, for `dest_dir` being the skill's own skills folder, or when the destination folder exists
+    and `overwrite` is false."""
     folder = Path(folder)
     dest_dir = Path(dest_dir)
     if (folder / MANIFEST_FILE).exists() or not (folder / SKILL_FILE).exists():
@@ -276,6 +278,9 @@ def export_skill(folder: Path, dest_dir: Path, overwrite: bool = False) -> Path:
         raise SkillTransferError(f"the export would not be a valid Agent Skill: {errors[0].message}")
     if os.path.lexists(dest_dir) and not dest_dir.is_dir():
         raise SkillTransferError(f"{dest_dir} is a file, not a folder")
+    if dest_dir.is_dir() and os.path.samefile(dest_dir, folder.parent):
+        raise SkillTransferError(f"{dest_dir} is the skills folder of this skill: the export would be a second "
+                                 "copy of the skill there, taking its name; choose another folder")
     target = dest_dir / name
     if os.path.lexists(target) and not overwrite:
         raise SkillTransferError(f"{target} exists already; choose another folder or remove it")

@@ -52,8 +52,15 @@ def read_text_file(path: Path, field_name: str) -> TextFile:
     """Read a UTF-8 file of at most MAX_FILE_BYTES; every failure is a problem, never an exception."""
     label = path.name
     try:
-        with open(path, "rb") as handle:
+        # O_NONBLOCK: opening a named pipe must not wait for a writer (it is refused just below).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0))
+        with open(fd, "rb") as handle:
             st = os.fstat(handle.fileno())
+            if stat.S_ISDIR(st.st_mode):
+                raise IsADirectoryError(path)
+            if not stat.S_ISREG(st.st_mode):
+                return TextFile(None, None, [error(field_name, f"{label} is not a regular file (a named pipe or "
+                                                               "a device?); replace it with a text file.")])
             if st.st_size > MAX_FILE_BYTES:
                 return TextFile(None, None, [error(field_name, f"{label} is {st.st_size // 1024} KiB, more than "
                                                                f"the {MAX_FILE_BYTES // 1024} KiB allowed; "

@@ -24,18 +24,26 @@ class SkillFileError(OSError):
     """A file operation on a skill folder failed; nothing was left half done."""
 
 
-def check_new_name(name: str, skills_dir: Path, taken_names: Iterable[str]) -> str:
-    """Whether `name` can be the name and folder of a new (or renamed) skill."""
+def check_name(name: str) -> str:
+    """Whether `name` can name a skill and its folder at all: a tool name that is not reserved and
+    that the skills folder scan does not skip (folders starting with "_" or ".")."""
     if not name:
         return NAME_EMPTY
     if not NAME_RE.match(name) or name.startswith(("_", ".")):
         return NAME_INVALID
     if name in RESERVED_NAMES:
         return NAME_RESERVED
+    return NAME_OK
+
+
+def check_new_name(name: str, skills_dir: Path, taken_names: Iterable[str]) -> str:
+    """Whether `name` can be the name and folder of a new (or renamed) skill."""
+    code = check_name(name)
+    if code != NAME_OK:
+        return code
     if name in set(taken_names):
         return NAME_TAKEN
-    folder = Path(skills_dir) / name
-    if os.path.lexists(folder) or _case_clash(Path(skills_dir), name):
+    if folder_taken(Path(skills_dir), name):
         return FOLDER_TAKEN
     return NAME_OK
 
@@ -70,8 +78,11 @@ def renamed_in(names: Iterable[str], old: str, new: str) -> list[str] | None:
     return [new if n == old else n for n in names]
 
 
-def _case_clash(skills_dir: Path, name: str) -> bool:
-    """A folder whose name differs only in case (one folder on case-insensitive file systems)."""
+def folder_taken(skills_dir: Path, name: str) -> bool:
+    """`skills_dir/name` exists, or an entry whose name differs only in case (one folder on
+    case-insensitive file systems, so a copy of the skills folder would clash)."""
+    if os.path.lexists(Path(skills_dir) / name):
+        return True
     try:
         return any(entry.lower() == name.lower() for entry in os.listdir(skills_dir))
     except OSError:

@@ -65,7 +65,8 @@ def read_skill_file(folder: Path, path: str) -> str:
     percent-encoded traversal, links pointing out), a missing file, a folder, a binary or an
     oversized file."""
     target = resolve_skill_file(folder, path)
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    # O_NONBLOCK: a named pipe is refused below instead of waiting for a writer.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(target, flags)
     except FileNotFoundError:
