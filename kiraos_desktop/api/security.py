@@ -102,7 +102,8 @@ def check_path_text(scope) -> None:
 class GuardedApp:
     """Checks every HTTP request before the router sees it, counts replies and turns errors into JSON.
 
-    Order: Host (400 when repeated, 403 when foreign, the host of an absolute-form target too),
+    Order: Host, Authorization and Content-Type each at most once (400), Host (403 when foreign, the host
+    of an absolute-form target too),
     Origin (403 when any is foreign), token (401), declared body size (413), body encoding and
     media type (415).
     ApiError, Starlette's HTTPException and unexpected exceptions raised by handlers become the
@@ -185,17 +186,19 @@ class GuardedApp:
     def _check(self, scope) -> None:
         host = authorization = content_type = content_length = encoding = None
         origins: list[bytes] = []
-        hosts = 0
+        repeated = None  # the name of the first header that may appear once and came again
         chunked = False
         for name, value in scope["headers"]:
             if name == b"host":
+                repeated = repeated or (host is not None and "Host")
                 host = value
-                hosts += 1
             elif name == b"authorization":
+                repeated = repeated or (authorization is not None and "Authorization")
                 authorization = value
             elif name == b"origin":
                 origins.append(value)
             elif name == b"content-type":
+                repeated = repeated or (content_type is not None and "Content-Type")
                 content_type = value
             elif name == b"content-length":
                 content_length = value
@@ -203,8 +206,8 @@ class GuardedApp:
                 chunked = True
             elif name == b"content-encoding":
                 encoding = value
-        if hosts > 1:
-            raise ApiError(400, "bad_request", "the request has more than one Host header; send exactly one")
+        if repeated:  # which of the values counts is ambiguous: the routes read the first, this check the last
+            raise ApiError(400, "bad_request", f"the request has more than one {repeated} header; send exactly one")
         target = scope.get(AUTHORITY_KEY)  # an absolute-form request target: its host counts too
         if (host is None or not self._allowed(b"host", host)
                 or (target is not None and not self._allowed(b"host", target))):
