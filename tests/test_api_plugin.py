@@ -74,6 +74,17 @@ def test_put_profile_validates(api, api_engine, body, word):
     assert api_engine.store.get_profile("u1", "k") is None
 
 
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "1" + "0" * 400 + ".0"])
+def test_put_profile_refuses_a_number_beyond_a_double_as_value(api, api_engine, number):
+    """Python reads such a JSON number as an infinity: it was stored as the text "inf"."""
+    reply = api.put("/api/users/u1/profiles/k", content=f'{{"value": {number}}}',
+                    headers={"Content-Type": "application/json"})
+    assert reply.status_code == 400 and plugin_error_of(reply).startswith("value: "), reply.text
+    assert api_engine.store.get_profile("u1", "k") is None
+    reply = api.put("/api/users/u1/profiles/k", content='{"value": 1e300}', headers={"Content-Type": "application/json"})
+    assert reply.json()["value"] == "1e+300"
+
+
 def test_put_profile_respects_the_profile_limit(api, api_engine):
     api_engine.update_settings(api_engine.settings.replace(max_profiles_per_user=2))
     assert api.put("/api/users/u1/profiles/a", json={"value": "1"}).status_code == 200
