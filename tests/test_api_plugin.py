@@ -1,6 +1,7 @@
 """The plugin WebUI's /api routes: same paths and shapes, validated, audited as actor `api`."""
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timedelta
 
 import pytest
@@ -166,3 +167,22 @@ def test_plugin_errors_keep_the_plugin_shape(api):
     reply = api.get("/api/nowhere")
     assert reply.status_code == 404
     plugin_error_of(reply)
+
+
+@pytest.mark.parametrize("confidence", ["high", "", float("inf"), float("-inf"), b"\x00"])
+def test_an_entry_another_program_wrote_with_a_confidence_that_is_no_number_is_read(api, api_engine, confidence):
+    """SQLite keeps text (a plugin storing an LLM's "high") or an infinity in the REAL column as it is:
+    every read and write of the user was a 500 (float() of the text, or JSON refusing the infinity)."""
+    with sqlite3.connect(api_engine.paths.db_path, timeout=10) as conn:
+        conn.execute("INSERT INTO user_profiles VALUES ('ext', '城市', '杭州', '2026-01-01T00:00:00', ?, 'basic', NULL)",
+                     (confidence,))
+        conn.execute("INSERT INTO user_profiles VALUES ('ext', '昵称', '小明', '2026-01-02T00:00:00', 0.9, 'basic', NULL)")
+    assert api.get("/v1/context", params={"user_id": "ext"}).json()["context"] == "[ext:basic] 昵称=小明(✓) | 城市=杭州(?)"
+    detail = api.get("/api/users/ext")
+    assert detail.status_code == 200 and [p["confidence"] for p in detail.json()["profiles"]] == [0.9, 0.5]
+    reply = api.post("/v1/tools/memory_query", json={"user_id": "ext"})
+    assert reply.status_code == 200 and "城市 = 杭州  [置信度:0.5]" in reply.json()["content"]
+    reply = api.post("/v1/tools/memory_update", json={"user_id": "ext", "arguments": {"operations": [
+        {"op": "set", "key": "城市", "value": "上海", "confidence": 0.8}]}})
+    assert reply.status_code == 200 and "updated 城市=上海" in reply.json()["content"], reply.text
+    assert api.delete("/api/users/ext/profiles/昵称").status_code == 200
