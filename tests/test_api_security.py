@@ -116,6 +116,14 @@ def test_bodies_must_be_json(api):
     plugin_error_of(reply)
 
 
+@pytest.mark.parametrize("path", ["/v1/tools/memory_update", "/v1/commands", "/api/users/u1/events"])
+def test_a_body_that_is_not_json_gets_one_reply_whether_empty_or_not(api, path):
+    """An empty body is judged by the route, a non-empty one before it: their 415s said it in two ways."""
+    replies = [api.post(path, content=content) for content in (b"", b"x")]
+    assert [r.status_code for r in replies] == [415, 415]
+    assert replies[0].content == replies[1].content
+
+
 def test_json_media_type_with_charset_is_accepted(api):
     reply = api.post("/v1/commands", content=b'{"user_id": "u1", "text": "hi"}',
                      headers={"Content-Type": "application/json; charset=utf-8"})

@@ -10,7 +10,7 @@ from jsonschema import exceptions as js_exceptions
 from jsonschema import validators
 
 from kiraos_desktop.api.errors import ApiError, invalid, is_plugin_path
-from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type
+from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type, not_json
 from kiraos_desktop.core.jsontext import SURROGATE_MESSAGE, dotted_path, lone_surrogate_path, may_hold_surrogate
 from kiraos_desktop.core.schema_messages import describe
 from kiraos_desktop.core.schema_paths import error_field
@@ -42,8 +42,7 @@ def _object(pairs: list) -> dict:
 async def read_json(request) -> Any:
     """The parsed body. 415 unless JSON, 413 past 1 MiB (counted while reading), 400 when unparseable."""
     if not is_json_content_type(request.headers.get("content-type")):
-        raise ApiError(415, "unsupported_media_type", "the request body must be JSON: "
-                                                      "send Content-Type: application/json")
+        raise not_json()
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():

@@ -88,6 +88,12 @@ def is_json_content_type(value: str | None) -> bool:
     return media in JSON_TYPES or (media.startswith("application/") and media.endswith("+json"))
 
 
+def not_json() -> ApiError:
+    """The 415 of a body that is not declared JSON: from the check of every request, and from a route
+    reading a body that had none to check (a Content-Length of 0)."""
+    return ApiError(415, "unsupported_media_type", "request bodies must be JSON: send Content-Type: application/json")
+
+
 def check_path_text(scope) -> None:
     """A path whose %-escapes do not decode to UTF-8 is a 400 (the server would turn them into U+FFFD)."""
     raw = scope.get("raw_path")
@@ -234,8 +240,7 @@ class GuardedApp:
                            "Content-Encoding is not supported: send the JSON body uncompressed, without a "
                            "Content-Encoding header")
         if has_body and not is_json_content_type(content_type and content_type.decode("latin-1")):
-            raise ApiError(415, "unsupported_media_type",
-                           "request bodies must be JSON: send Content-Type: application/json")
+            raise not_json()
 
     def _allowed(self, header: bytes, value: bytes) -> bool:
         verdict = self._verdicts.get((header, value))
