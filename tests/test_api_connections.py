@@ -145,6 +145,32 @@ def test_repeated_host_headers_are_a_400(api_server):
         assert "Host" in json.loads(body)["error"]["message"]
 
 
+@pytest.mark.parametrize("path", ["/v1/tools/memory_update", "/v1/tools/memory_query"])
+@pytest.mark.parametrize("types", [("text/plain", "application/json"), ("application/json", "text/plain"),
+                                   ("application/json", "application/json")])
+def test_repeated_content_types_are_a_400_on_the_fast_path_and_the_routes_alike(api_server, api_engine, path, types):
+    """The routes read the first Content-Type, the security check the last: the memory_update fast path
+    once wrote a body whose first type was text/plain, which every route refused with a 415."""
+    body = json.dumps({"user_id": "u1", "arguments": {"operations": [{"op": "event", "value": "x"}]}
+                       if path.endswith("update") else {}}).encode()
+    raw = (f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
+           + "".join(f"Content-Type: {media}\r\n" for media in types)
+           + f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n").encode() + body
+    status, _, reply = exchange(api_server, raw)
+    assert status == 400, reply
+    error = json.loads(reply)["error"]
+    assert error["code"] == "bad_request" and "Content-Type" in error["message"]
+    assert api_engine.store.stats().total_users == 0
+
+
+@pytest.mark.parametrize("tokens", [("wrong", TOKEN), (TOKEN, "wrong"), (TOKEN, TOKEN)])
+def test_repeated_authorization_headers_are_a_400(api_server, tokens):
+    extra = "".join(f"Authorization: Bearer {token}\r\n" for token in tokens)
+    raw = f"GET /v1/skills HTTP/1.1\r\nHost: 127.0.0.1\r\n{extra}Connection: close\r\n\r\n"
+    status, _, reply = exchange(api_server, raw.encode())
+    assert status == 400 and "Authorization" in json.loads(reply)["error"]["message"]
+
+
 @pytest.mark.parametrize("origins", [("http://127.0.0.1", "http://evil.example"),
                                      ("http://evil.example", "http://localhost")])
 def test_any_foreign_origin_among_several_is_a_403(api_server, origins):

@@ -1,6 +1,7 @@
 """The plugin WebUI's /api routes: same paths and shapes, validated, audited as actor `api`."""
 from __future__ import annotations
 
+import sqlite3
 from datetime import datetime, timedelta
 
 import pytest
@@ -72,6 +73,17 @@ def test_put_profile_validates(api, api_engine, body, word):
     assert reply.status_code == 400
     assert word in plugin_error_of(reply)
     assert api_engine.store.get_profile("u1", "k") is None
+
+
+@pytest.mark.parametrize("number", ["1e400", "-1e400", "1" + "0" * 400 + ".0"])
+def test_put_profile_refuses_a_number_beyond_a_double_as_value(api, api_engine, number):
+    """Python reads such a JSON number as an infinity: it was stored as the text "inf"."""
+    reply = api.put("/api/users/u1/profiles/k", content=f'{{"value": {number}}}',
+                    headers={"Content-Type": "application/json"})
+    assert reply.status_code == 400 and plugin_error_of(reply).startswith("value: "), reply.text
+    assert api_engine.store.get_profile("u1", "k") is None
+    reply = api.put("/api/users/u1/profiles/k", content='{"value": 1e300}', headers={"Content-Type": "application/json"})
+    assert reply.json()["value"] == "1e+300"
 
 
 def test_put_profile_respects_the_profile_limit(api, api_engine):
@@ -155,3 +167,22 @@ def test_plugin_errors_keep_the_plugin_shape(api):
     reply = api.get("/api/nowhere")
     assert reply.status_code == 404
     plugin_error_of(reply)
+
+
+@pytest.mark.parametrize("confidence", ["high", "", float("inf"), float("-inf"), b"\x00"])
+def test_an_entry_another_program_wrote_with_a_confidence_that_is_no_number_is_read(api, api_engine, confidence):
+    """SQLite keeps text (a plugin storing an LLM's "high") or an infinity in the REAL column as it is:
+    every read and write of the user was a 500 (float() of the text, or JSON refusing the infinity)."""
+    with sqlite3.connect(api_engine.paths.db_path, timeout=10) as conn:
+        conn.execute("INSERT INTO user_profiles VALUES ('ext', '城市', '杭州', '2026-01-01T00:00:00', ?, 'basic', NULL)",
+                     (confidence,))
+        conn.execute("INSERT INTO user_profiles VALUES ('ext', '昵称', '小明', '2026-01-02T00:00:00', 0.9, 'basic', NULL)")
+    assert api.get("/v1/context", params={"user_id": "ext"}).json()["context"] == "[ext:basic] 昵称=小明(✓) | 城市=杭州(?)"
+    detail = api.get("/api/users/ext")
+    assert detail.status_code == 200 and [p["confidence"] for p in detail.json()["profiles"]] == [0.9, 0.5]
+    reply = api.post("/v1/tools/memory_query", json={"user_id": "ext"})
+    assert reply.status_code == 200 and "城市 = 杭州  [置信度:0.5]" in reply.json()["content"]
+    reply = api.post("/v1/tools/memory_update", json={"user_id": "ext", "arguments": {"operations": [
+        {"op": "set", "key": "城市", "value": "上海", "confidence": 0.8}]}})
+    assert reply.status_code == 200 and "updated 城市=上海" in reply.json()["content"], reply.text
+    assert api.delete("/api/users/ext/profiles/昵称").status_code == 200

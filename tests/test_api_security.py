@@ -116,6 +116,14 @@ def test_bodies_must_be_json(api):
     plugin_error_of(reply)
 
 
+@pytest.mark.parametrize("path", ["/v1/tools/memory_update", "/v1/commands", "/api/users/u1/events"])
+def test_a_body_that_is_not_json_gets_one_reply_whether_empty_or_not(api, path):
+    """An empty body is judged by the route, a non-empty one before it: their 415s said it in two ways."""
+    replies = [api.post(path, content=content) for content in (b"", b"x")]
+    assert [r.status_code for r in replies] == [415, 415]
+    assert replies[0].content == replies[1].content
+
+
 def test_json_media_type_with_charset_is_accepted(api):
     reply = api.post("/v1/commands", content=b'{"user_id": "u1", "text": "hi"}',
                      headers={"Content-Type": "application/json; charset=utf-8"})
@@ -155,6 +163,34 @@ def test_invalid_json_is_a_400(api):
         reply = api.post("/v1/inject", content=raw, headers={"Content-Type": "application/json"})
         assert reply.status_code == 400, raw
         assert error_of(reply)["code"] == "invalid_json"
+
+
+@pytest.mark.parametrize("method, path, raw", [
+    ("POST", "/v1/tools/memory_update",  # the fast path's plain case
+     b'{"user_id": "u1", "user_id": "u2", "arguments": {"operations": [{"op": "event", "value": "x"}]}}'),
+    ("POST", "/v1/tools/memory_update",
+     b'{"user_id": "u1", "arguments": {"operations": [{"op": "set", "key": "k", "value": "a", "value": "b"}]}}'),
+    ("POST", "/v1/tools/memory_update", b'{"user_id": "u1", "arguments": {"operations": []},'
+                                        b' "arguments": {"operations": [{"op": "event", "value": "x"}]}}'),
+    ("POST", "/v1/tools/memory_query", b'{"user_id": "u1", "user_id": "u2"}'),
+    ("POST", "/v1/inject", b'{"user_ids": ["u1"], "system": "s", "system": "t"}'),
+    ("PUT", "/api/users/u1/profiles/k", b'{"value": "a", "value": "b"}'),
+    ("POST", "/api/users/u1/events", b'{"event_summary": "a", "event_summary": "b"}'),
+])
+def test_a_key_repeated_within_an_object_is_a_400_and_changes_nothing(api, api_engine, method, path, raw):
+    """Which of the values counts is the parser's choice (Python's: the last), so a body another tool
+    reads one way could be written another: such a body used to be written with its last values."""
+    reply = api.request(method, path, content=raw, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 400, reply.text
+    message = plugin_error_of(reply) if path.startswith("/api/") else error_of(reply)["message"]
+    assert "repeats the key" in message
+    assert api_engine.store.stats().total_users == 0
+
+
+def test_a_repeated_key_is_named_in_ascii(api):
+    raw = b'{"user_id": "u1", "\\ud800": 1, "\\ud800": 2}'
+    reply = api.post("/v1/tools/memory_query", content=raw, headers={"Content-Type": "application/json"})
+    assert reply.status_code == 400 and '"\\ud800"' in error_of(reply)["message"]
 
 
 def test_unknown_fields_are_rejected(api):

@@ -10,7 +10,7 @@ from jsonschema import exceptions as js_exceptions
 from jsonschema import validators
 
 from kiraos_desktop.api.errors import ApiError, invalid, is_plugin_path
-from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type
+from kiraos_desktop.api.security import MAX_BODY_BYTES, is_json_content_type, not_json
 from kiraos_desktop.core.jsontext import SURROGATE_MESSAGE, dotted_path, lone_surrogate_path, may_hold_surrogate
 from kiraos_desktop.core.schema_messages import describe
 from kiraos_desktop.core.schema_paths import error_field
@@ -20,11 +20,29 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"{name} is not valid JSON")
 
 
+class _RepeatedKey(ValueError):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _object(pairs: list) -> dict:
+    """An object whose keys are all different: with a repeated key, which value counts depends on the
+    parser (here the last), so a body that a proxy or another tool reads one way is not read another."""
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _RepeatedKey(key)
+            seen.add(key)
+    return data
+
+
 async def read_json(request) -> Any:
     """The parsed body. 415 unless JSON, 413 past 1 MiB (counted while reading), 400 when unparseable."""
     if not is_json_content_type(request.headers.get("content-type")):
-        raise ApiError(415, "unsupported_media_type", "the request body must be JSON: "
-                                                      "send Content-Type: application/json")
+        raise not_json()
     chunks: list[bytes] = []
     size = 0
     async for chunk in request.stream():
@@ -36,11 +54,12 @@ async def read_json(request) -> Any:
 
 
 # One decoder: json.loads() with an option builds a decoder (and its scanner) per call.
-_DECODER = json.JSONDecoder(parse_constant=_reject_constant)
+_DECODER = json.JSONDecoder(parse_constant=_reject_constant, object_pairs_hook=_object)
 
 
 def decode_json(raw: bytes, plugin: bool = False) -> Any:
-    """A request body parsed as UTF-8 JSON without NaN or Infinity; ApiError 400 otherwise.
+    """A request body parsed as UTF-8 JSON without NaN, Infinity or a key repeated within an object;
+    ApiError 400 otherwise.
 
     Every string in it must be valid Unicode text: a lone surrogate escape is refused here, for
     every route, naming its field (422, or 400 on the plugin routes) before any handler sees it.
@@ -54,6 +73,9 @@ def decode_json(raw: bytes, plugin: bool = False) -> Any:
                    if raw.strip() else "the request body is empty; send a JSON object")
     except RecursionError:
         message = "the request body is not valid JSON: it is nested too deeply"
+    except _RepeatedKey as exc:  # ASCII escapes: the key may hold a lone surrogate
+        shown = json.dumps(exc.key[:40]) + ("..." if len(exc.key) > 40 else "")
+        message = f"the request body repeats the key {shown} within one object; send each key once"
     except ValueError as exc:  # int() refuses numbers of more than 4300 digits
         message = (f"the request body is not valid JSON: {exc}" if "digits" not in str(exc) else
                    f"the request body holds a number of more than {sys.get_int_max_str_digits()} digits")

@@ -88,6 +88,12 @@ def is_json_content_type(value: str | None) -> bool:
     return media in JSON_TYPES or (media.startswith("application/") and media.endswith("+json"))
 
 
+def not_json() -> ApiError:
+    """The 415 of a body that is not declared JSON: from the check of every request, and from a route
+    reading a body that had none to check (a Content-Length of 0)."""
+    return ApiError(415, "unsupported_media_type", "request bodies must be JSON: send Content-Type: application/json")
+
+
 def check_path_text(scope) -> None:
     """A path whose %-escapes do not decode to UTF-8 is a 400 (the server would turn them into U+FFFD)."""
     raw = scope.get("raw_path")
@@ -102,7 +108,8 @@ def check_path_text(scope) -> None:
 class GuardedApp:
     """Checks every HTTP request before the router sees it, counts replies and turns errors into JSON.
 
-    Order: Host (400 when repeated, 403 when foreign, the host of an absolute-form target too),
+    Order: Host, Authorization and Content-Type each at most once (400), Host (403 when foreign, the host
+    of an absolute-form target too),
     Origin (403 when any is foreign), token (401), declared body size (413), body encoding and
     media type (415).
     ApiError, Starlette's HTTPException and unexpected exceptions raised by handlers become the
@@ -185,17 +192,19 @@ class GuardedApp:
     def _check(self, scope) -> None:
         host = authorization = content_type = content_length = encoding = None
         origins: list[bytes] = []
-        hosts = 0
+        repeated = None  # the name of the first header that may appear once and came again
         chunked = False
         for name, value in scope["headers"]:
             if name == b"host":
+                repeated = repeated or (host is not None and "Host")
                 host = value
-                hosts += 1
             elif name == b"authorization":
+                repeated = repeated or (authorization is not None and "Authorization")
                 authorization = value
             elif name == b"origin":
                 origins.append(value)
             elif name == b"content-type":
+                repeated = repeated or (content_type is not None and "Content-Type")
                 content_type = value
             elif name == b"content-length":
                 content_length = value
@@ -203,8 +212,8 @@ class GuardedApp:
                 chunked = True
             elif name == b"content-encoding":
                 encoding = value
-        if hosts > 1:
-            raise ApiError(400, "bad_request", "the request has more than one Host header; send exactly one")
+        if repeated:  # which of the values counts is ambiguous: the routes read the first, this check the last
+            raise ApiError(400, "bad_request", f"the request has more than one {repeated} header; send exactly one")
         target = scope.get(AUTHORITY_KEY)  # an absolute-form request target: its host counts too
         if (host is None or not self._allowed(b"host", host)
                 or (target is not None and not self._allowed(b"host", target))):
@@ -231,8 +240,7 @@ class GuardedApp:
                            "Content-Encoding is not supported: send the JSON body uncompressed, without a "
                            "Content-Encoding header")
         if has_body and not is_json_content_type(content_type and content_type.decode("latin-1")):
-            raise ApiError(415, "unsupported_media_type",
-                           "request bodies must be JSON: send Content-Type: application/json")
+            raise not_json()
 
     def _allowed(self, header: bytes, value: bytes) -> bool:
         verdict = self._verdicts.get((header, value))

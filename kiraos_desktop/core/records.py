@@ -130,6 +130,8 @@ def check_key(key: Any) -> str:
 def check_value(value: Any) -> str:
     if isinstance(value, bool) or value is None:
         raise ValidationError("value", "must be a non-empty text")
+    if isinstance(value, float) and not math.isfinite(value):  # JSON's 1e400 reads as inf
+        raise ValidationError("value", f"must be a text or a finite number, got {value}")
     if isinstance(value, (int, float)):
         value = str(value)
     if not isinstance(value, str) or not value.strip():

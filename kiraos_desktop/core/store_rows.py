@@ -1,6 +1,8 @@
 """How the store reads its tables: column lists, the live-entry condition, the events query, the row types."""
 from __future__ import annotations
 
+import math
+
 from kiraos_desktop.core.records import CATEGORY_RANK, EventEntry, ProfileEntry
 
 #: The columns of a profile entry, in the order of ProfileRow (and of ProfileEntry's fields).
@@ -17,6 +19,8 @@ NEWEST_EVENTS_FIRST = "ORDER BY created_at DESC, id DESC"
 CHANGE_COLUMNS = "id, at, user_id, actor, action, target, before, after"
 
 _OTHER_RANK = len(CATEGORY_RANK)
+#: The confidence of a row that has none we can read.
+DEFAULT_CONFIDENCE = 0.5
 
 
 #: A profile row as SQLite returns it: PROFILE_COLUMNS, then (WriteBatch.profile_rows()) whether SQLite
@@ -31,9 +35,22 @@ def profile_from_row(row: ProfileRow) -> ProfileEntry:
     user_id, key, value, updated_at, confidence, category, expires_at = row[:ROW_LIVE]
     return ProfileEntry(
         user_id, key, value, updated_at,
-        0.5 if confidence is None else float(confidence),
+        stored_confidence(confidence),
         category or "basic", expires_at,
     )
+
+
+def stored_confidence(value) -> float:
+    """A row's confidence as a finite number. The plugin's NULL, and what another program may have
+    written that is none (SQLite keeps text such as "high" in a REAL column as text, and an
+    infinity as it is), read as DEFAULT_CONFIDENCE: such a row must not make its user unreadable."""
+    if type(value) is float and math.isfinite(value):
+        return value
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        return DEFAULT_CONFIDENCE
+    return number if math.isfinite(number) else DEFAULT_CONFIDENCE
 
 
 def event_from_row(row) -> EventEntry:
@@ -60,5 +77,4 @@ def _newest_first(row: ProfileRow) -> str:
 
 def _display_rank(row: ProfileRow) -> tuple:
     category = row[ROW_CATEGORY] or "basic"
-    confidence = row[ROW_CONFIDENCE]
-    return CATEGORY_RANK.get(category, _OTHER_RANK), category, -(0.5 if confidence is None else float(confidence))
+    return CATEGORY_RANK.get(category, _OTHER_RANK), category, -stored_confidence(row[ROW_CONFIDENCE])
