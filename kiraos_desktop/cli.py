@@ -187,30 +187,46 @@ def _start_logging(engine) -> None:
     logging.getLogger("kiraos_desktop").info("memory in %s", engine.database_label)  # redacted
 
 
-def _window_falls_back(args, exc: Exception) -> bool:
-    """The window, on a database URL it cannot use: a dialog offers to quit (False) or to go on with
-    the local SQLite data (True). Anything else, and where no window can be shown: False."""
-    from kiraos_desktop.core.database_url import DatabaseUrlError
-
-    database = getattr(exc, "database_label", None)
+def _starts_window(args) -> bool:
+    """Whether this run is meant to show the window, and one can be shown here."""
     if args.command is not None or args.self_test or getattr(args, "screenshot", None):
-        return False
-    if database is None and not isinstance(exc, DatabaseUrlError):
         return False
     from kiraos_desktop.ui.app import missing_display
 
-    if missing_display():
-        return False
+    return not missing_display()
+
+
+def _window_language_and_data_dir(args) -> tuple[str, str]:
+    """The language for a box shown before the window (the settings may be what failed) and the data dir."""
     from kiraos_desktop.core.paths import resolve_paths
     from kiraos_desktop.core.settings import SettingsError, load_settings
-    from kiraos_desktop.ui.database_error import offer_local_data
 
     paths = resolve_paths(data_dir=getattr(args, "data_dir", None))
     try:
         language = args.language or load_settings(paths.settings_file)[0].language
-    except SettingsError:
+    except (SettingsError, OSError):
         language = "system"
-    return offer_local_data(database or "", str(exc), str(paths.data_dir), language)
+    return language, str(paths.data_dir)
+
+
+def _window_falls_back(args, exc: Exception) -> bool:
+    """The window, on a database URL it cannot use: a dialog offers to quit (False) or to go on with
+    the local SQLite data (True). Anything else: the window's start failed, and a box says so (a
+    windowed build has no console for the line on stderr); False. Where no window can be shown: False."""
+    from kiraos_desktop.core.database_url import DatabaseUrlError
+
+    if not _starts_window(args):
+        return False
+    language, data_dir = _window_language_and_data_dir(args)
+    database = getattr(exc, "database_label", None)
+    if database is None and not isinstance(exc, DatabaseUrlError):
+        from kiraos_desktop.ui.startup_error import tell_cannot_start
+
+        tell_cannot_start(str(exc), data_dir, language)
+        return False
+    from kiraos_desktop.ui.database_error import offer_local_data
+
+    return offer_local_data(database or "", str(exc), data_dir, language)
 
 
 def _run_command(args) -> int:
@@ -238,6 +254,11 @@ def _run_command(args) -> int:
         try:
             engine = open_engine(args)
         except (SettingsError, StoreError, ValueError, OSError) as again:
+            if _starts_window(args):
+                from kiraos_desktop.ui.startup_error import tell_cannot_start
+
+                language, data_dir = _window_language_and_data_dir(args)
+                tell_cannot_start(str(again), data_dir, language)
             raise UsageError(str(again)) from None
     try:
         for warning in engine.settings_warnings:

@@ -2547,6 +2547,25 @@ New (Ctrl+N) starts one from a template; Import… brings in an Agent Skill (a f
     </message>
 </context>
 <context>
+    <name>StartupErrorBox</name>
+    <message>
+        <source>KiraOS Desktop cannot start</source>
+        <translation>KiraOS Desktop 无法启动</translation>
+    </message>
+    <message>
+        <source>KiraOS Desktop cannot open its data.</source>
+        <translation>KiraOS Desktop 无法打开它的数据。</translation>
+    </message>
+    <message>
+        <source>{message}
+
+Correct what the message names (or move that file away to start from the defaults), then start KiraOS Desktop again. The data folder is {folder}; --data-dir chooses another one.</source>
+        <translation>{message}
+
+请更正上面所说的问题（或把那个文件移走，以默认设置启动），然后重新启动 KiraOS Desktop。数据文件夹是 {folder}；用 --data-dir 可以换一个。</translation>
+    </message>
+</context>
+<context>
     <name>TaskWorker</name>
     <message>
         <source>cancelled; nothing was changed</source>
