@@ -44,7 +44,8 @@ def run_transfer_command(command: str, args, engine) -> int:
 def _import(args, engine) -> int:
     router: SkillRouter = engine.skills
     try:
-        result = import_skill(Path(args.source), router.skills_dir, name=args.import_name, replace=args.replace)
+        result = import_skill(Path(args.source), router.skills_dir, name=args.import_name, replace=args.replace,
+                              backups_dir=engine.paths.backups_dir if args.replace else None)
     except NameClashError as exc:
         print(f"error: a skill named {exc.name!r} already exists (folder {exc.folder.name!r}); use --replace "
               "to replace it or --name NEW to import it under another name", file=sys.stderr)
@@ -57,7 +58,7 @@ def _import(args, engine) -> int:
         return EXIT_USAGE
     router.reload()
     how = "restored" if result.restored else "imported"
-    replaced = " (replacing the previous one)" if result.replaced else ""
+    replaced = f" (replacing the previous one, moved to {result.backup})" if result.replaced else ""
     print(f"{how} skill {result.name!r} into {result.folder}{replaced}")
     if result.command_changed is not None:
         before, after = result.command_changed

@@ -75,7 +75,7 @@ def test_import_unicode_description_from_zip_and_skill_archives(tmp_path, skills
     source = unicode_skill(tmp_path / "src")
     for archive, top in ((tmp_path / "a.zip", True), (tmp_path / "b.skill", False)):
         zip_folder(source, archive, top=top)
-        result = import_skill(archive, skills_dir, replace=True)
+        result = import_skill(archive, skills_dir, replace=True, backups_dir=tmp_path / "backups")
         data = json.loads((result.folder / "manifest.json").read_text(encoding="utf-8"))
         assert data["description"] == "数据分析助手：读取表格、计算统计量并画图 📊。用户提到「分析」「统计」或上传 CSV 时使用。"
         assert (result.folder / "references" / "统计方法.md").read_text(encoding="utf-8") == "均值、中位数、标准差。\n"
@@ -94,10 +94,28 @@ def test_name_clash_fails_and_changes_nothing_then_replace_or_rename(tmp_path, s
     assert renamed.folder == skills_dir / "existing_2"
     assert json.loads((renamed.folder / "manifest.json").read_text())["name"] == "existing_2"
 
-    replaced = import_skill(source, skills_dir, replace=True)
+    old_instruction = (skills_dir / "existing" / "instruction.md").read_text()
+    replaced = import_skill(source, skills_dir, replace=True, backups_dir=tmp_path / "backups")
     assert replaced.replaced and replaced.folder == skills_dir / "existing"
     assert (replaced.folder / "instruction.md").read_text().startswith("New.")
     assert sorted(p.name for p in skills_dir.iterdir()) == ["existing", "existing_2"]
+    # The replaced skill is kept where a deleted one goes, under its folder's name.
+    assert replaced.backup.parent == tmp_path / "backups" / "deleted-skills"
+    assert replaced.backup.name.startswith("existing-")
+    assert (replaced.backup / "instruction.md").read_text() == old_instruction
+
+
+def test_a_replace_whose_old_skill_cannot_reach_the_backups_changes_nothing(tmp_path, skills_dir):
+    source = write_agent_skill(tmp_path / "src", "existing", "---\nname: existing\ndescription: new one\n---\nNew.\n")
+    blocked = tmp_path / "backups"
+    blocked.write_text("a file where the backups folder would be")
+    before = snapshot(skills_dir)
+    with pytest.raises(SkillTransferError, match="backups.*nothing was replaced"):
+        import_skill(source, skills_dir, replace=True, backups_dir=blocked)
+    assert snapshot(skills_dir) == before
+    with pytest.raises(ValueError, match="backups folder"):
+        import_skill(source, skills_dir, replace=True)
+    assert snapshot(skills_dir) == before
 
 
 def test_a_folder_taken_by_another_skill_gets_a_free_name(tmp_path, skills_dir):
@@ -128,6 +146,12 @@ def test_cli_import_clash_exits_2(tmp_path, skills_dir, capsys):
     err = capsys.readouterr().err
     assert "already exists" in err and "--replace" in err and "--name" in err
     assert snapshot(skills_dir) == before
+
+    engine.paths = SimpleNamespace(backups_dir=tmp_path / "backups")
+    args = standalone_parser().parse_args(["skills", "import", str(source), "--replace"])
+    assert run_skills(args, engine) == 0
+    out = capsys.readouterr().out
+    assert "replacing the previous one, moved to" in out and str(tmp_path / "backups" / "deleted-skills") in out
 
 
 def _zip(path: Path, entries: list[tuple], compression=zipfile.ZIP_DEFLATED) -> Path:
@@ -342,7 +366,7 @@ def test_an_import_never_takes_another_skills_command(tmp_path):
     write_skill(skills, "zz", manifest("zz", command="/b_tarot"), "x")
     assert import_skill(exported, skills, name="b_tarot").command_changed == ("/tarot", "")
     assert "command" not in SkillRouter(skills).get("b_tarot").manifest
-    again = import_skill(exported, skills, replace=True)  # replacing the owner keeps its command
+    again = import_skill(exported, skills, replace=True, backups_dir=tmp_path / "backups")  # keeps its command
     assert again.command_changed is None and SkillRouter(skills).get("tarot_reading").command == "/tarot"
 
 

@@ -103,6 +103,9 @@ def test_clash_replace_and_cancel(qtbot, real_page, engine, tmp_path):
     assert (engine.skills.skills_dir / "tarot_reading" / "instruction.md").read_text(encoding="utf-8") \
         .startswith("新的指令")
     assert real_page.editor.instruction_text().startswith("新的指令")
+    kept = list((Path(real_page.backups_dir) / "deleted-skills").glob("tarot_reading-*"))
+    assert len(kept) == 1 and (kept[0] / "manifest.json").is_file()  # the replaced version, kept
+    assert "新的指令" not in (kept[0] / "instruction.md").read_text(encoding="utf-8")
 
 
 def test_a_broken_archive_shows_an_error_and_changes_nothing(qtbot, real_page, engine, tmp_path):

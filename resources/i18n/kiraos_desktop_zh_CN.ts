@@ -1849,8 +1849,8 @@ Quit anyway?</source>
         <translation>已有名为 {0} 的技能。</translation>
     </message>
     <message>
-        <source>Replace it with the imported skill (its folder is overwritten), or import under another name?</source>
-        <translation>用导入的技能替换它（覆盖其文件夹），还是换个名称导入？</translation>
+        <source>Replace it with the imported skill (the current one is moved to the backups, as a deleted skill is), or import under another name?</source>
+        <translation>用导入的技能替换它（现有的技能会像删除的技能一样移到备份中），还是换个名称导入？</translation>
     </message>
     <message>
         <source>Replace</source>

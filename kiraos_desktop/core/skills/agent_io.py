@@ -24,7 +24,7 @@ from .agent_format import (
 )
 from .archive import SkillSourceError, copy_folder, extract_archive, is_archive
 from .discovery import read_text_file, scan_skills_dir
-from .file_ops import NAME_OK, check_name, folder_taken
+from .file_ops import NAME_OK, SkillFileError, check_name, delete_skill, folder_taken
 from .manifest import validate_manifest_text
 from .problems import COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE
 from .render import instruction_problems
@@ -68,6 +68,8 @@ class ImportResult:
     restored: bool
     #: The skill's slash command was taken by another skill: (old, new) with new "" when dropped.
     command_changed: tuple[str, str] | None = None
+    #: Where the replaced skill was moved (as `skills delete` moves one), when one was replaced.
+    backup: Path | None = None
 
 
 def _find_skill_root(folder: Path) -> Path:
@@ -172,12 +174,16 @@ def _meaning(root: Path, rename: str | None) -> tuple[dict, str, str, bool]:
     return manifest, manifest_text, agent.instruction, restored
 
 
-def import_skill(source: Path, skills_dir: Path, name: str | None = None, replace: bool = False) -> ImportResult:
+def import_skill(source: Path, skills_dir: Path, name: str | None = None, replace: bool = False,
+                 backups_dir: Path | None = None) -> ImportResult:
     """Make a KiraOS skill in `skills_dir` from an Agent Skills folder or .zip/.skill archive.
 
-    `name` imports under another name; `replace` replaces the skill that has the name. Raises
-    NameClashError when the name is taken (and `replace` is false), SkillTransferError for anything
-    else that is wrong; in every error case `skills_dir` is left unchanged."""
+    `name` imports under another name; `replace` replaces the skill that has the name, whose folder
+    goes to `<backups_dir>/deleted-skills/` as a deleted skill's does (a replace needs `backups_dir`).
+    Raises NameClashError when the name is taken (and `replace` is false), SkillTransferError for
+    anything else that is wrong; in every error case `skills_dir` is left unchanged."""
+    if replace and backups_dir is None:
+        raise ValueError("replacing a skill needs the backups folder its old version goes to")
     source = Path(source)
     skills_dir = Path(skills_dir)
     if not os.path.exists(source):
@@ -218,7 +224,7 @@ def import_skill(source: Path, skills_dir: Path, name: str | None = None, replac
         changed = _free_command(manifest, commands, manifest["name"] if existing is not None else None)
         if changed is not None:
             _write(built / MANIFEST_FILE, json.dumps(manifest, ensure_ascii=False, indent=2) + "\n")
-        return _place(built, skills_dir, staging, manifest["name"], existing, restored, changed)
+        return _place(built, skills_dir, staging, manifest["name"], existing, restored, changed, backups_dir)
     except OSError as exc:
         raise SkillTransferError(f"the skill cannot be written into {skills_dir}: {exc.strerror or exc}") from None
     finally:
@@ -226,18 +232,20 @@ def import_skill(source: Path, skills_dir: Path, name: str | None = None, replac
 
 
 def _place(built: Path, skills_dir: Path, staging: Path, name: str, existing: Path | None, restored: bool,
-           changed: tuple[str, str] | None) -> ImportResult:
+           changed: tuple[str, str] | None, backups_dir: Path | None) -> ImportResult:
     if existing is None:
         target = _free_folder(skills_dir, name)
         os.rename(built, target)
         return ImportResult(name, target, False, restored, changed)
-    _swap_in(built, existing, staging)
-    return ImportResult(name, existing, True, restored, changed)
+    backup = _swap_in(built, existing, staging, backups_dir)
+    return ImportResult(name, existing, True, restored, changed, backup)
 
 
-def _swap_in(built: Path, target: Path, staging: Path) -> None:
-    """Put `built` where `target` is, moving the old folder into `staging` (removed with it);
-    the old folder goes back when the second rename fails."""
+def _swap_in(built: Path, target: Path, staging: Path, backups_dir: Path | None = None) -> Path | None:
+    """Put `built` where `target` is. The old folder is first renamed aside into `staging` (a rename,
+    which cannot half happen), then moved to the backups (its path returned) or, without
+    `backups_dir` (an export's destination), removed with `staging`. When the new one cannot take its
+    place, or the old one cannot reach the backups, everything goes back as it was and the error is raised."""
     old = staging / "replaced"
     os.rename(target, old)
     try:
@@ -245,6 +253,14 @@ def _swap_in(built: Path, target: Path, staging: Path) -> None:
     except OSError:
         os.rename(old, target)
         raise
+    if backups_dir is None:
+        return None
+    try:
+        return delete_skill(old, backups_dir, name=target.name)
+    except SkillFileError as exc:
+        os.rename(target, built)
+        os.rename(old, target)
+        raise SkillTransferError(f"{exc}; nothing was replaced") from None
 
 
 def _write(path: Path, text: str) -> None:

@@ -256,19 +256,21 @@ def rename_skill(folder: Path, new_name: str) -> Path:
 
 # ---------------------------------------------------------------------- deleting
 
-def delete_skill(folder: Path, backups_dir: Path, now: datetime | None = None) -> Path:
-    """Move the skill folder to `<backups>/deleted-skills/<folder>-<timestamp>/` (never lost)."""
+def delete_skill(folder: Path, backups_dir: Path, now: datetime | None = None, name: str | None = None) -> Path:
+    """Move the skill folder to `<backups>/deleted-skills/<name>-<timestamp>/` (never lost); `name`
+    is the folder's own unless given (a folder already moved aside under another name)."""
     folder = Path(folder)
+    name = name or folder.name
     stamp = (now or datetime.now()).strftime("%Y%m%d-%H%M%S")
     area = Path(backups_dir) / DELETED_SKILLS
-    area.mkdir(parents=True, exist_ok=True)
-    target = area / f"{folder.name}-{stamp}"
+    target = area / f"{name}-{stamp}"
     counter = 2
     while os.path.lexists(target):
-        target = area / f"{folder.name}-{stamp}-{counter}"
+        target = area / f"{name}-{stamp}-{counter}"
         counter += 1
     try:
+        area.mkdir(parents=True, exist_ok=True)
         shutil.move(str(folder), str(target))
     except OSError as exc:
-        raise SkillFileError(f"cannot move {folder.name} to the backups: {exc.strerror or exc}") from exc
+        raise SkillFileError(f"cannot move {name} to the backups: {exc.strerror or exc}") from exc
     return target

@@ -70,8 +70,8 @@ class Prompter(QObject):
         box = QMessageBox(QMessageBox.Icon.Question, self.tr("Import skill"),
                           self.tr("A skill named {0} already exists.").format(skill),
                           QMessageBox.StandardButton.Cancel, self._widget)
-        box.setInformativeText(self.tr("Replace it with the imported skill (its folder is overwritten), or "
-                                       "import under another name?"))
+        box.setInformativeText(self.tr("Replace it with the imported skill (the current one is moved to the "
+                                       "backups, as a deleted skill is), or import under another name?"))
         replace_button = box.addButton(self.tr("Replace"), QMessageBox.ButtonRole.DestructiveRole)
         rename_button = box.addButton(self.tr("Rename…"), QMessageBox.ButtonRole.AcceptRole)
         box.setDefaultButton(rename_button)

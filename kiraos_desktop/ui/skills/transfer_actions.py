@@ -24,7 +24,7 @@ class SkillTransfer(QObject):
 
 
 class SkillTransferActions:
-    """Needs from the page: `_router`, `prompter`, `editor`, `confirm_leave()`, `reload_skills()`,
+    """Needs from the page: `_router`, `backups_dir`, `prompter`, `editor`, `confirm_leave()`, `reload_skills()`,
     `open_skill()`, `_ask_free_name()` and `_free_suggestion()`."""
 
     def import_skill(self, source: str = "") -> str | None:
@@ -80,11 +80,11 @@ class SkillTransferActions:
         return result.folder.name
 
     def _import_work(self, source: Path, name: str | None, replace: bool):
-        skills_dir = Path(self._router.skills_dir)
+        skills_dir, backups_dir = Path(self._router.skills_dir), Path(self.backups_dir)
 
         def work(_progress, _cancelled):
             try:
-                return import_skill(source, skills_dir, name=name, replace=replace)
+                return import_skill(source, skills_dir, name=name, replace=replace, backups_dir=backups_dir)
             except (NameClashError, UnusableNameError) as exc:  # a question for the user, not a failure
                 return exc
         return work
