@@ -311,25 +311,42 @@ def _writing_threads(api_engine, monkeypatch) -> list[str]:
     return names
 
 
-def test_the_loops_share_is_bounded_by_operations_not_bytes(api_engine, monkeypatch):
-    from kiraos_desktop.api.update_queue import LOOP_OPERATIONS
-
+def _on_loop_or_thread(api_engine, monkeypatch, calls: list[tuple[str, list]]) -> list[str]:
+    """The threads that write the calls (user, operations), one after the other."""
     names = _writing_threads(api_engine, monkeypatch)
     workers = Workers()
     queue = UpdateQueue(api_engine.store, api_engine.tools, workers, "tool")
-    events = [{"op": "event", "value": f"e{n}"} for n in range(LOOP_OPERATIONS + 1)]
 
     async def main():
-        await queue.call("cheap", {"operations": events[:LOOP_OPERATIONS]})
-        await queue.call("costly", {"operations": events})
+        for user, operations in calls:
+            await queue.call(user, {"operations": operations})
 
     try:
         asyncio.run(main())
     finally:
         workers.close()
+    return names
+
+
+def test_the_loops_share_is_bounded_by_cost_not_bytes(api_engine, monkeypatch):
+    from kiraos_desktop.api.update_queue import LOOP_OPERATIONS, call_cost
+
+    events = [{"op": "event", "value": f"e{n}"} for n in range(LOOP_OPERATIONS + 1)]
+    fits = max(n for n in range(LOOP_OPERATIONS + 1) if call_cost({"operations": events[:n]}) <= LOOP_OPERATIONS)
+    names = _on_loop_or_thread(api_engine, monkeypatch, [("cheap", events[:fits]), ("costly", events[:fits + 1])])
     assert names[0] == threading.current_thread().name  # on the loop
     assert names[1].startswith("kiraos-api-writer")
     assert api_engine.store.stats().total_users == 2
+
+
+def test_a_call_of_few_long_events_is_written_off_the_loop(api_engine, monkeypatch):
+    """Text costs the writer as operations do: 40 events of 900 characters are too much for the loop."""
+    long = [{"op": "event", "value": f"{n} " + "今天去了西湖边散步" * 100} for n in range(40)]
+    short = [{"op": "event", "value": f"今天去了西湖 {n}"} for n in range(40)]
+    names = _on_loop_or_thread(api_engine, monkeypatch, [("short", short), ("long", long)])
+    assert names[0] == threading.current_thread().name
+    assert names[1].startswith("kiraos-api-writer")
+    assert len(api_engine.store.get_events("long")) == 40
 
 
 def test_groups_close_before_their_operations_pass_the_loops_share(api_engine, monkeypatch):

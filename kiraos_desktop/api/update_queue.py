@@ -27,6 +27,9 @@ MAX_GROUP = 32
 #: operations would pass it, and a call with more goes to the writer thread on its own, so no call
 #: holds the loop (and every context read behind it) for more than about 10 ms, whatever its size.
 LOOP_OPERATIONS = 200
+#: Text costs too (checked, folded for the repeat check, copied by the index queues' triggers, later
+#: segmented): about an operation's worth per this many characters of the call's strings.
+CHARS_PER_OPERATION = 100
 #: Turns of the event loop a group waits at most for more calls, while they keep arriving.
 MAX_WAIT_TURNS = 3
 
@@ -215,8 +218,17 @@ class _Lanes:
 
 
 def call_cost(arguments: dict) -> int:
-    """What a memory_update call costs the writer, in operations."""
-    return max(1, len(arguments["operations"]))
+    """What a memory_update call costs the writer, in operations: one per operation, and one per
+    CHARS_PER_OPERATION characters of their texts (a call of 200 events of 1,000 characters costs
+    as much as 2,200 small operations)."""
+    operations = arguments["operations"]
+    chars = 0
+    for op in operations:
+        if isinstance(op, dict):
+            for value in op.values():
+                if isinstance(value, str):
+                    chars += len(value)
+    return max(1, len(operations)) + chars // CHARS_PER_OPERATION
 
 
 def _group_size(pending: list[_Call]) -> int:

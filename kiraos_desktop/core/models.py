@@ -217,16 +217,32 @@ class UserSearchQueue(_Base):
         table_name = "usersearch_queue"
 
 
+# ---- the repeat check's index (repeat_keys.py) -----------------------------------------------
+
+class EventRepeatKey(_Base):
+    """An event's repeat key, as a 64-bit code (k) looked up by user (u)."""
+
+    event_id = DialectField("INTEGER", "BIGINT", primary_key=True)
+    u = _text()
+    k = _int(null=False)
+
+    class Meta:
+        table_name = "event_repeat_keys"
+
+
 PLUGIN_MODELS = (UserProfile, EventLog)
 DESKTOP_MODELS = (DesktopMeta, MemoryChange, UserSummaryRow)
 RECALL_MODELS = (RecallUser, RecallTerm, RecallQueue)
 USER_SEARCH_MODELS = (UserSearchTerm, UserSearchProfileUser, UserSearchQueue)
 #: Derived indexes: rebuilt from the memory tables whenever their words or layout change.
 INDEX_MODELS = RECALL_MODELS + USER_SEARCH_MODELS
-ALL_MODELS = PLUGIN_MODELS + DESKTOP_MODELS + INDEX_MODELS
+#: The repeat check's codes: made as events are checked, never rebuilt (repeat_keys.py).
+REPEAT_MODELS = (EventRepeatKey,)
+ALL_MODELS = PLUGIN_MODELS + DESKTOP_MODELS + INDEX_MODELS + REPEAT_MODELS
 
 #: Indexes beyond the keys, the same SQL on both backends.
 INDEXES = (
     "CREATE INDEX IF NOT EXISTS idx_event_logs_user ON event_logs (user_id, created_at DESC)",
     "CREATE INDEX IF NOT EXISTS idx_recall_queue_user ON recall_queue (user_id)",
+    "CREATE INDEX IF NOT EXISTS idx_event_repeat_keys ON event_repeat_keys (u, k)",
 )

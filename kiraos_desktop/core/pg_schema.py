@@ -7,6 +7,7 @@ from playhouse.migrate import PostgresqlMigrator
 from kiraos_desktop.core import recall_index, user_search_index
 from kiraos_desktop.core.dialect import PgConnection
 from kiraos_desktop.core.models import ALL_MODELS, INDEXES
+from kiraos_desktop.core.repeat_keys import ensure_repeat_schema
 
 #: The channel other processes LISTEN on; the payload is the user id a write touched.
 NOTIFY_CHANNEL = "kiraos_desktop_changes"
@@ -96,7 +97,8 @@ _FUNCTIONS = (
         END IF;
         RETURN NULL;
     END $$""",
-    # Both index queues (recall_index.py, user_search_index.py) get an event's text leaving and/or arriving.
+    # Both index queues (recall_index.py, user_search_index.py) get an event's text leaving and/or
+    # arriving; an event deleted or changed loses its repeat code (repeat_keys.py).
     """CREATE OR REPLACE FUNCTION kd_events_summary() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
         IF TG_OP = 'INSERT' THEN
@@ -113,7 +115,9 @@ _FUNCTIONS = (
                 AND last_change_id IS NULL;
             INSERT INTO recall_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
             INSERT INTO usersearch_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
+            DELETE FROM event_repeat_keys WHERE event_id = OLD.id;
         ELSE
+            DELETE FROM event_repeat_keys WHERE event_id = OLD.id;
             INSERT INTO recall_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
             INSERT INTO recall_queue (user_id, event_id, new_text) VALUES (NEW.user_id, NEW.id, NEW.event_summary);
             INSERT INTO usersearch_queue (user_id, event_id, old_text) VALUES (OLD.user_id, OLD.id, OLD.event_summary);
@@ -196,6 +200,7 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
             done.append("moved sequences past the ids of " + ", ".join(moved))
         done.extend(recall_index.mark_for_build(PgConnection(db.connection())))
         done.extend(user_search_index.mark_for_build(PgConnection(db.connection())))
+        done.extend(ensure_repeat_schema(PgConnection(db.connection()), triggers=False))
         db.execute_sql(_SET_META, ("schema_version", str(SCHEMA_VERSION)))
     return done
 

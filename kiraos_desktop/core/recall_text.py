@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 
 import rjieba
@@ -91,9 +92,14 @@ def repeat_key(text: str) -> str:
     return _cached_repeat_key(text) if len(text) <= _CACHED_CHARS else _repeat_key(text)
 
 
+# Python's \w is exactly str.isalnum() plus "_" (for every code point), so this drops what is not
+# a letter or digit in one C pass (a character loop costs some 0.4 ms for 1,000 characters).
+_NOT_ALNUM = re.compile(r"[\W_]+")
+
+
 def _repeat_key(text: str) -> str:
     folded = normalise(text)
-    key = "".join(ch for ch in folded if ch.isalnum())
+    key = _NOT_ALNUM.sub("", folded)
     return key or " ".join(folded.split())
 
 

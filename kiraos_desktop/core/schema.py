@@ -10,6 +10,7 @@ from kiraos_desktop.core.models import (
     INDEX_MODELS,
     INDEXES,
     PLUGIN_MODELS,
+    REPEAT_MODELS,
     MemoryChange,
     UserProfile,
     UserSummaryRow,
@@ -17,6 +18,7 @@ from kiraos_desktop.core.models import (
 )
 from kiraos_desktop.core.recall_index import ensure_recall_schema
 from kiraos_desktop.core.records import StoreError
+from kiraos_desktop.core.repeat_keys import ensure_repeat_schema
 from kiraos_desktop.core.user_search_index import ensure_user_search_schema
 
 #: 2: the audit log is chained per user (memory_changes.prev_id, user_summary.last_change_id)
@@ -195,6 +197,9 @@ def ensure_schema(db: peewee.Database) -> list[str]:
         db.execute_sql(INDEXES[1])
         done.extend(ensure_recall_schema(db.connection()))
         done.extend(ensure_user_search_schema(db.connection()))
+        _create_tables(db, REPEAT_MODELS)
+        db.execute_sql(INDEXES[2])
+        done.extend(ensure_repeat_schema(db.connection()))
         db.execute_sql(
             "INSERT INTO kiraos_desktop_meta (key, value) VALUES ('schema_version', ?) "
             "ON CONFLICT(key) DO UPDATE SET value = excluded.value",

@@ -35,6 +35,7 @@ from kiraos_desktop.core.store_rows import (
 )
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.core.write_batch import WriteBatch
+from kiraos_desktop.core.write_gaps import WriteGaps
 
 BUSY_TIMEOUT_S = 10
 # A bigger page cache for the writer and memory-mapped reads: the default 2 MB cache makes
@@ -128,6 +129,7 @@ class MemoryStore:
         self.last_group_commit = 0.0
         self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
         self._profile_hints = ProfileHints()  # for the user-search drain (see profile_hints.py)
+        self._gaps = WriteGaps(self.path)  # the write lock left free for another process (write_gaps.py)
         with self._write_lock:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
@@ -141,6 +143,7 @@ class MemoryStore:
                 self.writer.close()
         if not self.reader.is_closed():
             self.reader.close()
+        self._gaps.close()
 
     # ---- writing -------------------------------------------------------------------------
 
@@ -271,7 +274,13 @@ class MemoryStore:
                 self._depth = depth
             execute(f"RELEASE {name}")
             return
+        pause = self._gaps.wait_needed()
+        if pause:
+            if not wait:
+                raise WriterBusy("the write lock is left free for another process a moment; retry with wait=True")
+            time.sleep(pause)
         self._begin(execute, wait)
+        began = time.monotonic()
         self._depth = 1
         try:
             yield
@@ -294,6 +303,7 @@ class MemoryStore:
         finally:
             self._depth = 0
             self._next_change_id = None
+            self._gaps.ended(began)
 
     def allocate_change_ids(self, count: int) -> range:
         """`count` new audit ids, inside a transaction of the writer.

@@ -7,6 +7,7 @@ from typing import Any, Iterable, Iterator, Protocol, Sequence
 
 from kiraos_desktop.core.audit_json import dump_audit_value
 from kiraos_desktop.core.recall_text import repeat_key
+from kiraos_desktop.core.repeat_keys import INSERT_CODE, SAME_CODE, UNCODED, key_code, text_code
 from kiraos_desktop.core.records import (
     EventEntry,
     LimitError,
@@ -92,6 +93,10 @@ class WriteBatch:
         # (user_id, every profile row the user has now by key): set by a run of writes to one user that
         # kept its profile_rows() current to the end (leave_profile_rows()); see profile_hints.py.
         self.profile_rows_left: tuple[str, dict[str, ProfileRow]] | None = None
+        # The users whose events since a day have their repeat codes (is_recent_event()), by that day;
+        # and the last text checked with its key, which add_event() usually stores next.
+        self._coded: dict[str, str] = {}
+        self._last_key: tuple[str, str] | None = None
 
     def declare_users(self, users: Iterable[str]) -> None:
         """The users this batch will write, said before its first statement (MemoryStore.batch(users=)).
@@ -249,6 +254,7 @@ class WriteBatch:
         user_id, summary = check_user_id(user_id), check_event_text(summary)
         when = check_expiry(created_at) if created_at else self.now
         event = EventEntry(self._insert_event(user_id, summary, when), user_id, summary, when)
+        self._code_new_event(event.id, user_id, summary)
         self.audit(user_id, "event_add", str(event.id), None, event)
         if trim:
             self.trim_events(user_id)
@@ -259,20 +265,33 @@ class WriteBatch:
                          (user_id, summary, when)).lastrowid
 
     def is_recent_event(self, user_id: str, summary: str, window: timedelta) -> bool:
-        """Whether one of the user's events of the last `window` has the same text (repeat_key())."""
+        """Whether one of the user's events of the last `window` has the same text (repeat_key()):
+        one indexed look-up of its code (repeat_keys.py), once the user's events are coded."""
         since = self.now_moment - window
+        day = since.date().isoformat()
         key = repeat_key(summary)
-        # The date prefix bounds the index range whatever the stored time format; parsing decides.
-        rows = self._sql("SELECT event_summary, created_at FROM event_logs WHERE user_id = ? AND created_at >= ?",
-                         (user_id, since.date().isoformat())).fetchall()
-        for text, created_at in rows:
-            if repeat_key(text) == key:
+        self._last_key = (summary, key)
+        if self._coded.get(user_id) != day:
+            uncoded = self._sql(UNCODED, (user_id, day)).fetchall()
+            for event_id, text in uncoded:
+                self._sql(INSERT_CODE, (event_id, user_id, text_code(text)))
+            self._coded[user_id] = day
+        for text, created_at in self._sql(SAME_CODE, (user_id, key_code(key), day)).fetchall():
+            if repeat_key(text) == key:  # not merely the same code
                 try:
                     if parse_timestamp(created_at) >= since:
                         return True
                 except (ValueError, TypeError):
                     continue
         return False
+
+    def _code_new_event(self, event_id: int, user_id: str, summary: str) -> None:
+        """Give an event this batch added its code when the user's others have theirs (a later check
+        in the batch does not look for uncoded events again)."""
+        if user_id not in self._coded:
+            return
+        key = self._last_key[1] if self._last_key and self._last_key[0] == summary else repeat_key(summary)
+        self._sql(INSERT_CODE, (event_id, user_id, key_code(key)))
 
     def restore_event(self, data: dict) -> None:
         event = EventEntry(**data)
@@ -281,6 +300,7 @@ class WriteBatch:
         self._sql("DELETE FROM event_logs WHERE id = ?", (event.id,))
         self._sql("INSERT INTO event_logs (id, user_id, event_summary, created_at) VALUES (?, ?, ?, ?)",
                   (event.id, event.user_id, event.summary, event.created_at))
+        self._coded.pop(event.user_id, None)  # uncoded now: the next check codes it
         self.audit(event.user_id, "event_add", str(event.id), None, event)
 
     def trim_events(self, user_id: str) -> int:
@@ -305,6 +325,7 @@ class WriteBatch:
         if before is None or before.user_id != user_id:
             return False
         self._sql("UPDATE event_logs SET event_summary = ? WHERE id = ?", (summary, event_id))
+        self._coded.pop(user_id, None)  # the trigger dropped its code: the next check codes it again
         after = EventEntry(before.id, user_id, summary, before.created_at)
         self.audit(user_id, "event_update", str(event_id), before, after)
         return True
