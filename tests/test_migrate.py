@@ -197,3 +197,33 @@ def test_instances_already_on_the_target_hear_of_the_copy(seeded, pg_url):
         migrate(seeded / "memory" / "kiraos.db", parse_database_url(pg_url))
         notes = list(listener.notifies(timeout=5, stop_after=1))
     assert [note.payload for note in notes] == [""]  # every user changed
+
+
+def test_numbers_as_times_go_over_as_the_text_both_stores_read(data_dir, pg_url):
+    """A database where a 2.x plugin (or another writer) stored times as epoch seconds: PostgreSQL's
+    columns are text, so they arrive as the ISO text SQLite's store reads them as, and stay live."""
+    from datetime import datetime, timedelta
+
+    from kiraos_desktop.core.pg_store import PgMemoryStore
+    from kiraos_desktop.core.store import MemoryStore
+
+    engine = Engine.open(data_dir=data_dir)
+    db_path = engine.paths.db_path
+    engine.close()
+    conn = sqlite3.connect(db_path)
+    later = int((datetime.now() + timedelta(days=3)).timestamp())
+    conn.execute("INSERT INTO user_profiles VALUES ('u', '城市', '北京', '2026-01-01T00:00:00', 0.9, 'basic', ?)", (later,))
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('u', '完成半马', ?)",
+                 (int(datetime(2026, 3, 2, 9, 0).timestamp()),))
+    conn.commit()
+    conn.close()
+    migrate(db_path, parse_database_url(pg_url))
+    sqlite_store, pg_store = MemoryStore(db_path), PgMemoryStore(pg_url)
+    try:
+        assert pg_store.get_profiles("u", include_expired=False) == sqlite_store.get_profiles("u", include_expired=False)
+        assert [p.key for p in pg_store.get_profiles("u", include_expired=False)] == ["城市"]
+        assert pg_store.get_events("u") == sqlite_store.get_events("u")
+        assert pg_store.get_events("u")[0].created_at == "2026-03-02T09:00:00"
+    finally:
+        sqlite_store.close()
+        pg_store.close()

@@ -31,12 +31,32 @@ _REWRITES = (
 )
 _cache: dict[str, str] = {}
 
+# A time column as text on SQLite. KiraOS plugin 2.x stores expiries as integer epoch seconds, and
+# another writer may put a number in any time column: SQLite keeps it as it is (type affinity), so
+# every read of a time goes through this expression, which gives a number as the naive local ISO
+# text the rest of the program reads (a number no date can be made of as its text), and text as it
+# is. PostgreSQL's columns are text: there it is the column itself.
+_TIME_TEXT = ("(CASE WHEN typeof({c}) IN ('integer', 'real') THEN coalesce(strftime('%Y-%m-%dT%H:%M:%S', {c}, "
+              "'unixepoch', 'localtime'), CAST({c} AS TEXT)) ELSE {c} END)")
+_time_texts: dict[str, str] = {}
+
+
+def time_text(column: str) -> str:
+    """SQL for a time column read as text (see _TIME_TEXT), in SQLite's dialect; pg_sql() makes it the
+    column itself."""
+    expression = _TIME_TEXT.format(c=column)
+    _time_texts[expression] = column
+    return expression
+
 
 def pg_sql(sql: str) -> str:
     """The PostgreSQL text of a statement written for SQLite (cached by its text)."""
     converted = _cache.get(sql)
     if converted is None:
-        converted = sql.replace("%", "%%").replace("?", "%s")
+        converted = sql
+        for expression, column in _time_texts.items():
+            converted = converted.replace(expression, column)
+        converted = converted.replace("%", "%%").replace("?", "%s")
         for pattern, replacement in _REWRITES:
             converted = pattern.sub(replacement, converted)
         if len(_cache) < 4096:  # statements built with a varying number of rows are many

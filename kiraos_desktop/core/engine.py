@@ -10,6 +10,7 @@ from kiraos_desktop.core.database_url import DatabaseUrl, DatabaseUrlError, choo
 from kiraos_desktop.core.memory_tools import MemoryTools
 from kiraos_desktop.core.paths import DataPaths, resolve_paths
 from kiraos_desktop.core.pg_notify import ChangeListener
+from kiraos_desktop.core.plugin_layout import check_kira_folder
 from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.settings import Settings, load_settings, save_settings
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
@@ -63,6 +64,8 @@ class Engine:
         """`database_url`: the --database-url option (None: not given; "": the SQLite database even when
         $KIRAOS_DATABASE_URL or the setting names a server). Raises DatabaseUrlError (a ValueError)
         for a bad URL and StoreError (StoreUnavailable) when the server cannot be used."""
+        if kira_data:
+            check_kira_folder(kira_data)
         base = resolve_paths(data_dir=data_dir, kira_data=kira_data)
         settings, unknown = load_settings(base.settings_file)
         paths = resolve_paths(data_dir=data_dir, kira_data=kira_data, db=db, skills_dir=skills_dir,

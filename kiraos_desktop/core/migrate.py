@@ -18,6 +18,7 @@ import peewee
 import psycopg
 
 from kiraos_desktop.core.database_url import DatabaseUrl
+from kiraos_desktop.core.dialect import time_text
 from kiraos_desktop.core.pg_notify import CHANNEL
 from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.transfer import Cancelled
@@ -37,6 +38,10 @@ STEP_ROWS = 2000
 Progress = Callable[[int, int], None]  # (rows copied, rows in all)
 IsCancelled = Callable[[], bool]
 Say = Callable[[str], None]
+
+
+#: The time columns of the memory tables.
+_TIME_COLUMNS = {"user_profiles": ("updated_at", "expires_at"), "event_logs": ("created_at",)}
 
 
 class MigrationError(StoreError):
@@ -137,7 +142,10 @@ class _Copier:
 
     def copy_table(self, table: str, columns: list[str]) -> None:
         names = ", ".join(f'"{c}"' for c in columns)
-        rows = self.source.execute(f'SELECT {names} FROM "{table}"')
+        # A time KiraOS plugin 2.x (or another writer) stored as a number goes over as the text the
+        # PostgreSQL store reads (its columns are text).
+        read = ", ".join(time_text(f'"{c}"') if c in _TIME_COLUMNS.get(table, ()) else f'"{c}"' for c in columns)
+        rows = self.source.execute(f'SELECT {read} FROM "{table}"')
         cursor = self.db.connection().cursor()
         pending = 0
         with cursor.copy(f'COPY "{table}" ({names}) FROM STDIN') as copy:

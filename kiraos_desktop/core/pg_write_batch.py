@@ -4,6 +4,7 @@ from __future__ import annotations
 from typing import Any, Iterable
 
 from kiraos_desktop.core.dialect import pg_sql
+from kiraos_desktop.core.store_rows import EXPIRED_CONDITION
 from kiraos_desktop.core.write_batch import WriteBatch
 
 _LOCK_USER = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
@@ -174,8 +175,7 @@ class PgWriteBatch(WriteBatch):
         # database collation's), then purged user by user: an entry of a user not locked here
         # (one written since the query) is left for the next purge.
         users = sorted(uid for (uid,) in self._sql(
-            "SELECT DISTINCT user_id FROM user_profiles WHERE expires_at IS NOT NULL "
-            "AND datetime(expires_at) <= datetime(?)", (self.now,)).fetchall())
+            f"SELECT DISTINCT user_id FROM user_profiles WHERE {EXPIRED_CONDITION}", (self.now,)).fetchall())
         if self._declared is None and not self._locked and not self._wrote_unlocked and self._store._depth == 1:
             self._lock_in_order(users)  # its own transaction: as a declared batch (many users: bulk)
         for uid in users:

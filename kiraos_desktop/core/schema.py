@@ -4,6 +4,7 @@ from __future__ import annotations
 import peewee
 from playhouse.migrate import SchemaMigrator, SqliteMigrator, migrate
 
+from kiraos_desktop.core.dialect import time_text
 from kiraos_desktop.core.models import (
     ALL_MODELS,
     DESKTOP_MODELS,
@@ -25,6 +26,8 @@ from kiraos_desktop.core.user_search_index import ensure_user_search_schema
 #: instead of indexed by user.
 SCHEMA_VERSION = 2
 
+# Times are copied into user_summary as text whatever their stored type (dialect.time_text).
+#
 # The tables are the peewee models of models.py (the plugin's column for column, ours, the recall
 # and user search indexes). What follows is the rest of the SQLite schema: the triggers, which
 # peewee has no words for. They must stay plain SQL (no function of ours): the plugin's own
@@ -68,20 +71,20 @@ TRIGGER_NAMES = ("kd_profiles_ins", "kd_profiles_del", "kd_profiles_upd", "kd_ev
 
 TRIGGERS = (
     f"""CREATE TRIGGER kd_profiles_ins AFTER INSERT ON user_profiles BEGIN
-        {_RECOUNT.format(uid="NEW.user_id", stamp="NEW.updated_at")}
+        {_RECOUNT.format(uid="NEW.user_id", stamp=time_text("NEW.updated_at"))}
     END""",
     f"""CREATE TRIGGER kd_profiles_del AFTER DELETE ON user_profiles BEGIN
         {_RECOUNT.format(uid="OLD.user_id", stamp="NULL")}
     END""",
-    """CREATE TRIGGER kd_profiles_upd AFTER UPDATE OF updated_at ON user_profiles BEGIN
+    f"""CREATE TRIGGER kd_profiles_upd AFTER UPDATE OF updated_at ON user_profiles BEGIN
         UPDATE user_summary SET
-            last_activity = max(coalesce(last_activity, ''), coalesce(NEW.updated_at, ''))
+            last_activity = max(coalesce(last_activity, ''), coalesce({time_text("NEW.updated_at")}, ''))
             WHERE user_id = NEW.user_id;
     END""",
     # A user without a summary row has no profiles either (the row goes only when both counts are 0).
-    """CREATE TRIGGER kd_events_ins AFTER INSERT ON event_logs BEGIN
+    f"""CREATE TRIGGER kd_events_ins AFTER INSERT ON event_logs BEGIN
         INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
-        VALUES (NEW.user_id, 0, 1, NEW.created_at)
+        VALUES (NEW.user_id, 0, 1, {time_text("NEW.created_at")})
         ON CONFLICT(user_id) DO UPDATE SET
             event_count = event_count + 1,
             last_activity = max(coalesce(last_activity, ''), coalesce(excluded.last_activity, ''));
@@ -93,12 +96,12 @@ TRIGGERS = (
     END""",
 )
 
-_REBUILD_SUMMARY = """
+_REBUILD_SUMMARY = f"""
     INSERT INTO user_summary (user_id, profile_count, event_count, last_activity)
     SELECT user_id, sum(p), sum(e), max(ts) FROM (
-        SELECT user_id, count(*) AS p, 0 AS e, max(updated_at) AS ts FROM user_profiles GROUP BY user_id
+        SELECT user_id, count(*) AS p, 0 AS e, max({time_text("updated_at")}) AS ts FROM user_profiles GROUP BY user_id
         UNION ALL
-        SELECT user_id, 0, count(*), max(created_at) FROM event_logs GROUP BY user_id
+        SELECT user_id, 0, count(*), max({time_text("created_at")}) FROM event_logs GROUP BY user_id
     ) GROUP BY user_id
 """
 

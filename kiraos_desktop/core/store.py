@@ -30,10 +30,12 @@ from kiraos_desktop.core.store_rows import (
     NEWEST_EVENTS_FIRST,
     PROFILE_SELECT,
     event_from_row,
+    summary_from_row,
     profile_from_row,
     sort_profiles,
 )
 from kiraos_desktop.core.timeutil import now_iso
+from kiraos_desktop.core.plugin_layout import PluginLayout, connection_layout
 from kiraos_desktop.core.write_batch import WriteBatch
 from kiraos_desktop.core.write_gaps import WriteGaps
 
@@ -101,6 +103,10 @@ class MemoryStore:
     #: cost less there than a handoff to a thread. False for a store whose every operation waits on
     #: another process over a connection: callers with an event loop hand all of it to threads.
     inline_ok = True
+    #: Which KiraOS plugin layout the database has (plugin_layout.py); None: not a plugin's database.
+    layout: PluginLayout | None = None
+    #: Expiries stored as epoch seconds (KiraOS plugin 2.x) rather than ISO text.
+    epoch_expiries = False
 
     def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.path = Path(db_path)
@@ -133,6 +139,8 @@ class MemoryStore:
         with self._write_lock:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
+            self.layout = connection_layout(self.writer.connection())
+            self.epoch_expiries = self.layout.epoch_expiries
             self._data_version = self.writer.data_version
             self._recall_state = recall_index.read_build_state(self.writer.connection())
             self._search_state = user_search_index.read_build_state(self.writer.connection())
@@ -527,7 +535,7 @@ class MemoryStore:
             ids = self.search_user_ids(search, order_by, descending)
             return self.user_summaries(ids[offset:] if limit < 0 else ids[offset:offset + limit])
         rows = self._query(user_queries.list_query(self._user_filter(search), order_by, descending, offset, limit))
-        return [UserSummary(*row) for row in rows]
+        return [summary_from_row(row) for row in rows]
 
     def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
         """Ids of the users whose id contains `search` or whose keys, values or events match it (see
@@ -554,12 +562,12 @@ class MemoryStore:
         for start in range(0, len(user_ids), 500):
             chunk = user_ids[start:start + 500]
             for row in self._query(user_queries.summaries_query(chunk)):
-                found[row[0]] = UserSummary(*row)
+                found[row[0]] = summary_from_row(row)
         return [found[user_id] for user_id in user_ids if user_id in found]
 
     def user_summary(self, user_id: str) -> UserSummary | None:
         rows = self._query(user_queries.summaries_query([user_id]))
-        return UserSummary(*rows[0]) if rows else None
+        return summary_from_row(rows[0]) if rows else None
 
     def all_user_ids(self) -> list[str]:
         return [r[0] for r in self._query(user_queries.all_ids_query())]

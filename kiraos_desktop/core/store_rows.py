@@ -2,23 +2,34 @@
 from __future__ import annotations
 
 import math
+import re
 
-from kiraos_desktop.core.records import CATEGORY_RANK, EventEntry, ProfileEntry
+from kiraos_desktop.core.dialect import time_text
+from kiraos_desktop.core.records import CATEGORY_RANK, EventEntry, ProfileEntry, UserSummary
+from kiraos_desktop.core.timeutil import number_time_text
 
-#: The columns of a profile entry, in the order of ProfileRow (and of ProfileEntry's fields).
-PROFILE_COLUMNS = "user_id, memory_key, memory_value, updated_at, confidence, category, expires_at"
+#: The expiry as text whatever its stored type (plugin 2.x stores epoch seconds; see dialect.time_text).
+EXPIRES_TEXT = time_text("expires_at")
+#: The columns of a profile entry, in the order of ProfileRow (and of ProfileEntry's fields); times as text.
+PROFILE_COLUMNS = (f"user_id, memory_key, memory_value, {time_text('updated_at')} AS updated_at, confidence, "
+                   f"category, {EXPIRES_TEXT} AS expires_at")
 PROFILE_SELECT = f"SELECT {PROFILE_COLUMNS} FROM user_profiles"
-#: An entry the bot still sees: no expiry, or one SQLite reads as later than the `?` given (now).
-LIVE_CONDITION = "(expires_at IS NULL OR datetime(expires_at) > datetime(?))"
-#: The columns of an event, in the order of EventEntry's fields.
-EVENT_COLUMNS = "id, user_id, event_summary, created_at"
+#: An entry the bot still sees: no expiry, or one SQLite reads as later than the `?` given (now),
+#: in the unit the row holds.
+LIVE_CONDITION = f"(expires_at IS NULL OR datetime({EXPIRES_TEXT}) > datetime(?))"
+#: An entry the bot no longer sees (the purge's condition).
+EXPIRED_CONDITION = f"(expires_at IS NOT NULL AND datetime({EXPIRES_TEXT}) <= datetime(?))"
+#: The columns of an event, in the order of EventEntry's fields; the time as text.
+EVENT_COLUMNS = f"id, user_id, event_summary, {time_text('created_at')} AS created_at"
 EVENT_SELECT = f"SELECT {EVENT_COLUMNS} FROM event_logs"
 #: The order events are shown and kept in.
-NEWEST_EVENTS_FIRST = "ORDER BY created_at DESC, id DESC"
+# Qualified: the column itself (its index), not the text of EVENT_COLUMNS, which ORDER BY would take.
+NEWEST_EVENTS_FIRST = "ORDER BY event_logs.created_at DESC, event_logs.id DESC"
 #: The columns of an audit record, in the order of ChangeRecord's fields.
 CHANGE_COLUMNS = "id, at, user_id, actor, action, target, before, after"
 
 _OTHER_RANK = len(CATEGORY_RANK)
+_EPOCH_TEXT = re.compile(r"-?\d+(\.\d*)?")
 #: The confidence of a row that has none we can read.
 DEFAULT_CONFIDENCE = 0.5
 
@@ -51,6 +62,15 @@ def stored_confidence(value) -> float:
     except (TypeError, ValueError):
         return DEFAULT_CONFIDENCE
     return number if math.isfinite(number) else DEFAULT_CONFIDENCE
+
+
+def summary_from_row(row) -> UserSummary:
+    """A user_summary row; its last activity as text (the triggers copy a time as the row held it,
+    and another writer may have stored a number: see dialect.time_text)."""
+    user_id, profiles, events, last_activity = row
+    if last_activity is not None and (type(last_activity) is not str or _EPOCH_TEXT.fullmatch(last_activity)):
+        last_activity = number_time_text(float(last_activity))  # a row summed before the triggers read numbers
+    return UserSummary(user_id, profiles, events, last_activity)
 
 
 def event_from_row(row) -> EventEntry:

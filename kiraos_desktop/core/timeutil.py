@@ -35,6 +35,25 @@ def to_iso(moment: datetime) -> str:
     return moment.isoformat()
 
 
+def to_epoch(text: str) -> int:
+    """A stored naive local ISO time as epoch seconds, as KiraOS plugin 2.x stores expiries."""
+    moment = parse_timestamp(text)
+    try:
+        return int(moment.timestamp())
+    except (OverflowError, OSError, ValueError):  # beyond what the platform's local time functions take
+        offset = datetime.now().astimezone().utcoffset() or timedelta(0)
+        return int((moment - offset - datetime(1970, 1, 1)).total_seconds())
+
+
+def number_time_text(value) -> str:
+    """A time stored as a number (epoch seconds) as naive local ISO text, as dialect.time_text() reads
+    it in SQL; its text when no date can be made of it."""
+    try:
+        return datetime.fromtimestamp(value).isoformat(timespec="seconds")
+    except (TypeError, OverflowError, OSError, ValueError):
+        return str(value)
+
+
 def now_iso() -> str:
     return to_iso(datetime.now())
 

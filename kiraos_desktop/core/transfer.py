@@ -30,7 +30,7 @@ from kiraos_desktop.core.records import (
     check_value,
 )
 from kiraos_desktop.core.schema_messages import shown
-from kiraos_desktop.core.store_rows import profile_from_row, sort_profiles
+from kiraos_desktop.core.store_rows import EVENT_SELECT, PROFILE_SELECT, profile_from_row, sort_profiles
 from kiraos_desktop.core.timeutil import now_iso
 
 if TYPE_CHECKING:
@@ -98,12 +98,13 @@ _PROFILE_FIELDS = (UserProfile.user_id, UserProfile.memory_key, UserProfile.memo
 def _chunk_rows(store: "MemoryStore", chunk: list[str]) -> tuple[dict[str, list], dict[str, list]]:
     """The profile entries (in the store's order) and the events (oldest first) of these users."""
     profiles: dict[str, list] = {uid: [] for uid in chunk}
-    rows = store._query(UserProfile.select(*_PROFILE_FIELDS).where(UserProfile.user_id.in_(chunk)))
+    among = f"user_id IN ({', '.join('?' * len(chunk))})"
+    # The store's column lists: times read as text whatever their stored type (store_rows.py).
+    rows = store._rows(f"{PROFILE_SELECT} WHERE {among}", tuple(chunk))
     for row in sorted(rows, key=lambda r: (r[0], r[1])):  # one order on both backends (code points)
         profiles[row[0]].append(profile_from_row(row))
     events: dict[str, list] = {uid: [] for uid in chunk}
-    rows = store._query(EventLog.select(EventLog.id, EventLog.user_id, EventLog.event_summary, EventLog.created_at)
-                        .where(EventLog.user_id.in_(chunk)))
+    rows = store._rows(f"{EVENT_SELECT} WHERE {among}", tuple(chunk))
     # Oldest first: get_events()'s order (created_at, then id) reversed, a missing time first as SQLite has it.
     for _, user_id, summary, created_at in sorted(rows, key=lambda r: (r[3] is not None, r[3] or "", r[0])):
         events[user_id].append({"event_summary": summary, "created_at": created_at})
@@ -258,7 +259,8 @@ def apply_import(store: "MemoryStore", plan: ImportPlan, actor: str = "import", 
         for start in range(0, len(plan.profiles), CHUNK):
             chunk = plan.profiles[start:start + CHUNK]
             batch.run(UserProfile.insert_many(
-                [(e.user_id, e.key, e.value, e.updated_at, e.confidence, e.category, e.expires_at) for e in chunk],
+                [(e.user_id, e.key, e.value, e.updated_at, e.confidence, e.category, batch.stored_expiry(e.expires_at))
+                 for e in chunk],
                 fields=_PROFILE_FIELDS).on_conflict(
                 conflict_target=[UserProfile.user_id, UserProfile.memory_key], preserve=_PROFILE_FIELDS[2:]))
             for entry in chunk:

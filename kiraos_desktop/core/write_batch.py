@@ -23,6 +23,7 @@ from kiraos_desktop.core.records import (
 )
 from kiraos_desktop.core.store_rows import (
     EVENT_SELECT,
+    EXPIRED_CONDITION,
     LIVE_CONDITION,
     NEWEST_EVENTS_FIRST,
     PROFILE_COLUMNS,
@@ -35,13 +36,14 @@ from kiraos_desktop.core.store_rows import (
     profile_from_row,
     sort_profile_rows,
 )
-from kiraos_desktop.core.timeutil import parse_timestamp, to_iso
+from kiraos_desktop.core.timeutil import parse_timestamp, to_epoch, to_iso
 
 
 class BatchStore(Protocol):
     """What a batch needs of the MemoryStore that opened it (the store imports this module, not back)."""
 
     writer: Any  # the writer database; its connection runs the batch's SQL
+    epoch_expiries: bool  # expiries are stored as epoch seconds (KiraOS plugin 2.x), not ISO text
     max_profiles_per_user: int
     max_event_keep: int
 
@@ -223,7 +225,14 @@ class WriteBatch:
                   "memory_value = excluded.memory_value, updated_at = excluded.updated_at, "
                   "confidence = excluded.confidence, category = excluded.category, expires_at = excluded.expires_at",
                   (entry.user_id, entry.key, entry.value, entry.updated_at, entry.confidence, entry.category,
-                   entry.expires_at))
+                   self.stored_expiry(entry.expires_at)))
+
+    def stored_expiry(self, expires_at: str | None) -> str | int | None:
+        """An entry's expiry (validated naive local ISO text) as the data's layout stores it: epoch
+        seconds on KiraOS plugin 2.x data, which compares numbers; the text itself elsewhere."""
+        if expires_at is None or not self._store.epoch_expiries:
+            return expires_at
+        return to_epoch(expires_at)
 
     def restore_profile(self, data: dict) -> None:
         """Put back an entry exactly as an audit record saw it (no limit: restoring is explicit)."""
@@ -354,7 +363,7 @@ class WriteBatch:
         return len(profiles), len(events)
 
     def purge_expired(self, user_id: str | None = None) -> int:
-        where = "expires_at IS NOT NULL AND datetime(expires_at) <= datetime(?)"
+        where = EXPIRED_CONDITION
         params: tuple = (self.now,)
         if user_id is not None:
             where += " AND user_id = ?"

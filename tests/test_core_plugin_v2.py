@@ -1,0 +1,246 @@
+"""KiraOS plugin 2.x data (DESIGN §15): epoch-integer expiries, any timestamp type, the event tag.
+Fixtures are written by plain SQL following the plugin 2.0's DDL, never by our store."""
+import json
+import sqlite3
+import time
+from datetime import datetime, timedelta
+
+import pytest
+
+from core_helpers import PLUGIN_DDL, plugin_db
+from kiraos_desktop.core.engine import Engine
+from kiraos_desktop.core.plugin_layout import (
+    LAYOUT_1X,
+    LAYOUT_2X,
+    LAYOUT_3X,
+    NotPluginData,
+    UnsupportedLayout,
+    database_layout,
+    folder_layout,
+)
+from kiraos_desktop.core.history import revert_change
+from kiraos_desktop.core.transfer import export_data
+
+# The tables as plugin 2.0 creates them (its db.py at tag v2.0.0).
+PLUGIN2_DDL = """
+CREATE TABLE user_profiles (
+    user_id      TEXT NOT NULL,
+    memory_key   TEXT NOT NULL,
+    memory_value TEXT NOT NULL,
+    updated_at   DATETIME DEFAULT CURRENT_TIMESTAMP,
+    confidence   REAL DEFAULT 0.5,
+    category     TEXT DEFAULT 'basic',
+    expires_at   INTEGER DEFAULT NULL,
+    PRIMARY KEY (user_id, memory_key)
+);
+CREATE TABLE event_logs (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id       TEXT NOT NULL,
+    event_summary TEXT NOT NULL,
+    created_at    DATETIME DEFAULT CURRENT_TIMESTAMP,
+    tag           TEXT DEFAULT NULL
+);
+CREATE INDEX idx_event_logs_user ON event_logs (user_id, created_at DESC);
+"""
+
+
+def _epoch(delta: timedelta) -> int:
+    return int((datetime.now() + delta).timestamp())
+
+
+@pytest.fixture
+def kira2(tmp_path):
+    """A plugin 2.x data folder: one user with two live entries (one with an integer expiry), one
+    expired by an integer expiry, and tagged events, one stamped by a number."""
+    kira = tmp_path / "kira"
+    conn = plugin_db(kira / "memory" / "kiraos.db", PLUGIN2_DDL)
+    now = datetime.now().isoformat()
+    conn.executemany("INSERT INTO user_profiles VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        ("qq_1", "昵称", "小明", now, 0.9, "basic", None),
+        ("qq_1", "城市", "北京", now, 0.8, "basic", _epoch(timedelta(days=30))),
+        ("qq_1", "心情", "低落", now, 0.6, "preference", _epoch(-timedelta(hours=1))),
+    ])
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at, tag) VALUES "
+                 "('qq_1', '完成半马', '2026-03-01T10:00:00', 'milestone')")
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at, tag) VALUES (?, '通过面试', ?, NULL)",
+                 ("qq_1", int(datetime(2026, 3, 2, 9, 0).timestamp())))
+    conn.commit()
+    conn.close()
+    return kira
+
+
+@pytest.fixture
+def engine2(kira2):
+    engine = Engine.open(kira_data=kira2)
+    yield engine
+    engine.close()
+
+
+def test_live_entries_with_integer_expiries_are_seen_and_expired_ones_are_not(engine2):
+    assert engine2.store.layout.name == LAYOUT_2X
+    block = engine2.context.build(["qq_1"]).text
+    assert block.splitlines()[0] == "[qq_1:basic] 昵称=小明(✓) | 城市=北京(✓)"
+    assert "心情" not in block
+    dump = engine2.memory_tools.query("qq_1")
+    assert "城市 = 北京" in dump and "心情" not in dump
+    live = {p.key for p in engine2.store.get_profiles("qq_1", include_expired=False)}
+    assert live == {"昵称", "城市"}
+    city = engine2.store.get_profile("qq_1", "城市")
+    assert city.expires_at == datetime.fromtimestamp(_epoch(timedelta(days=30))).isoformat()[:13] + city.expires_at[13:]
+    assert engine2.store.get_profile("qq_1", "心情").is_expired(datetime.now().isoformat())
+
+
+def test_a_number_as_event_time_is_read_as_a_date_not_a_500(engine2):
+    block = engine2.context.build(["qq_1"]).text
+    assert "2026-03-02 通过面试" in block and "2026-03-01 完成半马" in block
+    assert "2026-03-02 通过面试" in engine2.memory_tools.query("qq_1")
+    assert "通过面试" in engine2.memory_tools.query("qq_1", query="面试")
+    events = engine2.store.get_events("qq_1")
+    assert {e.created_at for e in events} == {"2026-03-01T10:00:00", "2026-03-02T09:00:00"}
+
+
+def test_a_set_with_a_ttl_stores_an_integer_on_2x(engine2, kira2):
+    engine2.memory_tools.update("qq_1", [{"op": "set", "key": "职业", "value": "学生", "ttl": "7d",
+                                          "confidence": 0.9}], actor="tool")
+    conn = sqlite3.connect(kira2 / "memory" / "kiraos.db")
+    kind, value = conn.execute("SELECT typeof(expires_at), expires_at FROM user_profiles "
+                               "WHERE memory_key = '职业'").fetchone()
+    conn.close()
+    assert kind == "integer"
+    assert abs(value - _epoch(timedelta(days=7))) <= 2
+    assert "职业=学生" in engine2.context.build(["qq_1"]).text
+
+
+def test_the_plugins_integers_stay_integers_and_its_rows_appear(engine2, kira2):
+    """A plain sqlite3 process playing the 2.x plugin while we run."""
+    conn = sqlite3.connect(kira2 / "memory" / "kiraos.db", timeout=5)
+    conn.execute("INSERT INTO user_profiles VALUES ('qq_2', '爱好', '吉他', ?, 0.9, 'preference', ?)",
+                 (datetime.now().isoformat(), _epoch(timedelta(days=1))))
+    conn.commit()
+    engine2.store.poll_external_change()
+    assert engine2.context.build(["qq_2"]).text == "[qq_2:preference] 爱好=吉他(✓)"
+    engine2.memory_tools.update("qq_2", [{"op": "event", "value": "买了新琴"}], actor="tool")
+    kinds = conn.execute("SELECT typeof(expires_at) FROM user_profiles WHERE expires_at IS NOT NULL").fetchall()
+    conn.close()
+    assert {k for (k,) in kinds} == {"integer"}
+
+
+def test_an_edit_and_its_undo_keep_integer_expiries(engine2, kira2):
+    store = engine2.store
+    before = store.get_profile("qq_1", "城市")
+    store.set_profile("qq_1", "城市", "上海", actor="gui", confidence=0.9, expires_at=before.expires_at)
+    change = store.list_changes("qq_1", limit=1)[0]
+    revert_change(store, change.id, actor="gui")
+    conn = sqlite3.connect(kira2 / "memory" / "kiraos.db")
+    row = conn.execute("SELECT memory_value, typeof(expires_at) FROM user_profiles WHERE memory_key = '城市'").fetchone()
+    conn.close()
+    assert row == ("北京", "integer")
+
+
+def test_purge_removes_entries_expired_by_integer(engine2):
+    assert engine2.store.purge_expired(actor="gui") == 1
+    assert {p.key for p in engine2.store.get_profiles("qq_1")} == {"昵称", "城市"}
+
+
+def test_export_reads_integer_times_as_iso_text(engine2, tmp_path):
+    data = json.loads(json.dumps(export_data(engine2.store)))
+    user = next(u for u in data["users"] if u["user_id"] == "qq_1")
+    city = next(p for p in user["profiles"] if p["key"] == "城市")
+    assert isinstance(city["expires_at"], str) and city["expires_at"][:2] == "20"
+    assert all(isinstance(e["created_at"], str) for e in user["events"])
+
+
+@pytest.mark.parametrize("created", [1767225600, 1767225600.5, "2026-01-01T08:00:00", "not a time", None])
+def test_mixed_timestamp_types_never_fail_a_read(tmp_path, created):
+    kira = tmp_path / "kira"
+    conn = plugin_db(kira / "memory" / "kiraos.db", PLUGIN2_DDL)
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('u', 'e1', ?)", (created,))
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('u', 'e2', '2026-01-02T08:00:00')")
+    conn.execute("INSERT INTO user_profiles VALUES ('u', 'k', 'v', ?, 0.9, 'basic', ?)", (created, 4102444800))
+    conn.commit()
+    conn.close()
+    engine = Engine.open(kira_data=kira)
+    try:
+        assert "k=v" in engine.context.build(["u"]).text
+        assert "e2" in engine.memory_tools.query("u")
+        assert engine.memory_tools.query("u", query="e1")
+        assert len(engine.store.get_events("u")) == 2
+        assert engine.store.user_summary("u").event_count == 2
+    finally:
+        engine.close()
+
+
+# ---- layout detection -----------------------------------------------------------------------
+
+def test_each_layout_is_named(tmp_path, kira2):
+    assert folder_layout(kira2).name == LAYOUT_2X
+    one = tmp_path / "one"
+    plugin_db(one / "memory" / "kiraos.db", PLUGIN_DDL).close()
+    assert folder_layout(one).name == LAYOUT_1X
+    three = tmp_path / "three"
+    (three / "memory" / "entities" / "user_qq_1").mkdir(parents=True)
+    (three / "memory" / "kiraos.db.bak_1747100000").write_bytes(b"")
+    assert folder_layout(three).name == LAYOUT_3X
+    marker = tmp_path / "marker"
+    (marker / "memory").mkdir(parents=True)
+    (marker / "memory" / ".migrated_v3").write_text("")
+    plugin_db(marker / "memory" / "kiraos.db", PLUGIN2_DDL).close()  # a database beside it: still 3.x
+    assert folder_layout(marker).name == LAYOUT_3X
+
+
+def test_2x_is_told_by_integer_values_alone(tmp_path):
+    db = tmp_path / "kiraos.db"
+    conn = plugin_db(db, PLUGIN_DDL)
+    assert database_layout(db).name == LAYOUT_1X
+    conn.execute("INSERT INTO user_profiles VALUES ('u', 'k', 'v', '2026-01-01', 0.5, 'basic', 1767225600)")
+    conn.commit()
+    conn.close()
+    assert database_layout(db).name == LAYOUT_2X
+
+
+def test_a_folder_that_is_none_names_what_was_looked_for(tmp_path):
+    with pytest.raises(NotPluginData) as caught:
+        folder_layout(tmp_path)
+    assert "memory/kiraos.db" in str(caught.value) and "memory/entities/" in str(caught.value)
+
+
+def test_a_3x_folder_is_refused_with_what_to_do(tmp_path):
+    (tmp_path / "memory" / "entities").mkdir(parents=True)
+    with pytest.raises(UnsupportedLayout) as caught:
+        Engine.open(kira_data=tmp_path)
+    assert "3.x" in str(caught.value) and "kiraos.db.bak_" in str(caught.value)
+    assert not (tmp_path / "memory" / "kiraos.db").exists()
+
+
+def test_our_own_data_keeps_iso_text_expiries(tmp_path):
+    engine = Engine.open(data_dir=tmp_path / "data")
+    try:
+        engine.memory_tools.update("u", [{"op": "set", "key": "k", "value": "v", "ttl": "1d"}], actor="tool")
+        assert engine.store.layout.name == LAYOUT_1X
+        conn = sqlite3.connect(engine.paths.db_path)
+        assert conn.execute("SELECT typeof(expires_at) FROM user_profiles").fetchone() == ("text",)
+        conn.close()
+    finally:
+        engine.close()
+
+
+def test_epoch_round_trip_matches_the_plugins_reading():
+    from kiraos_desktop.core.timeutil import to_epoch
+
+    moment = datetime(2026, 5, 4, 12, 30, 15)
+    assert to_epoch(moment.isoformat()) == int(moment.timestamp()) == int(time.mktime(moment.timetuple()))
+
+
+def test_a_user_whose_only_time_is_a_number_lists_with_a_text_time(tmp_path):
+    kira = tmp_path / "kira"
+    conn = plugin_db(kira / "memory" / "kiraos.db", PLUGIN2_DDL)
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('n', 'e', ?)",
+                 (int(datetime(2026, 3, 2, 9, 0).timestamp()),))
+    conn.commit()
+    conn.close()
+    engine = Engine.open(kira_data=kira)
+    try:
+        assert engine.store.user_summary("n").last_activity == "2026-03-02T09:00:00"
+        assert [s.last_activity for s in engine.store.list_users()] == ["2026-03-02T09:00:00"]
+    finally:
+        engine.close()
