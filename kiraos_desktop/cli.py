@@ -107,6 +107,9 @@ def build_parser() -> argparse.ArgumentParser:
                                    "are not used, and --database-url, if given, must name the --to database.")
     p.add_argument("--to", required=True, metavar="URL",
                    help="the target: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (it must be empty)")
+    from kiraos_desktop.cli_info import add_info_parser
+
+    add_info_parser(sub, [common])
     p = sub.add_parser("token", parents=[common], help="print the API token")
     p.add_argument("--regenerate", action="store_true", help="make a new token first")
     return parser
@@ -237,6 +240,10 @@ def _run_command(args) -> int:
         from kiraos_desktop.selftest import run_self_test
 
         return run_self_test()
+    if args.command == "info":  # reads without opening (and so changing) the memory
+        from kiraos_desktop.cli_info import run_info
+
+        return run_info(args)
     if args.command == "migrate":
         from kiraos_desktop.cli_migrate import run_migrate
 

@@ -244,3 +244,137 @@ def test_a_user_whose_only_time_is_a_number_lists_with_a_text_time(tmp_path):
         assert [s.last_activity for s in engine.store.list_users()] == ["2026-03-02T09:00:00"]
     finally:
         engine.close()
+
+
+# ---- the plugin's conflict rule, the event tag ------------------------------------------------
+
+def _update(engine, *ops):
+    return engine.memory_tools.update("qq_1", list(ops), actor="api")
+
+
+def test_a_set_over_a_clearly_more_confident_entry_is_refused_on_2x(engine2):
+    reply = _update(engine2, {"op": "set", "key": "昵称", "value": "小红", "confidence": 0.5})
+    assert reply.startswith("已完成 0 项记忆操作: conflict 昵称: 现值 '小明' (置信度 0.90) 高于新值置信度 0.50。"
+                            "如确认要覆盖，请提高 confidence 至 ≥0.70 或在操作上加 force=true。")
+    assert engine2.store.get_profile("qq_1", "昵称").value == "小明"
+    # the same value, a close confidence, force, or an expired entry: written
+    assert "updated 昵称=小明" in _update(engine2, {"op": "set", "key": "昵称", "value": "小明", "confidence": 0.1})
+    assert "updated 城市=上海" in _update(engine2, {"op": "set", "key": "城市", "value": "上海", "confidence": 0.6})
+    forced = _update(engine2, {"op": "set", "key": "城市", "value": "广州", "confidence": 0.1, "force": True})
+    assert "updated 城市=广州 [basic] [forced]" in forced
+    assert "set 心情=开心" in _update(engine2, {"op": "set", "key": "心情", "value": "开心", "confidence": 0.1})
+    assert "force 必须是 true 或 false" in _update(engine2, {"op": "set", "key": "城市", "value": "x", "force": "maybe"})
+
+
+def test_an_operators_edit_is_never_refused(engine2):
+    engine2.store.set_profile("qq_1", "昵称", "小红", actor="gui", confidence=0.1)
+    assert engine2.store.get_profile("qq_1", "昵称").value == "小红"
+
+
+def test_1x_data_keeps_the_last_write(tmp_path):
+    engine = Engine.open(data_dir=tmp_path / "data")
+    try:
+        engine.memory_tools.update("u", [{"op": "set", "key": "k", "value": "a", "confidence": 0.9}])
+        reply = engine.memory_tools.update("u", [{"op": "set", "key": "k", "value": "b", "confidence": 0.1}])
+        assert "updated k=b" in reply and "[forced]" not in reply
+    finally:
+        engine.close()
+
+
+def test_a_tag_is_stored_shown_in_the_reply_and_kept_by_an_edit_and_its_undo(engine2, kira2):
+    reply = _update(engine2, {"op": "event", "value": "学会了吉他", "tag": "milestone"})
+    assert "event #milestone: 学会了吉他" in reply
+    event = engine2.store.get_events("qq_1", limit=1)[0]
+    assert (event.summary, event.tag) == ("学会了吉他", "milestone")
+    engine2.store.update_event("qq_1", event.id, "学会了尤克里里", actor="gui")
+    assert engine2.store.get_event(event.id).tag == "milestone"  # kept by a text edit
+    engine2.store.update_event("qq_1", event.id, "学会了尤克里里", actor="gui", tag="hobby")
+    assert engine2.store.get_event(event.id).tag == "hobby"
+    revert_change(engine2.store, engine2.store.list_changes("qq_1", limit=1)[0].id, actor="gui")
+    assert engine2.store.get_event(event.id).tag == "milestone"
+    engine2.store.delete_event("qq_1", event.id, actor="gui")
+    revert_change(engine2.store, engine2.store.list_changes("qq_1", limit=1)[0].id, actor="gui")
+    assert engine2.store.get_event(event.id).tag == "milestone"  # a deleted event comes back with it
+    cleared = engine2.store.clear_user("qq_1", actor="gui")
+    assert cleared == (3, 3)
+    revert_change(engine2.store, engine2.store.list_changes("qq_1", limit=1)[0].id, actor="gui")
+    tags = {e.summary: e.tag for e in engine2.store.get_events("qq_1")}
+    assert tags == {"完成半马": "milestone", "通过面试": None, "学会了尤克里里": "milestone"}
+    conn = sqlite3.connect(kira2 / "memory" / "kiraos.db")
+    assert conn.execute("SELECT tag FROM event_logs WHERE event_summary = '完成半马'").fetchone() == ("milestone",)
+    conn.close()
+
+
+def test_a_tag_on_data_without_tags_is_said_to_be_dropped(tmp_path):
+    engine = Engine.open(data_dir=tmp_path / "data")
+    try:
+        reply = engine.memory_tools.update("u", [{"op": "event", "value": "完成半马", "tag": "milestone"}])
+        assert reply == "已完成 1 项记忆操作: event: 完成半马（未保存 tag：此记忆库不支持事件标签）"
+        assert engine.store.get_events("u")[0].tag is None
+        with pytest.raises(ValueError):
+            engine.store.add_event("u", "x", actor="gui", tag="t")
+    finally:
+        engine.close()
+
+
+# ---- kiraos-desktop info --------------------------------------------------------------------
+
+def _info(capsys, *argv):
+    from kiraos_desktop.cli import main
+
+    code = main(["info", *argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_info_names_each_layout_as_json(tmp_path, kira2, capsys):
+    code, out, _ = _info(capsys, "--kira-data", str(kira2), "--json")
+    info = json.loads(out)
+    assert code == 0 and info["layout"] == "2.x" and info["plugin_version"] == "2.0"
+    assert info["counts"] == {"users": 1, "profile_entries": 3, "events": 2}
+    assert info["files"]["kiraos.db"] > 0 and info["journal_mode"] in ("delete", "wal")
+    one = tmp_path / "one"
+    plugin_db(one / "memory" / "kiraos.db", PLUGIN_DDL).close()
+    assert json.loads(_info(capsys, "--kira-data", str(one), "--json")[1])["layout"] == "1.x"
+    three = tmp_path / "three"
+    (three / "memory" / "entities" / "user_qq_1" / "facts").mkdir(parents=True)
+    (three / "memory" / "entities" / "user_qq_1" / "facts" / "city.toml").write_text('id = "city"\n')
+    code, out, _ = _info(capsys, "--kira-data", str(three), "--json")
+    info = json.loads(out)
+    assert code == 0 and info["layout"] == "3.x" and info["counts"]["entities"]["user"] == 1
+    assert info["counts"]["facts"] == 1
+    assert list((three / "memory").iterdir()) == [three / "memory" / "entities"]  # nothing created
+
+
+def test_info_as_text_and_on_a_database_file(kira2, capsys):
+    code, out, _ = _info(capsys, "--kira-data", str(kira2))
+    assert code == 0 and out.startswith("layout: KiraOS 2.x (plugin 2.0; event_logs has the column tag)")
+    assert "users: 1, profile entries: 3, events: 2" in out
+    code, out, _ = _info(capsys, "--db", str(kira2 / "memory" / "kiraos.db"), "--json")
+    assert code == 0 and json.loads(out)["layout"] == "2.x"
+
+
+def test_info_on_a_folder_that_is_none_is_one_line_exit_2(tmp_path, capsys):
+    code, out, err = _info(capsys, "--kira-data", str(tmp_path))
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "memory/kiraos.db" in err and "memory/entities/" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_info_does_not_change_the_database(kira2, capsys):
+    db = kira2 / "memory" / "kiraos.db"
+    before = db.read_bytes()
+    _info(capsys, "--kira-data", str(kira2))
+    assert db.read_bytes() == before
+    conn = sqlite3.connect(db)
+    assert "kiraos_desktop_meta" not in {n for (n,) in conn.execute("SELECT name FROM sqlite_master")}
+    conn.close()
+
+
+def test_a_3x_folder_is_refused_by_the_commands_with_what_to_do(tmp_path, capsys):
+    from kiraos_desktop.cli import main
+
+    (tmp_path / "memory" / "entities").mkdir(parents=True)
+    code = main(["--kira-data", str(tmp_path), "context", "--user", "u"])
+    err = capsys.readouterr().err
+    assert code == 2 and "KiraOS plugin 3.x data" in err and "kiraos.db.bak_" in err

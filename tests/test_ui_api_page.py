@@ -362,3 +362,24 @@ def test_a_language_switch_remakes_the_texts_made_from_values(qtbot, page, serve
         language_manager().clear()
     qtbot.waitUntil(lambda: "(not serving)" in url.text())
     assert hint.text().startswith("Add to ")
+
+
+def test_the_plugin_layout_is_named_in_companion_mode_only(qtbot, page, tmp_path):
+    from core_helpers import plugin_db
+    from kiraos_desktop.core.engine import Engine
+    from tests.test_core_plugin_v2 import PLUGIN2_DDL
+
+    page.show()
+    assert not page.findChild(QLabel, "pluginLayout").isVisibleTo(page)  # our own data
+    kira = tmp_path / "kira2"
+    plugin_db(kira / "memory" / "kiraos.db", PLUGIN2_DDL).close()
+    engine = Engine.open(kira_data=kira)
+    try:
+        companion = ApiPage(FakeServer(token=engine.api_token), engine)
+        qtbot.addWidget(companion)
+        companion.show()
+        label = companion.findChild(QLabel, "pluginLayout")
+        assert label.isVisibleTo(companion) and label.text() == "KiraOS 2.x (written by plugin 2.0)"
+        companion.dispose()
+    finally:
+        engine.close()

@@ -6,6 +6,9 @@ import struct
 from types import SimpleNamespace
 
 import pytest
+from PySide6.QtWidgets import QLabel
+
+from kiraos_desktop.core.engine import Engine
 
 from kiraos_desktop.ui.app import AppController
 from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
@@ -287,3 +290,34 @@ def test_the_window_without_a_display_is_one_line_and_exit_2(monkeypatch, capsys
     assert app_module.run_gui(engine, SimpleNamespace()) == 2
     err = capsys.readouterr().err
     assert err.startswith("kiraos-desktop: error: there is no display") and "QT_QPA_PLATFORM=offscreen" in err
+
+
+def test_open_kira_data_refuses_a_3x_folder_and_says_what_to_do(qtbot, window, tmp_path):
+    requests = []
+    window.reopen_requested.connect(requests.append)
+    three = tmp_path / "kira3"
+    (three / "memory" / "entities" / "user_qq_1").mkdir(parents=True)
+    (three / "memory" / "kiraos.db.bak_1747100000").write_bytes(b"")
+    window._prompts.folder_path = str(three)
+    window.open_kira_action.trigger()
+    assert requests == []
+    assert "3.x" in window._prompts.errors[-1] and "kiraos.db.bak_" in window._prompts.errors[-1]
+    assert not (three / "memory" / "kiraos.db").exists()
+
+
+def test_the_status_line_and_api_page_name_the_plugin_layout(qtbot, tmp_path):
+    from core_helpers import plugin_db
+    from tests.test_core_plugin_v2 import PLUGIN2_DDL
+
+    kira = tmp_path / "kira2"
+    plugin_db(kira / "memory" / "kiraos.db", PLUGIN2_DDL).close()
+    engine = Engine.open(kira_data=kira)
+    try:
+        with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+            assert window.db_status.text().startswith("KiraOS 2.x data: ")
+    finally:
+        engine.close()
+
+
+def test_own_data_shows_no_plugin_layout(qtbot, window):
+    assert window.db_status.text().startswith("Database: ")

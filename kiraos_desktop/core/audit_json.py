@@ -48,7 +48,7 @@ def _profile(entry: ProfileEntry) -> str:
 
 def _event(entry: EventEntry) -> str:
     created_at = _text_or_null(entry.created_at)
-    if type(entry.id) is int and type(entry.user_id) is str and type(entry.summary) is str and created_at is not None:
+    if entry.tag is None and type(entry.id) is int and type(entry.user_id) is str and type(entry.summary) is str and created_at is not None:
         return (f'{{"id": {int.__repr__(entry.id)}, "user_id": {_text(entry.user_id)}, '
                 f'"summary": {_text(entry.summary)}, "created_at": {created_at}}}')
     return _generic(entry.to_dict())

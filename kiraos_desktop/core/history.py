@@ -33,7 +33,10 @@ def apply_revert(batch: "WriteBatch", change) -> None:
     elif change.action == "event_add":
         batch.delete_event(change.user_id, int(after["id"]))
     elif change.action == "event_update":
-        batch.update_event(change.user_id, int(before["id"]), before["summary"])
+        if "tag" in before or "tag" in (after or {}):  # the tag was part of the change (2.x data)
+            batch.update_event(change.user_id, int(before["id"]), before["summary"], before.get("tag"))
+        else:
+            batch.update_event(change.user_id, int(before["id"]), before["summary"])
     elif change.action == "event_delete":
         batch.restore_event(before)
     elif change.action in ("event_trim", "user_clear", "purge_expired"):

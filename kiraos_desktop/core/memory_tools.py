@@ -11,12 +11,16 @@ from kiraos_desktop.core.records import (
     CATEGORY_RANK,
     MAX_EVENT_CHARS,
     MAX_KEY_CHARS,
+    MAX_TAG_CHARS,
     MAX_VALUE_CHARS,
     LimitError,
     ValidationError,
+    check_confidence,
+    check_tag,
     check_user_id,
+    check_value,
 )
-from kiraos_desktop.core.store_rows import ROW_LIVE
+from kiraos_desktop.core.store_rows import ROW_CONFIDENCE, ROW_LIVE, ROW_VALUE, stored_confidence
 from kiraos_desktop.core.templates import render_hot, template
 from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
 from kiraos_desktop.core.write_batch import live_head
@@ -25,6 +29,8 @@ if TYPE_CHECKING:
     from kiraos_desktop.core.store import MemoryStore
 
 SUMMARY_ITEMS = 5
+#: KiraOS plugin 2.x refuses a set over a live entry more confident than the new one by more than this.
+CONFLICT_GAP = 0.2
 #: An `event` equal (recall_text.repeat_key) to one of the user's events this recent is not stored again.
 REPEAT_WINDOW = timedelta(hours=24)
 
@@ -67,16 +73,7 @@ class MemoryTools:
         if kind == "set":
             return self._set(batch, user_id, op, known)
         if kind == "event":
-            value = op.get("value")
-            if isinstance(value, str) and value.strip() and batch.is_recent_event(user_id, value, REPEAT_WINDOW):
-                return f"event (repeat): {sanitize(value)}", 0
-            try:
-                batch.add_event(user_id, value)
-            except ValidationError:
-                if isinstance(value, str) and value.strip():
-                    return f"skip: event 超过 {MAX_EVENT_CHARS} 字", 0
-                return "skip: event 缺少 value", 0
-            return f"event: {sanitize(value)}", 1
+            return self._event(batch, user_id, op)
         if kind == "del":
             key = op.get("key")
             if not isinstance(key, str) or not key.strip():
@@ -84,6 +81,28 @@ class MemoryTools:
             found = batch.delete_profile(user_id, key.strip(), known)
             return f"del {sanitize(key.strip())}: {'ok' if found else 'not found'}", int(found)
         return f"skip: 未知操作 {_quoted(kind)}（可用: set, event, del）", 0
+
+    def _event(self, batch, user_id: str, op: dict) -> tuple[str, int]:
+        value, tag = op.get("value"), op.get("tag")
+        try:
+            tag = check_tag(tag)
+        except ValidationError:
+            return f"skip: event tag 无效（应为不超过 {MAX_TAG_CHARS} 字的文本）", 0
+        # Data without tags (KiraOS 1.x, ours) stores the event and says the tag was not kept.
+        dropped = tag is not None and not self._store.event_tags
+        if dropped:
+            tag = None
+        if isinstance(value, str) and value.strip() and batch.is_recent_event(user_id, value, REPEAT_WINDOW):
+            return f"event (repeat): {sanitize(value)}", 0
+        try:
+            batch.add_event(user_id, value, tag=tag)
+        except ValidationError:
+            if isinstance(value, str) and value.strip():
+                return f"skip: event 超过 {MAX_EVENT_CHARS} 字", 0
+            return "skip: event 缺少 value", 0
+        label = f"event #{sanitize(tag)}" if tag else "event"
+        note = "（未保存 tag：此记忆库不支持事件标签）" if dropped else ""
+        return f"{label}: {sanitize(value)}{note}", 1
 
     def _set(self, batch, user_id: str, op: dict, known: dict) -> tuple[str, int]:
         key, value = op.get("key"), op.get("value")
@@ -101,6 +120,14 @@ class MemoryTools:
             except TTLError:
                 return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
         stored = known.get(key.strip())  # under the key check_key() keeps; known changes below
+        force = _flag(op.get("force", False))
+        if force is None:
+            return f"skip: set {label}: force 必须是 true 或 false", 0
+        rule = self._store.layout is not None and self._store.layout.confidence_conflicts
+        if rule and not force and stored is not None and stored[ROW_LIVE]:
+            refused = _conflict(label, stored, value, op.get("confidence", 0.5))
+            if refused:
+                return refused, 0
         try:
             entry = batch.set_profile(user_id, key, value, category=category,
                                       confidence=op.get("confidence", 0.5), expires_at=expires_at, known=known)
@@ -112,6 +139,8 @@ class MemoryTools:
         text = f"{verb} {sanitize(entry.key)}={sanitize(entry.value)} [{entry.category}]"
         if expires_at:
             text += f" (expires: {sanitize(ttl)})"
+        if rule and force:
+            text += " [forced]"
         return text, 1
 
     def query(self, user_id: str, query: str | None = None) -> str:
@@ -150,6 +179,33 @@ _FIELD_REASONS = {
     "value": f"value 无效或过长（最多 {MAX_VALUE_CHARS} 字）",
     "user_id": "user_id 无效",
 }
+
+
+def _flag(value: Any) -> bool | None:
+    """A boolean an LLM sent (true/false, or the texts true/false/1/0/yes/no); None for anything else."""
+    if value is None or isinstance(value, bool):
+        return bool(value)
+    if isinstance(value, str):
+        return {"true": True, "1": True, "yes": True, "false": False, "0": False, "no": False}.get(value.strip().lower())
+    return None
+
+
+def _conflict(label: str, stored: tuple, value: Any, confidence: Any) -> str | None:
+    """KiraOS plugin 2.x's rule (its reply text): a set that would replace a live entry's value with
+    another one is refused when the stored entry is more than CONFLICT_GAP more confident; None when
+    it may go ahead (an invalid value or confidence is refused by the write itself)."""
+    try:
+        new_value, new_confidence = check_value(value), check_confidence(confidence)
+    except ValidationError:
+        return None
+    old_value, old_confidence = stored[ROW_VALUE], stored_confidence(stored[ROW_CONFIDENCE])
+    # Rounded: 0.8 - 0.6 is 0.20000000000000007 in floats, and the reply promises that the confidence
+    # it names (old - gap, to two places) goes through.
+    if new_value == old_value or round(old_confidence - new_confidence, 9) <= CONFLICT_GAP:
+        return None
+    return (f"conflict {label}: 现值 '{sanitize(old_value)}' (置信度 {old_confidence:.2f}) 高于新值置信度 "
+            f"{new_confidence:.2f}。如确认要覆盖，请提高 confidence 至 ≥{old_confidence - CONFLICT_GAP:.2f} "
+            f"或在操作上加 force=true。")
 
 
 def _quoted(value: Any) -> str:

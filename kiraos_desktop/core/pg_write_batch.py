@@ -5,7 +5,7 @@ from typing import Any, Iterable
 
 from kiraos_desktop.core.dialect import pg_sql
 from kiraos_desktop.core.store_rows import EXPIRED_CONDITION
-from kiraos_desktop.core.write_batch import WriteBatch
+from kiraos_desktop.core.write_batch import KEEP_TAG, WriteBatch
 
 _LOCK_USER = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
 # The writers' key: two int4 keys ("KD", 1), a lock tag no user's bigint key can have. Every write
@@ -155,9 +155,9 @@ class PgWriteBatch(WriteBatch):
         self.lock_user(user_id)
         return super().trim_events(user_id)
 
-    def update_event(self, user_id: str, event_id: int, summary: Any) -> bool:
+    def update_event(self, user_id: str, event_id: int, summary: Any, tag: Any = KEEP_TAG) -> bool:
         self.lock_user(user_id)
-        return super().update_event(user_id, event_id, summary)
+        return super().update_event(user_id, event_id, summary, tag)
 
     def delete_event(self, user_id: str, event_id: int) -> bool:
         self.lock_user(user_id)

@@ -49,6 +49,11 @@ class PluginLayout:
         return self.name == LAYOUT_2X
 
     @property
+    def confidence_conflicts(self) -> bool:
+        """Whether a bot host's set over a clearly more confident entry is refused (plugin 2.x's rule)."""
+        return self.name == LAYOUT_2X
+
+    @property
     def event_tags(self) -> bool:
         return self.name == LAYOUT_2X
 

@@ -13,6 +13,7 @@ MAX_USER_ID_CHARS = 256
 MAX_KEY_CHARS = 256
 MAX_VALUE_CHARS = 4000
 MAX_EVENT_CHARS = 1000
+MAX_TAG_CHARS = 64
 
 
 class StoreError(Exception):
@@ -74,9 +75,13 @@ class EventEntry:
     user_id: str
     summary: str
     created_at: str | None
+    tag: str | None = None  # KiraOS plugin 2.x's event tag (milestone, daily, mood ...); None: none
 
     def to_dict(self) -> dict[str, Any]:
-        return {"id": self.id, "user_id": self.user_id, "summary": self.summary, "created_at": self.created_at}
+        data = {"id": self.id, "user_id": self.user_id, "summary": self.summary, "created_at": self.created_at}
+        if self.tag is not None:  # the audit of untagged data stays as it was
+            data["tag"] = self.tag
+        return data
 
 
 @dataclass(frozen=True)
@@ -171,6 +176,18 @@ def check_expiry(expires_at: Any) -> str | None:
         return normalize_expiry(expires_at)
     except ValueError as exc:
         raise ValidationError("expires_at", str(exc)) from None
+
+
+def check_tag(tag: Any) -> str | None:
+    """An event tag as stored: trimmed text, None for none (None or blank, as the plugin stores it)."""
+    if tag is None:
+        return None
+    if not isinstance(tag, str):
+        raise ValidationError("tag", "must be a text such as milestone, daily or mood")
+    tag = tag.strip()
+    if len(tag) > MAX_TAG_CHARS:
+        raise ValidationError("tag", f"must be at most {MAX_TAG_CHARS} characters")
+    return tag or None
 
 
 def check_event_text(summary: Any) -> str:

@@ -28,6 +28,7 @@ from kiraos_desktop.core.store_rows import (
     EVENT_SELECT,
     LIVE_CONDITION,
     NEWEST_EVENTS_FIRST,
+    TAGGED_EVENT_SELECT,
     PROFILE_SELECT,
     event_from_row,
     summary_from_row,
@@ -36,7 +37,7 @@ from kiraos_desktop.core.store_rows import (
 )
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.core.plugin_layout import PluginLayout, connection_layout
-from kiraos_desktop.core.write_batch import WriteBatch
+from kiraos_desktop.core.write_batch import KEEP_TAG, WriteBatch
 from kiraos_desktop.core.write_gaps import WriteGaps
 
 BUSY_TIMEOUT_S = 10
@@ -107,6 +108,8 @@ class MemoryStore:
     layout: PluginLayout | None = None
     #: Expiries stored as epoch seconds (KiraOS plugin 2.x) rather than ISO text.
     epoch_expiries = False
+    #: Events have a tag (KiraOS plugin 2.x): read with them, and add_event/update_event take one.
+    event_tags = False
 
     def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.path = Path(db_path)
@@ -141,6 +144,7 @@ class MemoryStore:
             self.migrations = ensure_schema(self.writer)
             self.layout = connection_layout(self.writer.connection())
             self.epoch_expiries = self.layout.epoch_expiries
+            self.event_tags = self.layout.event_tags
             self._data_version = self.writer.data_version
             self._recall_state = recall_index.read_build_state(self.writer.connection())
             self._search_state = user_search_index.read_build_state(self.writer.connection())
@@ -350,13 +354,15 @@ class MemoryStore:
         with self.batch(actor) as batch:
             return batch.delete_profile(user_id, key)
 
-    def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None) -> int:
+    def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None,
+                  tag: str | None = None) -> int:
         with self.batch(actor) as batch:
-            return batch.add_event(user_id, summary, created_at=created_at)
+            return batch.add_event(user_id, summary, created_at=created_at, tag=tag)
 
-    def update_event(self, user_id: str, event_id: int, summary: str, *, actor: str) -> bool:
+    def update_event(self, user_id: str, event_id: int, summary: str, *, actor: str, tag: Any = KEEP_TAG) -> bool:
+        """A new text; with `tag`, a new tag too (event_tags data only; None removes it)."""
         with self.batch(actor) as batch:
-            return batch.update_event(user_id, event_id, summary)
+            return batch.update_event(user_id, event_id, summary, tag)
 
     def delete_event(self, user_id: str, event_id: int, *, actor: str) -> bool:
         with self.batch(actor) as batch:
@@ -586,12 +592,17 @@ class MemoryStore:
         return sort_profiles(profile_from_row(r) for r in rows)
 
     def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
-        rows = self._rows(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
+        """The user's events, newest first, with their tags where the data has them."""
+        rows = self._rows(f"{self._events_read} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
                           (user_id, -1 if limit is None else limit, offset))
         return [event_from_row(row) for row in rows]
 
+    @property
+    def _events_read(self) -> str:
+        return TAGGED_EVENT_SELECT if self.event_tags else EVENT_SELECT
+
     def get_event(self, event_id: int) -> EventEntry | None:
-        rows = self._rows(f"{EVENT_SELECT} WHERE id = ?", (event_id,))
+        rows = self._rows(f"{self._events_read} WHERE id = ?", (event_id,))
         return event_from_row(rows[0]) if rows else None
 
     def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:

@@ -95,6 +95,10 @@ MEMORY_UPDATE_SCHEMA: dict = {
                                                   "不确定的用 0.3-0.5。"},
                     "ttl": {"type": "string",
                             "description": "过期时间，如 30d、7d、12h、30m、2w、1d12h（可选）"},
+                    "tag": {"type": "string",
+                            "description": "事件标签（event 时可选），如 milestone、daily、mood 等短词"},
+                    "force": {"type": "boolean",
+                              "description": "强制覆盖置信度更高的现值（set 时可选）"},
                 },
             },
         },
@@ -103,7 +107,7 @@ MEMORY_UPDATE_SCHEMA: dict = {
     "additionalProperties": False,
 }
 
-_OPERATION_STRINGS = frozenset(("op", "key", "value", "category", "ttl"))
+_OPERATION_STRINGS = frozenset(("op", "key", "value", "category", "ttl", "tag"))
 
 
 def memory_update_arguments_ok(arguments: Any) -> bool:
@@ -122,6 +126,8 @@ def memory_update_arguments_ok(arguments: Any) -> bool:
                 if not isinstance(value, str):
                     return False
             elif name == "confidence" and (isinstance(value, bool) or not isinstance(value, (int, float))):
+                return False
+            elif name == "force" and not isinstance(value, bool):
                 return False
     return True
 

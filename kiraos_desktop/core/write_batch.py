@@ -18,6 +18,7 @@ from kiraos_desktop.core.records import (
     check_event_text,
     check_expiry,
     check_key,
+    check_tag,
     check_user_id,
     check_value,
 )
@@ -27,6 +28,7 @@ from kiraos_desktop.core.store_rows import (
     LIVE_CONDITION,
     NEWEST_EVENTS_FIRST,
     PROFILE_COLUMNS,
+    TAGGED_EVENT_SELECT,
     PROFILE_SELECT,
     ROW_KEY,
     ROW_LIVE,
@@ -39,11 +41,16 @@ from kiraos_desktop.core.store_rows import (
 from kiraos_desktop.core.timeutil import parse_timestamp, to_epoch, to_iso
 
 
+#: update_event()'s default: the event keeps its tag.
+KEEP_TAG: Any = object()
+
+
 class BatchStore(Protocol):
     """What a batch needs of the MemoryStore that opened it (the store imports this module, not back)."""
 
     writer: Any  # the writer database; its connection runs the batch's SQL
     epoch_expiries: bool  # expiries are stored as epoch seconds (KiraOS plugin 2.x), not ISO text
+    event_tags: bool  # events have a tag column (KiraOS plugin 2.x)
     max_profiles_per_user: int
     max_event_keep: int
 
@@ -99,6 +106,8 @@ class WriteBatch:
         # and the last text checked with its key, which add_event() usually stores next.
         self._coded: dict[str, str] = {}
         self._last_key: tuple[str, str] | None = None
+        # Events are read with their tags where the data has them, so every audit record keeps them.
+        self._event_select = TAGGED_EVENT_SELECT if store.event_tags else EVENT_SELECT
 
     def declare_users(self, users: Iterable[str]) -> None:
         """The users this batch will write, said before its first statement (MemoryStore.batch(users=)).
@@ -256,13 +265,25 @@ class WriteBatch:
     # ---- events --------------------------------------------------------------------------
 
     def _event(self, event_id: int) -> EventEntry | None:
-        row = self._sql(f"{EVENT_SELECT} WHERE id = ?", (event_id,)).fetchone()
+        row = self._sql(f"{self._event_select} WHERE id = ?", (event_id,)).fetchone()
         return event_from_row(row) if row else None
 
-    def add_event(self, user_id: str, summary: Any, *, created_at: str | None = None, trim: bool = True) -> int:
-        user_id, summary = check_user_id(user_id), check_event_text(summary)
+    def _checked_tag(self, tag: Any) -> str | None:
+        tag = check_tag(tag)
+        if tag is not None and not self._store.event_tags:
+            raise ValidationError("tag", "this memory keeps no event tags (KiraOS plugin 2.x data does)")
+        return tag
+
+    def add_event(self, user_id: str, summary: Any, *, created_at: str | None = None, trim: bool = True,
+                  tag: Any = None) -> int:
+        user_id, summary, tag = check_user_id(user_id), check_event_text(summary), self._checked_tag(tag)
         when = check_expiry(created_at) if created_at else self.now
-        event = EventEntry(self._insert_event(user_id, summary, when), user_id, summary, when)
+        if tag is None:
+            event_id = self._insert_event(user_id, summary, when)
+        else:
+            event_id = self._sql("INSERT INTO event_logs (user_id, event_summary, created_at, tag) VALUES (?, ?, ?, ?)",
+                                 (user_id, summary, when, tag)).lastrowid
+        event = EventEntry(event_id, user_id, summary, when, tag)
         self._code_new_event(event.id, user_id, summary)
         self.audit(user_id, "event_add", str(event.id), None, event)
         if trim:
@@ -307,8 +328,12 @@ class WriteBatch:
         # Delete, then insert: a REPLACE would delete without the delete trigger, and the
         # summary's event count (kept by triggers) would drift.
         self._sql("DELETE FROM event_logs WHERE id = ?", (event.id,))
-        self._sql("INSERT INTO event_logs (id, user_id, event_summary, created_at) VALUES (?, ?, ?, ?)",
-                  (event.id, event.user_id, event.summary, event.created_at))
+        if event.tag is None or not self._store.event_tags:
+            self._sql("INSERT INTO event_logs (id, user_id, event_summary, created_at) VALUES (?, ?, ?, ?)",
+                      (event.id, event.user_id, event.summary, event.created_at))
+        else:
+            self._sql("INSERT INTO event_logs (id, user_id, event_summary, created_at, tag) VALUES (?, ?, ?, ?, ?)",
+                      (event.id, event.user_id, event.summary, event.created_at, event.tag))
         self._coded.pop(event.user_id, None)  # uncoded now: the next check codes it
         self.audit(event.user_id, "event_add", str(event.id), None, event)
 
@@ -319,7 +344,7 @@ class WriteBatch:
         counted = self._sql("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
         if counted is not None and counted[0] <= keep:
             return 0  # the trigger-kept count is exact, so the common case costs one key lookup
-        rows = self._sql(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT -1 OFFSET ?",
+        rows = self._sql(f"{self._event_select} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT -1 OFFSET ?",
                          (user_id, keep)).fetchall()
         if not rows:
             return 0
@@ -328,14 +353,20 @@ class WriteBatch:
         self.audit(user_id, "event_trim", None, {"events": dropped}, None)
         return len(rows)
 
-    def update_event(self, user_id: str, event_id: int, summary: Any) -> bool:
+    def update_event(self, user_id: str, event_id: int, summary: Any, tag: Any = KEEP_TAG) -> bool:
+        """A new text (its tag kept), or with `tag` a new tag as well (None: no tag)."""
         summary = check_event_text(summary)
         before = self._event(event_id)
         if before is None or before.user_id != user_id:
             return False
-        self._sql("UPDATE event_logs SET event_summary = ? WHERE id = ?", (summary, event_id))
+        if tag is KEEP_TAG:
+            tag = before.tag
+            self._sql("UPDATE event_logs SET event_summary = ? WHERE id = ?", (summary, event_id))
+        else:
+            tag = self._checked_tag(tag)
+            self._sql("UPDATE event_logs SET event_summary = ?, tag = ? WHERE id = ?", (summary, tag, event_id))
         self._coded.pop(user_id, None)  # the trigger dropped its code: the next check codes it again
-        after = EventEntry(before.id, user_id, summary, before.created_at)
+        after = EventEntry(before.id, user_id, summary, before.created_at, tag)
         self.audit(user_id, "event_update", str(event_id), before, after)
         return True
 
@@ -354,7 +385,7 @@ class WriteBatch:
         profiles = [profile_from_row(r).to_dict() for r in
                     self._sql(f"{PROFILE_SELECT} WHERE user_id = ?", (user_id,)).fetchall()]
         events = [event_from_row(r).to_dict() for r in
-                  self._sql(f"{EVENT_SELECT} WHERE user_id = ?", (user_id,)).fetchall()]
+                  self._sql(f"{self._event_select} WHERE user_id = ?", (user_id,)).fetchall()]
         if not profiles and not events:
             return 0, 0
         self._sql("DELETE FROM user_profiles WHERE user_id = ?", (user_id,))

@@ -162,6 +162,10 @@ class ApiPage(QWidget):
         self._modes.setWordWrap(True)
         self._modes.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         form.addRow(self.tr("Memory files:"), self._modes)
+        self._layout = QLabel()
+        self._layout.setObjectName("pluginLayout")
+        self._layout.setWordWrap(True)
+        form.addRow(self.tr("KiraOS data:"), self._layout)
         self._modes_form = form
         layout.addWidget(server_box)
 
@@ -217,11 +221,23 @@ class ApiPage(QWidget):
         self._timer.stop()
         _call_all(self._unsubscribers)
 
+    def _show_layout(self, paths) -> None:
+        """Which KiraOS plugin version's data is open (companion mode only): the bot host's writes
+        follow that version's rules (docs/plugin-versions.md)."""
+        store = getattr(self._engine, "store", None)
+        layout = getattr(store, "layout", None)
+        shown = bool(paths is not None and paths.companion and layout is not None)
+        self._modes_form.setRowVisible(self._layout, shown)
+        if shown:
+            self._layout.setText(self.tr("KiraOS {layout} (written by plugin {version})").format(
+                layout=layout.name, version=layout.plugin_versions))
+
     def refresh_file_modes(self) -> None:
         """The line with the database's permissions (POSIX), flagged when other users can read it; none
         for a PostgreSQL database (its server guards it)."""
         paths = getattr(self._engine, "paths", None)
         on_server = getattr(self._engine, "database_url", None) is not None
+        self._show_layout(paths)
         modes = paths.database_modes() if paths is not None and not on_server else []
         self._modes_form.setRowVisible(self._modes, bool(modes))
         if not modes:

@@ -10,6 +10,8 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from kiraos_desktop.core.paths import DataPaths
+from kiraos_desktop.core.plugin_layout import LAYOUT_3X, LOOKED_FOR, NotPluginData, folder_layout
+from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.transfer import Cancelled, NotAnExport, TransferError, apply_import, export_file, read_import_file
 from kiraos_desktop.core.transfer import backup as backup_database
 from kiraos_desktop.ui.prompts import Prompts
@@ -36,14 +38,28 @@ def choose_kira_data(parent: QWidget, prompts: Prompts, paths: DataPaths) -> dic
     folder = prompts.folder(parent, title, start)
     if not folder:
         return None
-    database = Path(folder) / "memory" / "kiraos.db"
-    if not database.is_file():
-        question = FileActions.tr("{folder} has no memory/kiraos.db, so it does not look like the data "
-                                  "folder of a KiraOS plugin install (the folder that holds memory/ and skills/).\n\n"
-                                  "Open it anyway and start an empty database there?").format(folder=folder)
-        if not prompts.confirm(parent, FileActions.tr("Open KiraOS data folder"), question,
-                               FileActions.tr("Open anyway")):
+    title = FileActions.tr("Open KiraOS data folder")
+    try:
+        layout = folder_layout(folder)
+    except NotPluginData:
+        question = FileActions.tr("{folder} does not look like the data folder of a KiraOS plugin install (the "
+                                  "folder that holds memory/ and skills/): it has no {looked_for}.\n\n"
+                                  "Open it anyway and start an empty database there?").format(
+            folder=folder, looked_for=LOOKED_FOR)
+        if not prompts.confirm(parent, title, question, FileActions.tr("Open anyway")):
             return None
+        return {"kira_data": folder}
+    except StoreError as exc:  # a database that cannot be read
+        prompts.error(parent, title, FileActions.tr("{folder} cannot be opened: {reason}").format(
+            folder=folder, reason=str(exc)))
+        return None
+    if layout.name == LAYOUT_3X:
+        prompts.error(parent, title, FileActions.tr(
+            "{folder} holds KiraOS plugin 3.x data (memory kept as a tree of files). This version opens the "
+            "plugin's 1.x and 2.x data only; 3.x support is coming.\n\nUntil then, open a copy of the backup "
+            "the plugin made when it upgraded: memory/kiraos.db.bak_<number>, copied as memory/kiraos.db into "
+            "another folder.").format(folder=folder))
+        return None
     return {"kira_data": folder}
 
 

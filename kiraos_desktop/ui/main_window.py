@@ -279,7 +279,11 @@ class MainWindow(QMainWindow):
 
     def _show_db_status(self) -> None:
         path = self._engine.database_label
-        prefix = self.tr("KiraOS data: ") if self._engine.paths.companion else self.tr("Database: ")
+        layout = self._engine.store.layout
+        if self._engine.paths.companion and layout is not None:
+            prefix = self.tr("KiraOS {layout} data: ").format(layout=layout.name)
+        else:
+            prefix = self.tr("Database: ")
         self.db_status.setText(prefix + path)
         self.db_status.setToolTip(path)
 

@@ -220,6 +220,10 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <translation>记忆文件：</translation>
     </message>
     <message>
+        <source>KiraOS data:</source>
+        <translation>KiraOS 数据：</translation>
+    </message>
+    <message>
         <source>Requests since start</source>
         <translation>启动以来的请求</translation>
     </message>
@@ -230,6 +234,10 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
     <message>
         <source>Copy example with token</source>
         <translation>复制示例（含令牌）</translation>
+    </message>
+    <message>
+        <source>KiraOS {layout} (written by plugin {version})</source>
+        <translation>KiraOS {layout}（由插件 {version} 写入）</translation>
     </message>
     <message>
         <source>{files}: other users of this computer can read your memories. Make them private: chmod 700 the folder, chmod 600 the files.</source>
@@ -521,6 +529,13 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     </message>
 </context>
 <context>
+    <name>EventDelegate</name>
+    <message>
+        <source>milestone, daily, mood…</source>
+        <translation>milestone、daily、mood……</translation>
+    </message>
+</context>
+<context>
     <name>EventsModel</name>
     <message>
         <source>When</source>
@@ -529,6 +544,14 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     <message>
         <source>Event</source>
         <translation>事件</translation>
+    </message>
+    <message>
+        <source>Tag</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Edit event tag</source>
+        <translation>编辑事件标签</translation>
     </message>
     <message>
         <source>Edit event</source>
@@ -673,20 +696,32 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <translation>打开 KiraOS 插件安装的数据文件夹</translation>
     </message>
     <message>
-        <source>{folder} has no memory/kiraos.db, so it does not look like the data folder of a KiraOS plugin install (the folder that holds memory/ and skills/).
-
-Open it anyway and start an empty database there?</source>
-        <translation>{folder} 中没有 memory/kiraos.db，看起来不是 KiraOS 插件的数据文件夹（即包含 memory/ 和 skills/ 的文件夹）。
-
-仍要打开并在那里新建一个空数据库吗？</translation>
-    </message>
-    <message>
         <source>Open KiraOS data folder</source>
         <translation>打开 KiraOS 数据文件夹</translation>
     </message>
     <message>
+        <source>{folder} does not look like the data folder of a KiraOS plugin install (the folder that holds memory/ and skills/): it has no {looked_for}.
+
+Open it anyway and start an empty database there?</source>
+        <translation>{folder} 看起来不是 KiraOS 插件的数据文件夹（即包含 memory/ 和 skills/ 的文件夹）：其中没有 {looked_for}。
+
+仍要打开并在那里新建一个空数据库吗？</translation>
+    </message>
+    <message>
         <source>Open anyway</source>
         <translation>仍然打开</translation>
+    </message>
+    <message>
+        <source>{folder} cannot be opened: {reason}</source>
+        <translation>无法打开 {folder}：{reason}</translation>
+    </message>
+    <message>
+        <source>{folder} holds KiraOS plugin 3.x data (memory kept as a tree of files). This version opens the plugin&apos;s 1.x and 2.x data only; 3.x support is coming.
+
+Until then, open a copy of the backup the plugin made when it upgraded: memory/kiraos.db.bak_&lt;number&gt;, copied as memory/kiraos.db into another folder.</source>
+        <translation>{folder} 存放的是 KiraOS 插件 3.x 的数据（记忆保存为文件树）。此版本只能打开插件 1.x 和 2.x 的数据；3.x 支持即将推出。
+
+在此之前，可以打开插件升级时留下的备份的副本：把 memory/kiraos.db.bak_&lt;数字&gt; 复制到另一个文件夹中，命名为 memory/kiraos.db。</translation>
     </message>
     <message>
         <source>Remove expired entries</source>
@@ -1175,6 +1210,10 @@ Nothing was changed.</source>
         <translation>编辑(&amp;E)</translation>
     </message>
     <message>
+        <source>KiraOS {layout} data: </source>
+        <translation>KiraOS {layout} 数据：</translation>
+    </message>
+    <message>
         <source>The API is serving at {url}. The bot loses its memory while KiraOS Desktop is closed.
 
 Quit anyway?</source>
@@ -1209,10 +1248,6 @@ Quit anyway?</source>
     <message>
         <source>About KiraOS Desktop</source>
         <translation>关于 KiraOS Desktop</translation>
-    </message>
-    <message>
-        <source>KiraOS data: </source>
-        <translation>KiraOS 数据：</translation>
     </message>
     <message>
         <source>Database: </source>

@@ -1,10 +1,11 @@
-"""A user's events, newest first, read page by page, with the summary editable in place."""
+"""A user's events, newest first, read page by page, with the summary (and, on data that has them,
+the tag) editable in place."""
 from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QStyledItemDelegate, QWidget
 
-from kiraos_desktop.core.records import MAX_EVENT_CHARS, EventEntry, ValidationError
+from kiraos_desktop.core.records import MAX_EVENT_CHARS, MAX_TAG_CHARS, EventEntry, ValidationError
 from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.undo import UndoableWriter
@@ -13,7 +14,7 @@ from kiraos_desktop.ui.users.field_validation import CheckValidator, FieldErrorB
 from kiraos_desktop.ui.users.text_dialog import needs_dialog
 
 PAGE_SIZE = 200
-COL_DATE, COL_SUMMARY = range(2)
+COL_DATE, COL_SUMMARY, COL_TAG = range(3)
 EVENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
@@ -51,18 +52,18 @@ class EventsModel(KeyedTableModel):
     # ---- Qt model ------------------------------------------------------------------------
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
-        return 0 if parent.isValid() else 2
+        return 0 if parent.isValid() else 3
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
-        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole or not 0 <= section < 2:
+        if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole or not 0 <= section < 3:
             return None
-        return (self.tr("When"), self.tr("Event"))[section]
+        return (self.tr("When"), self.tr("Event"), self.tr("Tag"))[section]
 
     def flags(self, index: QModelIndex | QPersistentModelIndex) -> Qt.ItemFlag:
         if not index.isValid():
             return Qt.ItemFlag.NoItemFlags
         flags = Qt.ItemFlag.ItemIsEnabled | Qt.ItemFlag.ItemIsSelectable | Qt.ItemFlag.ItemNeverHasChildren
-        if index.column() == COL_SUMMARY:
+        if index.column() == COL_SUMMARY or (index.column() == COL_TAG and self._store.event_tags):
             flags |= Qt.ItemFlag.ItemIsEditable
         return flags
 
@@ -70,6 +71,9 @@ class EventsModel(KeyedTableModel):
         if not index.isValid() or index.row() >= len(self._rows):
             return None
         event: EventEntry = self._rows[index.row()]
+        if index.column() == COL_TAG:
+            return event.tag or "" if role in (Qt.ItemDataRole.DisplayRole, Qt.ItemDataRole.EditRole) else (
+                event.id if role == EVENT_ID_ROLE else None)
         if role == Qt.ItemDataRole.DisplayRole:
             return format_timestamp(event.created_at) if index.column() == COL_DATE else event.summary.replace("\n", " ")
         if role == Qt.ItemDataRole.EditRole:
@@ -81,24 +85,33 @@ class EventsModel(KeyedTableModel):
         return None
 
     def setData(self, index: QModelIndex | QPersistentModelIndex, value, role: int = Qt.ItemDataRole.EditRole) -> bool:
-        if (role != Qt.ItemDataRole.EditRole or not index.isValid() or index.column() != COL_SUMMARY
+        if (role != Qt.ItemDataRole.EditRole or not index.isValid() or index.column() not in (COL_SUMMARY, COL_TAG)
                 or self._user_id is None or index.row() >= len(self._rows)):
             return False
         event: EventEntry = self._rows[index.row()]
-        if value == event.summary:
-            return True
+        if index.column() == COL_TAG:
+            summary, tag = event.summary, (value.strip() or None) if isinstance(value, str) else value
+            if tag == event.tag:
+                return True
+            title = self.tr("Edit event tag")
+            change = lambda batch: batch.update_event(user_id, event.id, summary, tag)  # noqa: E731
+        else:
+            summary, tag = value, event.tag
+            if value == event.summary:
+                return True
+            title = self.tr("Edit event")
+            change = lambda batch: batch.update_event(user_id, event.id, summary)  # noqa: E731
         user_id = self._user_id
         try:
-            found = self._writer.write(self.tr("Edit event"),
-                                       lambda batch: batch.update_event(user_id, event.id, value))
+            found = self._writer.write(title, change)
         except ValidationError as exc:
             self.write_failed.emit(exc.field, exc.message)
             return False
         if not found:
             self.write_failed.emit("event_summary", self.tr("this event no longer exists"))
             return False
-        self._rows[index.row()] = EventEntry(event.id, event.user_id, value, event.created_at)
-        self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), 1))
+        self._rows[index.row()] = EventEntry(event.id, event.user_id, summary, event.created_at, tag)
+        self.dataChanged.emit(self.index(index.row(), 0), self.index(index.row(), COL_TAG))
         return True
 
     def canFetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> bool:
@@ -123,6 +136,13 @@ class EventDelegate(QStyledItemDelegate):
         self.bubble = FieldErrorBubble(bubble_host)
 
     def createEditor(self, parent, option, index):
+        if index.column() == COL_TAG:
+            editor = QLineEdit(parent)
+            editor.setObjectName("eventTagEditor")
+            editor.setFrame(False)
+            editor.setMaxLength(MAX_TAG_CHARS)
+            editor.setPlaceholderText(self.tr("milestone, daily, mood…"))
+            return editor
         if index.column() != COL_SUMMARY:
             return None
         if needs_dialog(index.data(Qt.ItemDataRole.EditRole)):
@@ -140,6 +160,9 @@ class EventDelegate(QStyledItemDelegate):
         editor.setText(index.data(Qt.ItemDataRole.EditRole) or "")
 
     def setModelData(self, editor, model, index) -> None:
+        if index.column() == COL_TAG:
+            model.setData(index, editor.text())
+            return
         message = editor.validator().message(editor.text())
         if message:
             self.input_refused.emit("event_summary", message)

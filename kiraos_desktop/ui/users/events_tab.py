@@ -7,7 +7,14 @@ from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
-from kiraos_desktop.ui.users.events_model import COL_DATE, COL_SUMMARY, EVENT_ID_ROLE, EventDelegate, EventsModel
+from kiraos_desktop.ui.users.events_model import (
+    COL_DATE,
+    COL_SUMMARY,
+    COL_TAG,
+    EVENT_ID_ROLE,
+    EventDelegate,
+    EventsModel,
+)
 from kiraos_desktop.core.records import MAX_EVENT_CHARS
 from kiraos_desktop.ui.users.field_validation import check_event_text
 from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, add_long_edit_action, build_table_tab
@@ -25,7 +32,9 @@ class EventsTab(TableTab):
         self.delete_button = QPushButton(self.tr("Delete"))
         self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
             self, "eventsView", self.model, (self.add_button, self.delete_button), stretch_column=COL_SUMMARY,
-            widths=((COL_DATE, 140),), multi_select=True, editable=True)
+            widths=((COL_DATE, 140), (COL_TAG, 110)), multi_select=True, editable=True)
+        # KiraOS plugin 2.x data tags its events; other data has no tags to show.
+        self.view.setColumnHidden(COL_TAG, not store.event_tags)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                   | QAbstractItemView.EditTrigger.EditKeyPressed)
         self.delegate = EventDelegate(self.view.viewport(), self.view)
