@@ -186,3 +186,25 @@ def test_an_entry_another_program_wrote_with_a_confidence_that_is_no_number_is_r
         {"op": "set", "key": "城市", "value": "上海", "confidence": 0.8}]}})
     assert reply.status_code == 200 and "updated 城市=上海" in reply.json()["content"], reply.text
     assert api.delete("/api/users/ext/profiles/昵称").status_code == 200
+
+
+def test_times_stored_as_numbers_never_give_a_5xx(api, api_engine):
+    """Another writer (a 2.x plugin, a script) stored times as epoch numbers, text that is no time
+    and NULL: every route that shows the user answers."""
+    conn = sqlite3.connect(api_engine.store.path, timeout=10)
+    later = int((datetime.now() + timedelta(days=1)).timestamp())
+    conn.execute("INSERT INTO user_profiles VALUES ('n1', '城市', '北京', 1767225600, 0.9, 'basic', ?)", (later,))
+    conn.execute("INSERT INTO user_profiles VALUES ('n1', '旧', 'x', 'soon', 0.9, 'basic', 1000)")
+    for stamp in (1767225600, 1767225600.25, "not a time", None):
+        conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('n1', '完成半马', ?)", (stamp,))
+    conn.commit()
+    conn.close()
+    api_engine.store.poll_external_change()
+    context = api.get("/v1/context", params={"user_id": "n1", "query": "半马"})
+    assert context.status_code == 200 and "城市=北京" in context.json()["context"] and "旧" not in context.json()["context"]
+    query = api.post("/v1/tools/memory_query", json={"user_id": "n1", "arguments": {}})
+    assert query.status_code == 200 and "城市 = 北京" in query.text
+    detail = api.get("/api/users/n1")
+    assert detail.status_code == 200
+    assert {e["created_at"] for e in detail.json()["events"]} >= {datetime.fromtimestamp(1767225600).isoformat()}
+    assert api.get("/api/users", params={"search": "n1"}).status_code == 200
