@@ -173,6 +173,9 @@ def _transfer(args, engine) -> int:
         plan = transfer.read_import_file(Path(args.file))
         profiles, events = transfer.apply_import(engine.store, plan, actor="import")
         print(f"imported {len(plan.user_ids)} user(s): {profiles} profile entries, {events} new events")
+        if plan.tagged_events and not engine.store.event_tags:
+            print(f"note: {plan.tagged_events} event tag(s) not kept: this memory has no event tags "
+                  "(KiraOS plugin 2.x data has them)", file=sys.stderr)
     return EXIT_OK
 
 

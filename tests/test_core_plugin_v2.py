@@ -378,3 +378,23 @@ def test_a_3x_folder_is_refused_by_the_commands_with_what_to_do(tmp_path, capsys
     code = main(["--kira-data", str(tmp_path), "context", "--user", "u"])
     err = capsys.readouterr().err
     assert code == 2 and "KiraOS plugin 3.x data" in err and "kiraos.db.bak_" in err
+
+
+def test_tags_go_through_export_and_import(engine2, tmp_path, capsys):
+    from kiraos_desktop.cli import main
+    from kiraos_desktop.core.transfer import TransferError, apply_import, validate_import
+
+    data = export_data(engine2.store)
+    events = next(u for u in data["users"] if u["user_id"] == "qq_1")["events"]
+    assert {e["event_summary"]: e.get("tag") for e in events} == {"完成半马": "milestone", "通过面试": None}
+    assert "tag" not in next(e for e in events if e["event_summary"] == "通过面试")
+    data["users"][0]["user_id"] = "qq_9"
+    apply_import(engine2.store, validate_import(data))
+    assert {e.summary: e.tag for e in engine2.store.get_events("qq_9")} == {"完成半马": "milestone", "通过面试": None}
+    with pytest.raises(TransferError, match="tag"):
+        validate_import({**data, "users": [{"user_id": "x", "events": [{"event_summary": "e", "tag": 5}]}]})
+    export = tmp_path / "tags.json"
+    export.write_text(json.dumps(data, ensure_ascii=False), "utf-8")
+    assert main(["--data-dir", str(tmp_path / "ours"), "import", str(export)]) == 0
+    out, err = capsys.readouterr()
+    assert "1 event tag(s) not kept" in err

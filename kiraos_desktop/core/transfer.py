@@ -26,11 +26,18 @@ from kiraos_desktop.core.records import (
     check_event_text,
     check_expiry,
     check_key,
+    check_tag,
     check_user_id,
     check_value,
 )
 from kiraos_desktop.core.schema_messages import shown
-from kiraos_desktop.core.store_rows import EVENT_SELECT, PROFILE_SELECT, profile_from_row, sort_profiles
+from kiraos_desktop.core.store_rows import (
+    EVENT_SELECT,
+    PROFILE_SELECT,
+    TAGGED_EVENT_SELECT,
+    profile_from_row,
+    sort_profiles,
+)
 from kiraos_desktop.core.timeutil import now_iso
 
 if TYPE_CHECKING:
@@ -104,10 +111,13 @@ def _chunk_rows(store: "MemoryStore", chunk: list[str]) -> tuple[dict[str, list]
     for row in sorted(rows, key=lambda r: (r[0], r[1])):  # one order on both backends (code points)
         profiles[row[0]].append(profile_from_row(row))
     events: dict[str, list] = {uid: [] for uid in chunk}
-    rows = store._rows(f"{EVENT_SELECT} WHERE {among}", tuple(chunk))
+    rows = store._rows(f"{TAGGED_EVENT_SELECT if store.event_tags else EVENT_SELECT} WHERE {among}", tuple(chunk))
     # Oldest first: get_events()'s order (created_at, then id) reversed, a missing time first as SQLite has it.
-    for _, user_id, summary, created_at in sorted(rows, key=lambda r: (r[3] is not None, r[3] or "", r[0])):
-        events[user_id].append({"event_summary": summary, "created_at": created_at})
+    for row in sorted(rows, key=lambda r: (r[3] is not None, r[3] or "", r[0])):
+        event = {"event_summary": row[2], "created_at": row[3]}
+        if len(row) > 4 and row[4] is not None:  # KiraOS 2.x's tag, where the data has one
+            event["tag"] = row[4]
+        events[row[1]].append(event)
     return {uid: sort_profiles(entries) for uid, entries in profiles.items()}, events
 
 
@@ -153,6 +163,11 @@ class ImportPlan:
     profiles: list[ProfileEntry]
     events: list[EventEntry]  # id 0: assigned on insert
     user_ids: list[str]
+
+    @property
+    def tagged_events(self) -> int:
+        """Events with a tag (KiraOS 2.x): data without event tags stores them without it."""
+        return sum(1 for e in self.events if e.tag is not None)
 
 
 def _require(condition: bool, where: str, message: str) -> None:
@@ -210,10 +225,11 @@ def validate_import(data: Any) -> ImportPlan:
         for j, e in enumerate(user.get("events", [])):
             eat = f"{at}.events[{j}]"
             _require(isinstance(e, dict), eat, "must be an object")
-            _require(not set(e) - {"event_summary", "created_at"}, eat, "has unknown fields")
+            _require(not set(e) - {"event_summary", "created_at", "tag"}, eat, "has unknown fields")
             events.append(EventEntry(
                 0, uid, _field(f"{eat}.event_summary", check_event_text, e.get("event_summary")),
-                _field(f"{eat}.created_at", check_expiry, e.get("created_at")) or now_iso()))
+                _field(f"{eat}.created_at", check_expiry, e.get("created_at")) or now_iso(),
+                _field(f"{eat}.tag", check_tag, e.get("tag"))))
     return ImportPlan(profiles, events, sorted(seen_users))
 
 
@@ -268,23 +284,31 @@ def apply_import(store: "MemoryStore", plan: ImportPlan, actor: str = "import", 
             done += len(chunk)
             _tick(progress, is_cancelled, done, total)
         seen = _existing_events(batch, plan.user_ids)
-        new_events = []
+        new_events, tagged = [], []
         for event in plan.events:
             key = (event.user_id, event.summary, event.created_at)
             if key not in seen:
                 seen.add(key)
-                new_events.append(key)
+                if event.tag is not None and store.event_tags:
+                    tagged.append(key + (event.tag,))
+                else:
+                    new_events.append(key)
                 counts[event.user_id][1] += 1
         for start in range(0, len(new_events), CHUNK):
             batch.run(EventLog.insert_many(new_events[start:start + CHUNK],
                                            fields=(EventLog.user_id, EventLog.event_summary, EventLog.created_at)))
             done += CHUNK
             _tick(progress, is_cancelled, min(done, total), total)
+        for start in range(0, len(tagged), CHUNK):  # the plugin's tag column is no column of our models
+            for row in tagged[start:start + CHUNK]:
+                batch.execute("INSERT INTO event_logs (user_id, event_summary, created_at, tag) VALUES (?, ?, ?, ?)", row)
+            done += CHUNK
+            _tick(progress, is_cancelled, min(done, total), total)
         for uid, (p, e) in counts.items():
             batch.audit(uid, "import", None, None, {"profiles": p, "events": e})
     if progress:
         progress(total, total)
-    return len(plan.profiles), len(new_events)
+    return len(plan.profiles), len(new_events) + len(tagged)
 
 
 def _tick(progress: Progress | None, is_cancelled: IsCancelled | None, done: int, total: int) -> None:

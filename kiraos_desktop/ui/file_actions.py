@@ -206,6 +206,9 @@ def import_file(parent: QWidget | None, prompts: Prompts, engine) -> tuple[int, 
     if existing:
         question += "\n\n" + FileTasks.tr("%n of these users already have memory: entries with the same key "
                                           "are replaced, identical events are skipped.", "", existing)
+    if plan.tagged_events and not store.event_tags:
+        question += "\n\n" + FileTasks.tr("%n event tags are not kept: this memory has no event tags (the data "
+                                          "of the KiraOS plugin 2.x has them).", "", plan.tagged_events)
     if not prompts.confirm(parent, title, question, FileTasks.tr("Import")):
         return None
     outcome = run_task(parent, title, lambda progress, cancelled: apply_import(

@@ -114,6 +114,13 @@
         </translation>
     </message>
     <message numerus="yes">
+        <source>%n event tags are not kept: this memory has no event tags (the data of the KiraOS plugin 2.x has them).</source>
+        <translation>
+            <numerusform>%n event tag is not kept: this memory has no event tags (the data of the KiraOS plugin 2.x has them).</numerusform>
+            <numerusform>%n event tags are not kept: this memory has no event tags (the data of the KiraOS plugin 2.x has them).</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
         <source>%n new events</source>
         <translation>
             <numerusform>%n new event</numerusform>

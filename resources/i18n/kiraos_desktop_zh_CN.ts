@@ -868,6 +868,12 @@ Nothing was changed.</source>
             <numerusform>其中 %n 个用户已有记忆：键相同的条目将被替换，相同的事件将被跳过。</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n event tags are not kept: this memory has no event tags (the data of the KiraOS plugin 2.x has them).</source>
+        <translation>
+            <numerusform>%n 个事件标签不会保留：此记忆库没有事件标签（KiraOS 插件 2.x 的数据才有）。</numerusform>
+        </translation>
+    </message>
     <message>
         <source>Import</source>
         <translation>导入</translation>
