@@ -370,7 +370,9 @@ def test_groups_close_before_their_operations_pass_the_loops_share(api_engine, m
 
 def test_a_small_body_of_many_operations_is_written_off_the_loop(api, api_engine, monkeypatch):
     names = _writing_threads(api_engine, monkeypatch)
-    body = json.dumps(call_body("big", [{"op": "event", "value": f"e{n}"} for n in range(2100)]),
+    from kiraos_desktop.core.tool_registry import MAX_OPERATIONS
+
+    body = json.dumps(call_body("big", [{"op": "event", "value": f"e{n}"} for n in range(MAX_OPERATIONS)]),
                       separators=(",", ":")).encode()
     assert len(body) < 64 * 1024  # the fast path's body size: once written on the loop
     reply = api.post("/v1/tools/memory_update", content=body, headers={"Content-Type": "application/json"})
