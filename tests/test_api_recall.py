@@ -171,3 +171,33 @@ def test_the_mcp_context_resource_takes_a_query(api, api_engine, api_server):
     v1 = api.get("/v1/context", params={"user_id": "qq_1", "query": "冲浪"}).json()["context"]
     assert recalled == v1 and PLANTED in recalled
     assert PLANTED not in plain and hostile == plain
+
+
+def test_a_block_for_a_message_is_made_off_the_loop_and_a_plain_one_on_it(api, api_engine, monkeypatch):
+    """Recall scores candidate events from their text (tens of ms for a long message or a user with
+    many events): on SQLite the fast path builds it on a reader thread; a plain block stays on the loop."""
+    api_engine.memory_tools.update("u1", [{"op": "event", "value": "今天去跑了半马"}])
+    threads: list[tuple[str | None, str]] = []
+    real = api_engine.context.fast_block
+
+    def fast_block(user_id, max_chars=None, query=None):
+        threads.append((query, threading.current_thread().name))
+        return real(user_id, max_chars=max_chars, query=query)
+
+    monkeypatch.setattr(api_engine.context, "fast_block", fast_block)
+    # the app took the bound method at start: ask through a new app on the same engine
+    import httpx
+
+    from kiraos_desktop.api.server import ApiServer
+
+    server = ApiServer(api_engine, "127.0.0.1", 0, TOKEN)
+    server.start()
+    try:
+        with httpx.Client(base_url=server.url, headers=AUTH, timeout=30) as client:
+            assert "半马" in client.get("/v1/context", params={"user_id": "u1", "query": "半马"}).json()["context"]
+            assert "半马" in client.get("/v1/context", params={"user_id": "u1"}).json()["context"]
+    finally:
+        server.stop()
+    (query_at, query_thread), (plain_at, plain_thread) = threads
+    assert query_at == "半马" and plain_at is None
+    assert query_thread != plain_thread and not query_thread.startswith("kiraos-api-writer")

@@ -398,3 +398,23 @@ def test_tags_go_through_export_and_import(engine2, tmp_path, capsys):
     assert main(["--data-dir", str(tmp_path / "ours"), "import", str(export)]) == 0
     out, err = capsys.readouterr()
     assert "1 event tag(s) not kept" in err
+
+
+def test_a_2x_told_by_its_expiries_alone_has_no_tags(tmp_path):
+    """Integer expiries without the tag column (a script's writes into 1.x data): epoch writes, no tags."""
+    kira = tmp_path / "kira"
+    conn = plugin_db(kira / "memory" / "kiraos.db", PLUGIN_DDL)
+    conn.execute("INSERT INTO user_profiles VALUES ('u', 'k', 'v', '2026-01-01', 0.5, 'basic', ?)",
+                 (_epoch(timedelta(days=1)),))
+    conn.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('u', 'e', '2026-01-01T00:00:00')")
+    conn.commit()
+    conn.close()
+    engine = Engine.open(kira_data=kira)
+    try:
+        assert engine.store.layout.name == LAYOUT_2X and not engine.store.event_tags
+        assert [e.summary for e in engine.store.get_events("u")] == ["e"]
+        engine.store.clear_user("u", actor="gui")
+        revert_change(engine.store, engine.store.list_changes("u", limit=1)[0].id, actor="gui")
+        assert engine.context.build(["u"]).text.startswith("[u:basic] k=v")
+    finally:
+        engine.close()

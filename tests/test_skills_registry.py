@@ -75,7 +75,7 @@ def test_descriptor_order_and_descriptions(setup):
     update = by_name["memory_update"].input_schema
     assert update["required"] == ["operations"]
     item = update["properties"]["operations"]["items"]["properties"]
-    assert set(item) == {"op", "key", "value", "category", "confidence", "ttl"}
+    assert set(item) == {"op", "key", "value", "category", "confidence", "ttl", "tag", "force"}
     assert "enum" not in item["op"] and "enum" not in item["category"]
     assert "set | event | del" in item["op"]["description"]
     assert "basic | preference | social | other" in item["category"]["description"]

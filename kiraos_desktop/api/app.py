@@ -44,7 +44,7 @@ def create_app(engine, token: str | None, extra_hosts=(), counters: RequestCount
     router = Router(routes=routes, redirect_slashes=False, default=_no_route)
     # /mcp is the SDK's own ASGI app (GET event stream, POST messages, DELETE ends the session),
     # behind the same checks as the routes; it has no place in the router or the OpenAPI document.
-    context_fast_path = ContextFastPath(engine.context, read=None if engine.store.inline_ok else workers.read)
+    context_fast_path = ContextFastPath(engine.context, workers.read, inline_plain=engine.store.inline_ok)
     fast_paths = {CONTEXT_PATH: context_fast_path, UPDATE_PATH: MemoryUpdateFastPath(update_queue),
                   MCP_PATH: mcp}
     app = GuardedApp(router, token, extra_hosts=extra_hosts, counters=counters, fast_paths=fast_paths,

@@ -1,10 +1,13 @@
 """GET /v1/context answered below the router from the per-user cache (the bot's hot path).
 
-Only the plain case is handled here: a well-formed query of user_id (and max_chars, query). A block that
-is not cached is built right here, on the event loop: a few indexed queries cost less than handing
-the work to a thread and back while the loop is busy (writes of memory_update run on it too). Unless
-the store says its work may not run on the loop (`inline_ok` False: PostgreSQL, where every read is a
-round trip): then the app gives a `read` that builds it on a thread; cached blocks are still answered here.
+Only the plain case is handled here: a well-formed query of user_id (and max_chars, query). A plain
+block that is not cached is built right here, on the event loop: a few indexed queries cost less than
+handing the work to a thread and back while the loop is busy (writes of memory_update run on it too).
+A block for a message (`query`) is not: recall scores the user's candidate events from their text,
+which can take tens of milliseconds (a long message, a user with a thousand events), so it is built on
+a thread by `read` and awaited; cached ones are still answered here. When the store says its work
+may not run on the loop (`inline_ok` False: PostgreSQL, where every read is a round trip), plain
+blocks are built on a thread too.
 Anything else goes through the regular route, which gives the same reply and produces the errors.
 """
 from __future__ import annotations
@@ -81,10 +84,12 @@ class ContextFastPath:
     stall every request in flight).
     """
 
-    def __init__(self, context_builder, max_bytes: int = REPLY_CACHE_BYTES, read=None):
-        """`read(fn, *args, **kwargs)`: awaits fn run off the loop; None builds blocks on the loop."""
+    def __init__(self, context_builder, read, max_bytes: int = REPLY_CACHE_BYTES, inline_plain: bool = True):
+        """`read(fn, *args, **kwargs)`: awaits fn run off the loop; `inline_plain`: plain blocks are
+        built on the loop (the store's `inline_ok`)."""
         self._context = context_builder
         self._read = read
+        self._inline_plain = inline_plain
         self._replies: OrderedDict[str, tuple[int, bytes]] = OrderedDict()  # user id -> (stamp, body)
         self._bytes = 0
         self._max_bytes = max_bytes
@@ -106,7 +111,7 @@ class ContextFastPath:
         for uid in user_ids:
             # The plain block, or the one for the message in `query` (cached like it, per message);
             # one not cached, or for another budget, is made now (and cached when it can be).
-            if self._read is None:
+            if self._inline_plain and not query:
                 block, hit = build(uid, max_chars=max_chars, query=query)
             else:  # cached ones answered here, others made off the loop
                 block = self._context.peek_cached(uid, max_chars=max_chars, query=query)

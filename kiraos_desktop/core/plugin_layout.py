@@ -38,6 +38,7 @@ class UnsupportedLayout(StoreError):
 class PluginLayout:
     name: str  # LAYOUT_1X, LAYOUT_2X or LAYOUT_3X
     reason: str  # what decided it, for `info` and the logs
+    tag_column: bool = False  # event_logs has the column tag (a 2.x told by its expiries may not)
 
     @property
     def plugin_versions(self) -> str:
@@ -55,7 +56,8 @@ class PluginLayout:
 
     @property
     def event_tags(self) -> bool:
-        return self.name == LAYOUT_2X
+        """Whether events are read and written with a tag (the column is there)."""
+        return self.tag_column
 
 
 def folder_layout(root: str | Path) -> PluginLayout:
@@ -91,7 +93,7 @@ def connection_layout(conn) -> PluginLayout:
     """1.x or 2.x, read from an open SQLite connection's tables."""
     event_columns = {row[1] for row in conn.execute("PRAGMA table_info(event_logs)")}
     if "tag" in event_columns:
-        return PluginLayout(LAYOUT_2X, "event_logs has the column tag")
+        return PluginLayout(LAYOUT_2X, "event_logs has the column tag", tag_column=True)
     profile_columns = {row[1]: (row[2] or "").upper() for row in conn.execute("PRAGMA table_info(user_profiles)")}
     if profile_columns.get("expires_at") == "INTEGER":
         return PluginLayout(LAYOUT_2X, "user_profiles.expires_at is declared INTEGER")
