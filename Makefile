@@ -18,8 +18,13 @@ $(STAMP): pyproject.toml | $(PY)
 
 # Compiled translations (.qm, not committed) beside the catalogues; the window also compiles a missing
 # or outdated one into its cache at start, so this only saves that step.
-qm: $(STAMP)
-	$(PY) tools/i18n.py compile
+# Each catalogue is compiled when its .ts is newer than its .qm (not at every start).
+CATALOGUES := $(wildcard resources/i18n/*.ts)
+COMPILED := $(CATALOGUES:.ts=.qm)
+qm: $(COMPILED)
+
+resources/i18n/%.qm: resources/i18n/%.ts | $(STAMP)
+	$(PY) tools/i18n.py compile $<
 
 # After changing UI strings: re-extract them into resources/i18n/*.ts, then translate what is unfinished
 # (docs/i18n.md); the check fails until every string has its translation.

@@ -1,9 +1,20 @@
 """Ctrl+C (SIGINT) closes the window through its close path, and the previous handler comes back."""
 import signal
 
+import pytest
+
 from PySide6.QtWidgets import QWidget
 
 from kiraos_desktop.ui.interrupt import close_on_interrupt
+
+
+@pytest.fixture(autouse=True)
+def sigint_handled():
+    """Python's own SIGINT handler, whatever this process started with: a shell starts a background
+    job (`make test &`) with SIGINT ignored, and an ignored SIGINT is meant to stay ignored."""
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
+    yield
+    signal.signal(signal.SIGINT, previous)
 
 
 class Window(QWidget):

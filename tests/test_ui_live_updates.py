@@ -1,6 +1,7 @@
 """Live updates: writes through the real API and from another process reach the open window."""
 from __future__ import annotations
 
+import socket
 import sqlite3
 
 import httpx
@@ -144,7 +145,11 @@ def test_an_edit_in_progress_is_not_clobbered(qtbot, window, server, engine):
 
 
 def test_changing_the_api_token_in_settings_restarts_the_server(qtbot, window, server, engine):
-    engine.update_settings(engine.settings.replace(api_token="brand-new-token-456"))
+    # A restart binds the settings' port: a free one, not the default 8765 a running app may hold.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    engine.update_settings(engine.settings.replace(api_token="brand-new-token-456", api_port=port))
     qtbot.waitUntil(lambda: server.token == "brand-new-token-456" and server.running, timeout=10000)
     with httpx.Client(base_url=server.url, timeout=10) as client:
         assert client.get("/api/stats", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 401

@@ -321,3 +321,15 @@ def test_the_status_line_and_api_page_name_the_plugin_layout(qtbot, tmp_path):
 
 def test_own_data_shows_no_plugin_layout(qtbot, window):
     assert window.db_status.text().startswith("Database: ")
+
+
+def test_screenshots_serve_on_a_free_port_not_the_settings_one(engine):
+    """A screenshot run beside a running instance (default port 8765) must not collide with it."""
+    from kiraos_desktop.ui.app import create_server
+
+    shots, _ = create_server(engine, SimpleNamespace(screenshot="shots", port=None))
+    assert shots.port == 0
+    chosen, _ = create_server(engine, SimpleNamespace(screenshot="shots", port=9123))
+    assert chosen.port == 9123
+    window, _ = create_server(engine, SimpleNamespace())
+    assert window.port == engine.settings.api_port == 8765

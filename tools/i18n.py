@@ -2,7 +2,7 @@
 
     python tools/i18n.py update    # re-extract every tr() string into the .ts catalogues
     python tools/i18n.py check     # what is untranslated, unfinished, vanished or malformed (exit 1 if any)
-    python tools/i18n.py compile   # .ts -> .qm next to them (the build and `make run` do this for you)
+    python tools/i18n.py compile [TS ...]   # .ts -> .qm next to them (the build and `make run` do this for you)
 
 How to change or add a UI string (`make i18n` runs update + check):
   1. Write it through tr(): `self.tr("Saved {name}").format(name=...)` in a QObject subclass, or
@@ -162,13 +162,17 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("command", choices=("update", "check", "compile", "files"))
     parser.add_argument("--out", type=Path, default=I18N_DIR, help="folder for the .qm files (compile)")
+    parser.add_argument("catalogues", nargs="*", type=Path,
+                        help="compile: only these .ts files (default: every catalogue)")
     args = parser.parse_args(argv)
     if args.command == "update":
         update()
     elif args.command == "files":
         print("\n".join(str(path.relative_to(ROOT)) for path in source_files()))
     elif args.command == "compile":
-        for qm in compile_all(args.out):
+        compiled = ([catalogues.compile_catalogue(ts, args.out / (ts.stem + ".qm")) for ts in args.catalogues]
+                    if args.catalogues else compile_all(args.out))
+        for qm in compiled:
             print(f"compiled {qm}")
     problems = check() if args.command in ("update", "check") else []
     for line in problems:

@@ -44,6 +44,8 @@ def create_server(engine, args):
 
     try:
         host, port, token = resolve_server_options(engine, args)
+        if getattr(args, "screenshot", None) and getattr(args, "port", None) is None:
+            port = 0  # screenshots serve on a free port: a running instance keeps its own
         return ApiServer(engine, host, port, token), ""
     except ValueError as exc:
         return None, str(exc)
