@@ -32,6 +32,7 @@ from kiraos_desktop.ui.server_state import ServerStateRelay
 from kiraos_desktop.ui.store_signals import ChangeCoalescer, StoreSignals
 from kiraos_desktop.ui.theme import app_icon, apply_theme, set_scheme_preference, themed_icon
 from kiraos_desktop.ui.undo import UndoableWriter
+from kiraos_desktop.ui.undo_focus import UndoShortcutRouter
 from kiraos_desktop.ui.users.users_page import UsersPage
 
 log = logging.getLogger(__name__)
@@ -78,6 +79,9 @@ class MainWindow(QMainWindow):
         self.setWindowIcon(app_icon())
         self.undo_stack = QUndoStack(self)
         self.writer = UndoableWriter(engine.store, self.undo_stack, self)
+        # Ctrl+Z reaches the stack from any widget, a text field's own typing aside (undo_focus.py).
+        self._undo_router = UndoShortcutRouter(self.undo_stack, self)
+        QApplication.instance().installEventFilter(self._undo_router)
         self.store_signals = StoreSignals(engine.store.changes, self)
         self.coalescer = ChangeCoalescer(self.store_signals, parent=self)
         self.server_state = ServerStateRelay(server, self)
@@ -436,6 +440,7 @@ class MainWindow(QMainWindow):
     def shutdown(self) -> None:
         """Stop listening to the store and the server; the controller closes the engine afterwards."""
         self.recall_build.stop()
+        QApplication.instance().removeEventFilter(self._undo_router)
         self.store_signals.detach()
         self.server_state.detach()
         self.db_outage.detach()

@@ -117,6 +117,7 @@ class UsersPage(QWidget):
         self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
         self.search_edit.returnPressed.connect(self._on_search_edit_return_pressed)
         self.content_box.toggled.connect(self._on_content_box_toggled)
+        writer.stack.indexChanged.connect(self._on_undo_stack_index_changed)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         self.model.reloaded.connect(self._on_model_reloaded)
         self.model.refreshed.connect(self._on_model_refreshed)
@@ -255,6 +256,12 @@ class UsersPage(QWidget):
                     self._select_row(row)
                     break
         self._update_count()
+
+    def _on_undo_stack_index_changed(self, _index: int) -> None:
+        """A write, undo or redo of this window: a search in keys, values and events is run again
+        (other writes only update the rows it found), so the list follows what the user just did."""
+        if self.model.in_content and self.isVisible():
+            self.model.reload()
 
     def _on_search_edit_text_changed(self, _text: str) -> None:
         self._search_timer.start()
