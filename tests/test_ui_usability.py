@@ -53,6 +53,18 @@ def test_counts_of_one_are_singular(qtbot, english, window, engine):
     qtbot.waitUntil(lambda: page.model.search_text == "", timeout=3000)
     assert page.count_label.text() == "4 users"
     assert page.detail.profile_tab.count_label.text() == "1 entry"
+    from kiraos_desktop.ui.users.user_detail import TAB_HISTORY
+
+    page.detail.set_user("solo")
+    page.detail.tabs.setCurrentIndex(TAB_HISTORY)
+    history = page.detail.history_tab
+    qtbot.waitUntil(lambda: history.model.rowCount() == 2, timeout=3000)
+    assert history.count_label.text() == "2 changes"
+    engine.store.clear_user("solo", actor="cli")
+    engine.store.set_profile("duo", "昵称", "二", actor="cli")
+    page.detail.set_user("duo")
+    qtbot.waitUntil(lambda: history.model.rowCount() == 1, timeout=3000)
+    assert history.count_label.text() == "1 change"
 
 
 @pytest.mark.parametrize("ttl, shown", [(timedelta(days=7), "7 d"), (timedelta(hours=12), "12 h"),

@@ -213,3 +213,4 @@ def test_table_tabs_keep_their_view_toolbar_and_shortcut_set_up(detail):
         assert action in tab.view.actions()
         assert action.shortcut() == QKeySequence(QKeySequence.StandardKey.Delete)
         assert action.shortcutContext() == Qt.ShortcutContext.WidgetWithChildrenShortcut
+

@@ -265,7 +265,8 @@ class ApiPage(QWidget):
             f"{int(counters.get('total', 0)):,}", f"{int(counters.get('errors', 0)):,}"))
         self._routes.set_counts(counters.get("by_route", {}) or {})
         self._routes_empty.update_state(self._routes.rowCount(), self.tr(
-            "No requests yet. Bot hosts call the URL above with the token; try the examples below."))
+            "No requests yet. Bot hosts call the URL above with the token; try the examples above, under "
+            "Connect a host."))
 
     def example_text(self, reveal: bool | None = None) -> str:
         """The example requests; the token is masked unless revealed."""

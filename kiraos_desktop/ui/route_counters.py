@@ -5,6 +5,8 @@ from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QObject, Qt
 
+from kiraos_desktop.api.counters import REJECTED, UNMATCHED
+
 
 class RouteCountersModel(QAbstractTableModel):
     """Requests per route (two columns: route, count), sorted by route."""
@@ -24,6 +26,14 @@ class RouteCountersModel(QAbstractTableModel):
             self.dataChanged.emit(self.index(0, 1), self.index(len(rows) - 1, 1),
                                   [Qt.ItemDataRole.DisplayRole])
 
+    def _route_label(self, route: str) -> str:
+        """A route as is; the server's labels for requests no route took, in the window's language."""
+        if route == REJECTED:
+            return self.tr("(rejected)")
+        if route == UNMATCHED:
+            return self.tr("(no route)")
+        return route
+
     def rowCount(self, parent: QModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else len(self._rows)
 
@@ -35,7 +45,7 @@ class RouteCountersModel(QAbstractTableModel):
             return None
         route, count = self._rows[index.row()]
         if role == Qt.ItemDataRole.DisplayRole:
-            return route if index.column() == 0 else f"{count:,}"
+            return self._route_label(route) if index.column() == 0 else f"{count:,}"
         if role == Qt.ItemDataRole.TextAlignmentRole and index.column() == 1:
             return int(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         return None

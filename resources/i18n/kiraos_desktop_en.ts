@@ -2,6 +2,16 @@
 <!DOCTYPE TS>
 <TS version="2.1" language="en" sourcelanguage="en">
 <context>
+    <name>AddProfileDialog</name>
+    <message numerus="yes">
+        <source>This user already has %n profile entries, the limit. Delete an entry, or raise “Profile entries per user” in Settings.</source>
+        <translation>
+            <numerusform>This user already has %n profile entry, the limit. Delete it, or raise “Profile entries per user” in Settings.</numerusform>
+            <numerusform>This user already has %n profile entries, the limit. Delete an entry, or raise “Profile entries per user” in Settings.</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>ChangeFeedModel</name>
     <message numerus="yes">
         <source>… and %n more</source>
@@ -13,6 +23,13 @@
 </context>
 <context>
     <name>ContextTab</name>
+    <message numerus="yes">
+        <source>%n characters (max_context_chars = 0: no limit)</source>
+        <translation>
+            <numerusform>%n character (max_context_chars = 0: no limit)</numerusform>
+            <numerusform>%n characters (max_context_chars = 0: no limit)</numerusform>
+        </translation>
+    </message>
     <message numerus="yes">
         <source>%n other events are not in the block: it carries {max}, those about the message first, then the newest (“Events in context” in Settings, max_events_per_user).</source>
         <translation>
@@ -156,6 +173,23 @@
         <translation>
             <numerusform>%n expired entry</numerusform>
             <numerusform>%n expired entries</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>HistoryTab</name>
+    <message numerus="yes">
+        <source>%n+ changes</source>
+        <translation>
+            <numerusform>%n+ changes</numerusform>
+            <numerusform>%n+ changes</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n changes</source>
+        <translation>
+            <numerusform>%n change</numerusform>
+            <numerusform>%n changes</numerusform>
         </translation>
     </message>
 </context>

@@ -161,9 +161,11 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <source>“{text}” is in the past: the entry would expire at once. Use a later date or a TTL such as 7d, or leave it empty for “never”.</source>
         <translation>“{text}”已经过去：该条目会立即过期。请填写更晚的日期或 7d 之类的有效期；留空表示“永不过期”。</translation>
     </message>
-    <message>
-        <source>This user already has {n} profile entries, the limit. Delete an entry, or raise “Profile entries per user” in Settings.</source>
-        <translation>该用户已有 {n} 条画像条目，达到上限。请删除一条，或在设置中调高“每个用户的画像条目数”。</translation>
+    <message numerus="yes">
+        <source>This user already has %n profile entries, the limit. Delete an entry, or raise “Profile entries per user” in Settings.</source>
+        <translation>
+            <numerusform>该用户已有 %n 条画像条目，达到上限。请删除一条，或在设置中调高“每个用户的画像条目数”。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -252,8 +254,8 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <translation>总计：{0}    错误：{1}</translation>
     </message>
     <message>
-        <source>No requests yet. Bot hosts call the URL above with the token; try the examples below.</source>
-        <translation>还没有请求。机器人宿主程序使用令牌调用上面的地址；可以试试下面的示例。</translation>
+        <source>No requests yet. Bot hosts call the URL above with the token; try the examples above, under Connect a host.</source>
+        <translation>还没有请求。机器人宿主程序用上面的地址和令牌调用；可以试试上方“连接宿主程序”中的示例。</translation>
     </message>
     <message>
         <source>Starting…</source>
@@ -451,9 +453,11 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <source>{n} of {max} characters (max_context_chars)</source>
         <translation>{n} / {max} 个字符（max_context_chars）</translation>
     </message>
-    <message>
-        <source>{n} characters (max_context_chars = 0: no limit)</source>
-        <translation>{n} 个字符（max_context_chars = 0：不限）</translation>
+    <message numerus="yes">
+        <source>%n characters (max_context_chars = 0: no limit)</source>
+        <translation>
+            <numerusform>%n 个字符（max_context_chars = 0：不限）</numerusform>
+        </translation>
     </message>
     <message numerus="yes">
         <source>%n other events are not in the block: it carries {max}, those about the message first, then the newest (“Events in context” in Settings, max_events_per_user).</source>
@@ -1031,6 +1035,22 @@ Nothing was changed.</source>
         <source>import</source>
         <translation>导入</translation>
     </message>
+    <message>
+        <source>window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>bot (tool call)</source>
+        <translation>机器人（工具调用）</translation>
+    </message>
+    <message>
+        <source>API</source>
+        <translation>API</translation>
+    </message>
+    <message>
+        <source>command line</source>
+        <translation>命令行</translation>
+    </message>
 </context>
 <context>
     <name>HistoryModel</name>
@@ -1077,9 +1097,17 @@ Nothing was changed.</source>
         <source>Reverted. Undo with Ctrl+Z.</source>
         <translation>已还原。按 Ctrl+Z 撤销。</translation>
     </message>
-    <message>
-        <source>{n}{more} changes</source>
-        <translation>{n}{more} 条变更</translation>
+    <message numerus="yes">
+        <source>%n+ changes</source>
+        <translation>
+            <numerusform>%n+ 条变更</numerusform>
+        </translation>
+    </message>
+    <message numerus="yes">
+        <source>%n changes</source>
+        <translation>
+            <numerusform>%n 条变更</numerusform>
+        </translation>
     </message>
     <message>
         <source>No recorded changes for this user. Changes made from now on appear here.</source>
@@ -1958,6 +1986,14 @@ Quit anyway?</source>
 </context>
 <context>
     <name>RouteCountersModel</name>
+    <message>
+        <source>(rejected)</source>
+        <translation>（已拒绝）</translation>
+    </message>
+    <message>
+        <source>(no route)</source>
+        <translation>（无此路由）</translation>
+    </message>
     <message>
         <source>Route</source>
         <translation>路由</translation>

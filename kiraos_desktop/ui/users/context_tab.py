@@ -169,7 +169,7 @@ class ContextTab(QWidget):
             self.length_label.setText(self.tr("{n} of {max} characters (max_context_chars)").format(
                 n=length, max=block.budget))
         else:
-            self.length_label.setText(self.tr("{n} characters (max_context_chars = 0: no limit)").format(n=length))
+            self.length_label.setText(self.tr("%n characters (max_context_chars = 0: no limit)", "", length))
         notes = []
         older = self._events_not_read(self._user_id)
         if older and recalled is not None and recalled.matched:

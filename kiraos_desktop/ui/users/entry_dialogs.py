@@ -181,8 +181,8 @@ class AddProfileDialog(QDialog):
         except LimitError as exc:
             message = str(exc)
             if exc.limit:
-                message = self.tr("This user already has {n} profile entries, the limit. Delete an entry, or raise "
-                                  "“Profile entries per user” in Settings.").format(n=exc.limit)
+                message = self.tr("This user already has %n profile entries, the limit. Delete an entry, or raise "
+                                  "“Profile entries per user” in Settings.", "", exc.limit)
             self.show_error("", message)
             return
         self.accept()

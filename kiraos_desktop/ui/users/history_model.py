@@ -24,35 +24,37 @@ REVERTIBLE_ROLE = Qt.ItemDataRole.UserRole + 2
 ARROW = " → "
 
 
-
-def _short(text: str, limit: int = 60) -> str:
+def _short(text: str, limit: int | None = 60) -> str:
+    """One line, cut to `limit` characters (None: whole)."""
     text = str(text).replace("\n", " ")
-    return text if len(text) <= limit else text[:limit - 1] + "…"
+    return text if limit is None or len(text) <= limit else text[:limit - 1] + "…"
 
 
-def _profile_text(entry: dict | None) -> str:
+def _profile_text(entry: dict | None, limit: int | None = 60) -> str:
     if not entry:
         return "∅"
     extra = f" [{entry.get('category', 'basic')}, {float(entry.get('confidence') or 0):.2f}"
     if entry.get("expires_at"):
         extra += ", " + History.tr("expires {date}").format(date=format_timestamp(entry["expires_at"]))
-    return _short(entry.get("value", "")) + extra + "]"
+    return _short(entry.get("value", ""), limit) + extra + "]"
 
 
-def describe_change(change: ChangeRecord) -> str:
-    """`小明 [basic, 0.90] → 小红 [basic, 0.90]`, `+ 完成半马`, `5 entries, 2 events → cleared`…"""
+def describe_change(change: ChangeRecord, limit: int | None = 60) -> str:
+    """`小明 [basic, 0.90] → 小红 [basic, 0.90]`, `+ 完成半马`, `5 entries, 2 events → cleared`…; texts cut
+    to `limit` characters (None: whole, for the tooltip)."""
     before, after = change.before, change.after
     action = change.action
     if action == "profile_set":
-        return _profile_text(before) + ARROW + _profile_text(after)
+        return _profile_text(before, limit) + ARROW + _profile_text(after, limit)
     if action == "profile_delete":
-        return _profile_text(before) + ARROW + History.tr("deleted")
+        return _profile_text(before, limit) + ARROW + History.tr("deleted")
     if action == "event_add":
-        return "+ " + _short((after or {}).get("summary", ""))
+        return "+ " + _short((after or {}).get("summary", ""), limit)
     if action == "event_update":
-        return _short((before or {}).get("summary", ""), 40) + ARROW + _short((after or {}).get("summary", ""), 40)
+        return (_short((before or {}).get("summary", ""), limit and 40) + ARROW
+                + _short((after or {}).get("summary", ""), limit and 40))
     if action == "event_delete":
-        return _short((before or {}).get("summary", "")) + ARROW + History.tr("deleted")
+        return _short((before or {}).get("summary", ""), limit) + ARROW + History.tr("deleted")
     if action == "event_trim":
         trimmed = len((before or {}).get("events", []))
         return History.tr("%n oldest events", "", trimmed) + ARROW + History.tr("trimmed")
@@ -70,7 +72,8 @@ def describe_change(change: ChangeRecord) -> str:
         return History.tr("imported {entries}, {events}").format(
             entries=History.tr("%n entries", "", data.get("profiles", 0)),
             events=History.tr("%n events", "", data.get("events", 0)))
-    return _short(json.dumps(before, ensure_ascii=False)) + ARROW + _short(json.dumps(after, ensure_ascii=False))
+    return (_short(json.dumps(before, ensure_ascii=False), limit) + ARROW
+            + _short(json.dumps(after, ensure_ascii=False), limit))
 
 
 def target_label(change: ChangeRecord) -> str:
@@ -94,6 +97,17 @@ def action_label(action: str) -> str:
     }.get(action, action)
 
 
+def actor_label(actor: str) -> str:
+    """Who made a change, in the window's language (the stored word for one not known here)."""
+    return {
+        "gui": History.tr("window"),
+        "tool": History.tr("bot (tool call)"),
+        "api": History.tr("API"),
+        "cli": History.tr("command line"),
+        "import": History.tr("import"),
+    }.get(actor, actor)
+
+
 class ChangeField(Enum):
     """What a column of an audit table shows (the History tab, the Overview feed)."""
 
@@ -111,7 +125,7 @@ def change_text(change: ChangeRecord, field: ChangeField) -> str:
     if field is ChangeField.TIME:
         return format_timestamp(change.at)
     if field is ChangeField.ACTOR:
-        return change.actor
+        return actor_label(change.actor)
     if field is ChangeField.USER:
         return change.user_id
     if field is ChangeField.ACTION:
@@ -129,9 +143,11 @@ def change_tooltip(change: ChangeRecord, field: ChangeField) -> str | None:
     """The stored timestamp behind the short time; the full before and after behind the change."""
     if field is ChangeField.TIME:
         return change.at
-    if field is ChangeField.CHANGE:
-        return (json.dumps(change.before, ensure_ascii=False, indent=1) + "\n→\n"
-                + json.dumps(change.after, ensure_ascii=False, indent=1))
+    if field is ChangeField.CHANGE:  # the whole change, which the column may cut: wrapped, then the records
+        return (describe_change(change, limit=None) + "\n\n" + json.dumps(change.before, ensure_ascii=False, indent=1)
+                + "\n→\n" + json.dumps(change.after, ensure_ascii=False, indent=1))
+    if field is ChangeField.ACTOR:
+        return change.actor  # the stored word, for the command line and the API
     return None
 
 

@@ -56,8 +56,9 @@ class HistoryTab(TableTab):
         rows = self.view.selectionModel().selectedRows()
         self.revert_button.setEnabled(bool(rows) and bool(rows[0].data(REVERTIBLE_ROLE)))
         count = self.model.rowCount()
-        more = "+" if self.model.canFetchMore() else ""
-        self.count_label.setText(self.tr("{n}{more} changes").format(n=count, more=more) if self.model.user_id else "")
+        shown = (self.tr("%n+ changes", "", count) if self.model.canFetchMore()  # more are read on scrolling
+                 else self.tr("%n changes", "", count))
+        self.count_label.setText(shown if self.model.user_id else "")
         hint = (self.tr("No recorded changes for this user. Changes made from now on appear here.")
                 if self.model.user_id else self.tr("Select a user to see their history."))
         self.empty_state.update_state(count, hint)
