@@ -51,7 +51,7 @@ def test_overview_feed_follows_changes(qtbot, window, engine):
     engine.store.set_profile("u2", "城市", "重庆", actor="api")
     model = window.overview_page.feed_model
     qtbot.waitUntil(lambda: model.rowCount() and model.index(0, 2).data() == "u2", timeout=3000)
-    assert model.index(0, 1).data() == "api" and "重庆" in model.index(0, 3).data()
+    assert model.index(0, 1).data() == "API" and "重庆" in model.index(0, 3).data()
 
 
 def test_edit_menu_undo_and_redo(qtbot, window, engine):

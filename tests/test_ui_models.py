@@ -201,7 +201,7 @@ def test_feed_and_history_format_audit_rows_alike(qapp, engine):
     feed.refresh()
     row = [history.index(0, column).data() for column in range(5)]
     line = [feed.index(0, column).data() for column in range(4)]
-    assert row[:4] == [line[0], "api", "set entry", "城市"] and line[1:3] == ["api", "u1"]
+    assert row[:4] == [line[0], "API", "set entry", "城市"] and line[1:3] == ["API", "u1"]  # actor_label()
     assert row[4].startswith("北京 [basic, 0.80] → 上海 [")
     assert line[3] == f"set entry 城市: {row[4]}"
     at = engine.store.list_changes("u1", limit=1)[0].at
