@@ -40,3 +40,11 @@ def test_the_tooltip_holds_the_whole_change(qapp):
     assert "…" in change_text(change, ChangeField.CHANGE)
     tip = change_tooltip(change, ChangeField.CHANGE)
     assert tip.splitlines()[0] == f"{long_before} → {long_after}"
+
+
+def test_the_confidence_header_explains_the_marks(qapp, engine):
+    from kiraos_desktop.ui.users.profile_model import COL_CONFIDENCE, ProfileModel
+
+    model = ProfileModel(engine.store, None)
+    tip = model.headerData(COL_CONFIDENCE, Qt.Orientation.Horizontal, Qt.ItemDataRole.ToolTipRole)
+    assert "✓ 0.8 or more" in tip and "? 0.5 or more" in tip and "~ below 0.5" in tip

@@ -250,3 +250,34 @@ def test_every_field_and_hint_is_within_the_dialogs_width(qtbot, engine, monkeyp
         if widget.isVisible() and widget.objectName() in ("fieldHint", "database_password", "showToken"):
             right = widget.mapTo(viewport, QPoint(widget.width(), 0)).x()
             assert right <= viewport.width(), (widget.objectName(), getattr(widget, "text", lambda: "")())
+
+
+def _luminance(color) -> float:
+    def channel(c: float) -> float:
+        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_hints_are_readable_in_both_schemes(qtbot, dialog, scheme):
+    """WCAG's 4.5:1 for text, between a hint's colour and the dialog's background."""
+    from PySide6.QtGui import QPalette
+    from PySide6.QtWidgets import QApplication, QLabel
+
+    from kiraos_desktop.ui.theme import apply_theme, set_scheme_preference
+
+    set_scheme_preference(scheme)
+    apply_theme(QApplication.instance())
+    try:
+        hints = dialog.findChildren(QLabel, "fieldHint")
+        assert hints
+        for hint in hints:
+            palette = hint.palette()
+            group = QPalette.ColorGroup.Active if hint.isEnabled() else QPalette.ColorGroup.Disabled
+            fore = _luminance(palette.color(group, QPalette.ColorRole.WindowText))
+            back = _luminance(dialog.palette().color(QPalette.ColorRole.Window))
+            ratio = (max(fore, back) + 0.05) / (min(fore, back) + 0.05)
+            assert ratio >= 4.5, (hint.text(), ratio)
+    finally:
+        set_scheme_preference("system")
+        apply_theme(QApplication.instance())

@@ -71,6 +71,8 @@ def test_missing_required_argument_is_refused_like_a_call(page):
     assert "question" in page.workbench.preview.status.text()
     assert "refused" in page.workbench.preview.status.text()
     assert "<user_input>⟨question: missing⟩</user_input>" in text and "塔罗" in text
+    # two sentences, not one run together ("...is missing Below, what it returns")
+    assert "required field is missing. Below, what it returns" in page.workbench.preview.status.text()
 
 
 def test_jinja_error_shows_the_error_result(qtbot, page):

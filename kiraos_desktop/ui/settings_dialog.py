@@ -141,7 +141,11 @@ class SettingsDialog(QDialog):
         # No word wrap: wrapped labels nested in a QFormLayout get too little height and overlap.
         label = QLabel(text)
         label.setObjectName("fieldHint")
-        label.setEnabled(False)  # greyed: palette-aware in light and dark schemes
+        # Told apart by a smaller size, not by a greyed (disabled) colour: that was light grey on grey,
+        # below a readable contrast in both schemes. The text keeps the palette's own colour.
+        font = label.font()
+        font.setPointSizeF(max(7.0, font.pointSizeF() * 0.9))
+        label.setFont(font)
         return label
 
     def _add_row(self, form: QFormLayout, key: str, label: str, editor: QWidget, read: Callable[[], Any],

@@ -1590,8 +1590,8 @@ Quit anyway?</source>
         <translation>&lt;context&gt; 记忆</translation>
     </message>
     <message>
-        <source>A host&apos;s call with these arguments is refused: {0}: {1}</source>
-        <translation>宿主程序以这些参数调用时会被拒绝：{0}：{1}</translation>
+        <source>A host&apos;s call with these arguments is refused: {0}: {1}.</source>
+        <translation>宿主程序以这些参数调用时会被拒绝：{0}：{1}。</translation>
     </message>
     <message>
         <source>Below, what it returns once they are given (missing ones marked).</source>
@@ -1681,6 +1681,10 @@ Quit anyway?</source>
 </context>
 <context>
     <name>ProfileModel</name>
+    <message>
+        <source>How sure the bot is, from 0 to 1. The mark after it is the one the bot&apos;s memory block shows: ✓ 0.8 or more, ? 0.5 or more, ~ below 0.5. Higher comes first.</source>
+        <translation>机器人有多确定，0 到 1。后面的标记与机器人记忆块中显示的一致：✓ 0.8 及以上，? 0.5 及以上，~ 低于 0.5。越高越靠前。</translation>
+    </message>
     <message>
         <source>Key</source>
         <translation>键</translation>

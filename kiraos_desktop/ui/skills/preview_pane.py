@@ -83,8 +83,9 @@ class PreviewPane(QWidget):
         says when hosts cannot call the skill at all."""
         self.legend.setVisible(True)
         if result.refused:
-            status = self.tr("A host's call with these arguments is refused: {0}: {1}").format(
-                result.field, result.message)
+            # A sentence of its own: the next one must not run on from the message.
+            status = self.tr("A host's call with these arguments is refused: {0}: {1}.").format(
+                result.field, result.message.rstrip(" ."))
             if result.text:
                 status += " " + self.tr("Below, what it returns once they are given (missing ones marked).")
             self._set_status(status, error=True)

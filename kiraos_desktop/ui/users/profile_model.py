@@ -65,6 +65,10 @@ class ProfileModel(KeyedTableModel):
         return 0 if parent.isValid() else 6
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = Qt.ItemDataRole.DisplayRole):
+        if (orientation == Qt.Orientation.Horizontal and role == Qt.ItemDataRole.ToolTipRole
+                and section == COL_CONFIDENCE):
+            return self.tr("How sure the bot is, from 0 to 1. The mark after it is the one the bot's memory "
+                           "block shows: ✓ 0.8 or more, ? 0.5 or more, ~ below 0.5. Higher comes first.")
         if orientation != Qt.Orientation.Horizontal or role != Qt.ItemDataRole.DisplayRole or not 0 <= section < 6:
             return None
         return (self.tr("Key"), self.tr("Value"), self.tr("Category"), self.tr("Confidence"),
