@@ -132,6 +132,10 @@ def _context(args, engine) -> int:
                          ensure_ascii=False))
     elif result.text:
         print(result.text)
+    # An empty block is no error (the bot gets nothing for that user), but say why it is empty.
+    for block in result.per_user:
+        if not block.text and engine.store.user_summary(block.user_id) is None:
+            print(f"note: {block.user_id} has no memory (no profile entries, no events)", file=sys.stderr)
     return EXIT_OK
 
 

@@ -1,6 +1,7 @@
 """Security baseline of the API: token, Host and Origin allowlists, no CORS, JSON-only bodies, size cap."""
 from __future__ import annotations
 
+import json
 import socket
 
 import pytest
@@ -228,3 +229,25 @@ def test_host_helpers():
     assert security.is_loopback("127.0.0.2") and security.is_loopback("::1") and security.is_loopback("localhost")
     assert not security.is_loopback("0.0.0.0") and not security.is_loopback("192.168.1.2")
     assert security.allowed_host_names(["192.168.1.5", "::"]) >= {"192.168.1.5", "[::]", "localhost"}
+
+
+def _raw_request(port: int, head: bytes) -> bytes:
+    with socket.create_connection(("127.0.0.1", port), timeout=10) as sock:
+        sock.sendall(head)
+        reply = b""
+        while True:
+            chunk = sock.recv(4096)
+            if not chunk:
+                return reply
+            reply += chunk
+
+
+def test_a_url_not_percent_encoded_is_told_to_encode_it(api_server):
+    """curl '...&query=我最近在学吉他' sends the UTF-8 bytes as they are: say what to do about it."""
+    target = "/v1/context?user_id=u1&query=我最近在学吉他".encode()
+    reply = _raw_request(api_server.bound_port, b"GET " + target + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n")
+    assert reply.startswith(b"HTTP/1.1 400")
+    body = json.loads(reply.partition(b"\r\n\r\n")[2])
+    assert "percent-encoded" in body["error"]["message"] and "--data-urlencode" in body["error"]["message"]
+    garbled = _raw_request(api_server.bound_port, b"GET /v1/health HTTP/1.1\r\nHost: 127.0.0.1\r\nBad Header\r\n\r\n")
+    assert garbled.startswith(b"HTTP/1.1 400") and b"not valid HTTP/1.1" in garbled  # other bad requests unchanged

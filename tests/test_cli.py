@@ -34,6 +34,14 @@ def test_update_then_context_prints_the_plugin_block(capsys, data_dir):
     assert reply == {"context": "[u1:basic] 昵称=小明(✓)", "users": ["u1", "u2"], "truncated": True}
 
 
+def test_context_of_a_user_without_memory_says_so_on_stderr(capsys, data_dir):
+    run(capsys, "call", "memory_update", "--user", "u1", "--json", '{"operations": [{"op": "event", "value": "e"}]}',
+        "--data-dir", str(data_dir))
+    code, out, err = run(capsys, "--data-dir", str(data_dir), "context", "--user", "u1", "--user", "nobody")
+    assert code == 0 and out.strip().endswith(" e") and "nobody" not in out
+    assert err.strip() == "note: nobody has no memory (no profile entries, no events)"
+
+
 @pytest.mark.parametrize("argv,message", [
     (["call", "memory_update", "--user", "u", "--json", "{bad"], "not valid JSON"),
     (["call", "memory_update", "--user", "u", "--json", "[" * 5000 + "]" * 5000], "nested too deeply"),

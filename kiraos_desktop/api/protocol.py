@@ -114,6 +114,7 @@ if HttpToolsProtocol is not None:
         _head_bytes = 0  # received since the last request was complete (or the opening): the next head
         _in_head = True  # False from a head's end to its request's end (the app bounds the body)
         _ended = False  # a request ended in the chunk being fed
+        _raw_target = False  # the request line holds bytes that are not ASCII (a URL not percent-encoded)
 
         def connection_made(self, transport) -> None:
             super().connection_made(transport)
@@ -130,6 +131,8 @@ if HttpToolsProtocol is not None:
 
         def data_received(self, data: bytes) -> None:
             self._ended = False
+            if self._in_head and not self._head_bytes:  # a request's first bytes: its request line
+                self._raw_target = not data.partition(b"\n")[0].isascii()
             super().data_received(data)
             # Counted once the parser has seen the data: a chunk that ends a head is not head bytes
             # (the body is bounded by the app), one that ends a request counts from the next chunk.
@@ -155,7 +158,11 @@ if HttpToolsProtocol is not None:
             super().on_headers_complete()
 
         def send_400_response(self, msg: str) -> None:
-            body = _error_body(400, "bad_request", f"the request is not valid HTTP/1.1 ({msg.rstrip('.')})")
+            if self._raw_target:  # what a shell's curl sends for '...&query=我最近在学吉他'
+                body = _error_body(400, "bad_request", "the URL holds characters that are not percent-encoded: "
+                                   "encode them (curl -G --data-urlencode 'query=...' does it)")
+            else:
+                body = _error_body(400, "bad_request", f"the request is not valid HTTP/1.1 ({msg.rstrip('.')})")
             self.transport.write(_raw_reply(400, body))
             self.transport.close()
 
