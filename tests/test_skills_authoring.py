@@ -120,11 +120,21 @@ def test_failed_save_changes_nothing(tmp_path, monkeypatch):
     assert sorted(p.name for p in folder.iterdir()) == ["instruction.md", "manifest.json"]
 
 
-def test_template_skill_is_valid(tmp_path):
+def test_the_template_s_placeholders_are_errors_until_replaced(tmp_path):
     folder = file_ops.create_skill(tmp_path, "fresh", *file_ops.template_files("fresh"))
     skill = SkillRouter(tmp_path).get("fresh")
-    assert folder.name == "fresh" and skill is not None and skill.valid, skill and skill.problems
-    assert skill.command == "/fresh"
+    assert folder.name == "fresh" and skill is not None and skill.command == "/fresh"
+    errors = {p.field for p in skill.problems if p.is_error}
+    assert errors == {"description", "trigger", "parameters.properties.request", "instruction"}
+    assert not skill.valid  # not served: the LLM would be offered "当用户……时调用此工具。"
+    manifest = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+    manifest.update(description="写一首短诗", trigger="当用户想要一首诗时调用此工具。")
+    manifest["parameters"]["properties"]["request"]["description"] = "诗的主题，例如「秋天」"
+    instruction = (folder / "instruction.md").read_text(encoding="utf-8")
+    instruction = instruction.replace("你是一位……", "你是一位诗人。").replace("1. ……", "1. 构思").replace("2. ……", "2. 写诗")
+    file_ops.save_skill_files(folder, dump_manifest(manifest), instruction)
+    skill = SkillRouter(tmp_path).get("fresh")
+    assert skill.valid, skill.problems
 
 
 def test_names_are_checked(tmp_path):

@@ -33,12 +33,21 @@ def read_manifest(data, folder) -> dict:
     return json.loads((data / "skills" / folder / "manifest.json").read_text(encoding="utf-8"))
 
 
-def test_new_creates_a_valid_skill_from_the_template(data, capsys):
+def test_new_creates_a_disabled_skill_from_the_template_that_no_host_sees(data, capsys):
     assert run(data, "new", "fresh") == 0
-    assert "created" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "created" in out and "disabled" in out
     skill = SkillRouter(data / "skills").get("fresh")
-    assert skill is not None and skill.valid and skill.command == "/fresh"
+    assert skill is not None and skill.command == "/fresh" and not skill.valid  # the template's …… texts
     assert read_manifest(data, "fresh")["name"] == "fresh"
+    assert "fresh" in load_settings(data / "settings.json")[0].disabled_skills
+    engine = Engine.open(data_dir=data)
+    try:
+        assert "fresh" not in [d.name for d in engine.tools.descriptors()]
+    finally:
+        engine.close()
+    assert cli.main(["skills", "lint", "--data-dir", str(data)]) != 0
+    assert "still the template" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name, message", [

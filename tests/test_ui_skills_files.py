@@ -262,8 +262,16 @@ def test_new_from_template_and_duplicate(qtbot, engine, page):
     assert page.new_skill() == "my_skill"
     assert page.prompter.errors  # the invalid name was refused first
     skill = engine.skills.get("my_skill")
-    assert skill is not None and skill.valid and page.editor.folder.name == "my_skill"
-    assert "my_skill" in [d.name for d in engine.tools.descriptors()]
+    assert skill is not None and page.editor.folder.name == "my_skill"
+    # Not served: disabled, and the template's …… texts are errors that block enabling it.
+    assert "my_skill" in engine.settings.disabled_skills and not skill.valid
+    assert "my_skill" not in [d.name for d in engine.tools.descriptors()]
+    model = page.list_panel.model
+    row = model.row_of_folder("my_skill")
+    model.setData(model.index(row, ENABLED), Qt.CheckState.Checked.value, Qt.ItemDataRole.CheckStateRole)
+    assert "my_skill" in engine.settings.disabled_skills
+    assert "problem" in page.prompter.errors[-1][1] and "template" in page.prompter.errors[-1][1]
+    assert model.index(row, ENABLED).data(Qt.ItemDataRole.CheckStateRole) == Qt.CheckState.Unchecked
 
     page.open_skill("tarot_reading")
     page.prompter.names = ["tarot_copy"]

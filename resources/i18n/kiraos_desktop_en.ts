@@ -252,6 +252,16 @@
     </message>
 </context>
 <context>
+    <name>SkillsPage</name>
+    <message numerus="yes">
+        <source>{0} has %n problem(s) to fix before hosts can call it (see Problems), such as: {1}</source>
+        <translation>
+            <numerusform>{0} has %n problem to fix before hosts can call it (see Problems): {1}</numerusform>
+            <numerusform>{0} has %n problems to fix before hosts can call it (see Problems), such as: {1}</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>UserDetail</name>
     <message numerus="yes">
         <source>%n profile entries</source>

@@ -2376,6 +2376,10 @@ Changing host, port or token restarts the API server.</source>
         <translation>新技能的名称（字母、数字、_ 或 -）：</translation>
     </message>
     <message>
+        <source>The skill was not created: the setting that keeps it disabled could not be saved: {0}</source>
+        <translation>未创建技能：无法保存让它保持停用的设置：{0}</translation>
+    </message>
+    <message>
         <source>The skill could not be created: {0}</source>
         <translation>无法创建技能：{0}</translation>
     </message>
@@ -2621,6 +2625,12 @@ New (Ctrl+N) starts one from a template; Import… brings in an Agent Skill (a f
     <message>
         <source>Enable skill</source>
         <translation>启用技能</translation>
+    </message>
+    <message numerus="yes">
+        <source>{0} has %n problem(s) to fix before hosts can call it (see Problems), such as: {1}</source>
+        <translation>
+            <numerusform>{0} 还有 %n 个问题需要修正，宿主程序才能调用它（见“问题”），例如：{1}</numerusform>
+        </translation>
     </message>
     <message>
         <source>The setting could not be saved: {0}</source>

@@ -11,7 +11,18 @@ from pathlib import Path
 from typing import Iterable
 
 from .manifest_fields import dump_manifest
-from .problems import AGENT_SKILL_FILE, COMMAND_RE, INSTRUCTION_FILE, MANIFEST_FILE, NAME_RE, RESERVED_NAMES
+from .problems import (
+    AGENT_SKILL_FILE,
+    COMMAND_RE,
+    INSTRUCTION_FILE,
+    MANIFEST_FILE,
+    NAME_RE,
+    RESERVED_NAMES,
+    TEMPLATE_ARGUMENT_HINT,
+    TEMPLATE_DESCRIPTION,
+    TEMPLATE_INSTRUCTION_PLACEHOLDERS,
+    TEMPLATE_TRIGGER,
+)
 
 DELETED_SKILLS = "deleted-skills"
 
@@ -153,8 +164,8 @@ def template_files(name: str) -> tuple[str, str]:
     """Manifest and instruction text of a new skill (protocol text, in Chinese like the examples)."""
     manifest: dict = {
         "name": name,
-        "description": "新技能",
-        "trigger": "当用户……时调用此工具。",
+        "description": TEMPLATE_DESCRIPTION,
+        "trigger": TEMPLATE_TRIGGER,
         "exclude": "",
     }
     command = f"/{name}"
@@ -162,15 +173,22 @@ def template_files(name: str) -> tuple[str, str]:
         manifest["command"] = command
     manifest["parameters"] = {
         "type": "object",
-        "properties": {"request": {"type": "string", "description": "用户的具体要求，例如「……」"}},
+        "properties": {"request": {"type": "string", "description": TEMPLATE_ARGUMENT_HINT}},
         "required": ["request"],
     }
+    role, first, second = TEMPLATE_INSTRUCTION_PLACEHOLDERS
     instruction = (f"# {name}\n\n"
-                   "## 角色\n你是一位……\n\n"
+                   f"## 角色\n{role}\n\n"
                    "## 用户的要求\n{request}\n\n"
-                   "## 执行步骤\n1. ……\n2. ……\n\n"
+                   f"## 执行步骤\n{first}\n{second}\n\n"
                    "## 输出要求\n- 只输出结果本身\n")
     return dump_manifest(manifest), instruction
+
+
+def disabled_with(names: list[str], name: str) -> list[str]:
+    """The disabled_skills setting with `name` added: a new skill from the template starts disabled,
+    so bots never see it before its author has written it and enabled it."""
+    return names if name in names else [*names, name]
 
 
 def create_skill(skills_dir: Path, folder_name: str, manifest_text: str, instruction_text: str) -> Path:

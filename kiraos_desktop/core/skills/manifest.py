@@ -16,6 +16,9 @@ from .problems import (
     NAME_RE,
     RESERVED_NAMES,
     RESERVED_PARAMETERS,
+    TEMPLATE_ARGUMENT_HINT,
+    TEMPLATE_DESCRIPTION,
+    TEMPLATE_TRIGGER,
     TEMPLATES,
     Problem,
     error,
@@ -67,6 +70,26 @@ def validate_manifest_text(text: str) -> tuple[dict | None, list[Problem]]:
     return data, manifest_problems(data, text)
 
 
+def _template_leftovers(data: dict, line) -> list[Problem]:
+    """The new-skill template's texts still in the manifest: errors, so the skill is not served
+    with them (an LLM would be offered a tool "当用户……时调用此工具。")."""
+    found = []
+    if data.get("description") == TEMPLATE_DESCRIPTION:
+        found.append(error("description", f'"description" is still the template\'s "{TEMPLATE_DESCRIPTION}": '
+                                          "say in a sentence what the skill does.", line("description")))
+    if isinstance(data.get("trigger"), str) and TEMPLATE_TRIGGER in data["trigger"]:
+        found.append(error("trigger", f'"trigger" is still the template\'s "{TEMPLATE_TRIGGER}": say when the '
+                                      "bot should call this skill (replace the ……).", line("trigger")))
+    properties = data.get("parameters", {}).get("properties") if isinstance(data.get("parameters"), dict) else None
+    if isinstance(properties, dict):
+        for name, spec in properties.items():
+            if isinstance(spec, dict) and spec.get("description") == TEMPLATE_ARGUMENT_HINT:
+                found.append(error(f"parameters.properties.{name}",
+                                   f'the description of {name!r} is still the template\'s "{TEMPLATE_ARGUMENT_HINT}": '
+                                   "say what the argument holds, with an example.", line("parameters")))
+    return found
+
+
 def manifest_problems(data: dict, text: str = "") -> list[Problem]:
     """Problems of an already-parsed manifest object; `text` only helps to find line numbers."""
     problems: list[Problem] = []
@@ -92,6 +115,7 @@ def manifest_problems(data: dict, text: str = "") -> list[Problem]:
         if value is not None and not isinstance(value, str):
             problems.append(error(field, f'"{field}" must be a string, not a {json_type(value)}.',
                                   line(field)))
+    problems.extend(_template_leftovers(data, line))
     if not _text(data.get("trigger")) and not _text(data.get("description")):
         problems.append(warning("description", 'Neither "trigger" nor "description" is set, so the '
                                                "LLM cannot tell when to call this skill; add a "

@@ -26,6 +26,14 @@ AGENT_FORMAT = "agent"
 TEMPLATES = ("plain", "jinja2")
 DEFAULT_PARAMETERS = {"type": "object", "properties": {}}
 
+#: The texts a new skill's template (file_ops.template_files) leaves for its author to replace. A
+#: skill that still holds one is not served (an error): hosts would otherwise offer the LLM a tool
+#: described as "当用户……时调用此工具。".
+TEMPLATE_DESCRIPTION = "新技能"
+TEMPLATE_TRIGGER = "当用户……时调用此工具。"
+TEMPLATE_ARGUMENT_HINT = "用户的具体要求，例如「……」"
+TEMPLATE_INSTRUCTION_PLACEHOLDERS = ("你是一位……", "1. ……", "2. ……")
+
 
 @dataclass(frozen=True)
 class Problem:

@@ -18,6 +18,7 @@ from ..templates import template
 from .manifest import declared_names, manifest_parameters, schema_validator_class
 from .problems import (
     MAX_FILE_BYTES,
+    TEMPLATE_INSTRUCTION_PLACEHOLDERS,
     TEMPLATES,
     Problem,
     SkillArgumentError,
@@ -196,9 +197,13 @@ def instruction_problems(text: str, manifest: dict | None) -> list[Problem]:
     if not text.strip():
         return [error("instruction", "instruction.md is empty; write the steps the LLM should follow.")]
     names = declared_names(manifest)
+    leftovers = [error("instruction", f"instruction.md still holds the template's placeholder "
+                                      f"“{placeholder}”: write the skill's own text there.",
+                       _line_of(text, text.index(placeholder)))
+                 for placeholder in TEMPLATE_INSTRUCTION_PLACEHOLDERS if placeholder in text]
     if template_kind(manifest) == "jinja2":
-        return _jinja_problems(text, names)
-    problems: list[Problem] = []
+        return leftovers + _jinja_problems(text, names)
+    problems: list[Problem] = leftovers
     used: set[str] = set()
     reported: set[str] = set()
     for start, _end, name, declared in placeholder_spans(text, names):

@@ -348,6 +348,14 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
             self._switching = False
 
     def _on_list_enabled_toggled(self, name: str, enabled: bool) -> None:
+        skill = self._router.get(name)
+        errors = [p for p in skill.problems if p.is_error] if skill is not None else []
+        if enabled and errors:  # the template's texts, say: a host would be offered a broken tool
+            self.prompter.error(self.tr("Enable skill"), self.tr(
+                "{0} has %n problem(s) to fix before hosts can call it (see Problems), such as: {1}",
+                "", len(errors)).format(name, errors[0].message))
+            self.refresh_list()
+            return
         settings = self._settings_access.settings
         names = [n for n in settings.disabled_skills if n != name]
         if not enabled:

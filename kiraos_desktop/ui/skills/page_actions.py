@@ -62,6 +62,15 @@ class SkillFileActions:
                                    self._free_suggestion("my_skill"))
         if name is None:
             return None
+        settings = self._settings_access.settings
+        try:  # disabled first: it is never served with the template's texts, even for a moment
+            self._settings_access.update_settings(
+                settings.replace(disabled_skills=file_ops.disabled_with(settings.disabled_skills, name)))
+        except (SettingsError, OSError) as exc:
+            self.prompter.error(SkillFiles.tr("New skill"),
+                                SkillFiles.tr("The skill was not created: the setting that keeps it disabled "
+                                              "could not be saved: {0}").format(exc))
+            return None
         try:
             folder = file_ops.create_skill(self._router.skills_dir, name, *file_ops.template_files(name))
         except SkillFileError as exc:
