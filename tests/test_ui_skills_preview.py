@@ -71,6 +71,7 @@ def test_missing_required_argument_is_refused_like_a_call(page):
     assert "question" in page.workbench.preview.status.text()
     assert "refused" in page.workbench.preview.status.text()
     assert "<user_input>⟨question: missing⟩</user_input>" in text and "塔罗" in text
+    assert text.startswith("arguments.question: required field is missing\n\n")  # what the host is told
     # two sentences, not one run together ("...is missing Below, what it returns")
     assert "required field is missing. Below, what it returns" in page.workbench.preview.status.text()
 
@@ -297,3 +298,18 @@ def test_a_language_switch_keeps_every_argument_field_in_view(qtbot, engine, tmp
             assert all_in_view()
         finally:
             language_manager().clear()
+
+
+def test_every_kind_of_bad_argument_shows_what_the_host_is_told(page, engine):
+    """An out-of-range value left the pane empty; it shows the host's refusal, as a missing one does."""
+    from kiraos_desktop.core.tool_registry import ToolArgumentError
+
+    arguments = {"keyword": "小明", "count": 999999}
+    text = _preview(page, "nickname_generator", arguments, "")
+    try:
+        engine.tools.call("nickname_generator", "u1", arguments)
+        told = None
+    except ToolArgumentError as exc:
+        told = f"arguments.{exc.field}: {exc.message}"
+    assert told is not None and text == told
+    assert "refused" in page.workbench.preview.status.text()

@@ -10,6 +10,8 @@ from kiraos_desktop.core.tool_registry import (
     ToolArgumentError,
     UnknownToolError,
     memory_update_arguments_ok,
+    qualified_field,
+    refused_arguments_text,
 )
 
 #: Tool calls coming in over the API (and MCP) are audited with this actor.
@@ -26,8 +28,7 @@ def tool_call_error(name: str, exc: Exception) -> ApiError:
     if isinstance(exc, UnknownToolError):
         return unknown_tool(name)
     if isinstance(exc, ToolArgumentError):
-        field = exc.field if exc.field.startswith("arguments") else f"arguments.{exc.field}"
-        return invalid(field, f"{field}: {exc.message}")
+        return invalid(qualified_field(exc.field), refused_arguments_text(exc.field, exc.message))
     return from_store_error(exc)
 
 

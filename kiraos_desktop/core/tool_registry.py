@@ -54,6 +54,16 @@ class UnknownToolError(LookupError):
         self.name = name
 
 
+def refused_arguments_text(field: str, message: str) -> str:
+    """How a host is told its arguments were refused: the field as a path from `arguments`, then
+    what is wrong (the API's 422 message; the skills page shows the same)."""
+    return f"{qualified_field(field)}: {message}"
+
+
+def qualified_field(field: str) -> str:
+    return field if field.startswith("arguments") else f"arguments.{field}"
+
+
 class ToolArgumentError(ValueError):
     """The arguments break the tool's input schema; `field` is the dotted path of the culprit."""
 

@@ -8,6 +8,8 @@ from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from kiraos_desktop.core.skills.draft import PreviewResult
+from kiraos_desktop.core.tool_registry import refused_arguments_text
+
 from .highlighters import PreviewHighlighter
 from .preview_runner import RESULT
 from .theme import code_font, colors_for
@@ -89,7 +91,14 @@ class PreviewPane(QWidget):
             if result.text:
                 status += " " + self.tr("Below, what it returns once they are given (missing ones marked).")
             self._set_status(status, error=True)
-            self._set_text(result.text, spans or [])
+            # The pane starts with what the host is told, for every kind of bad argument; then, when the
+            # only fault is missing values, what the call returns once they are given.
+            refusal = refused_arguments_text(result.field, result.message)
+            if not result.text:
+                self._set_text(refusal, [])
+                return
+            shift = len(refusal) + 2
+            self._set_text(f"{refusal}\n\n{result.text}", [(s + shift, e + shift, k) for s, e, k in spans or []])
             return
         if result.is_error:
             self._set_status(self.tr("The template fails; the host receives this error result."), error=True)
