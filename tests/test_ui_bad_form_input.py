@@ -90,3 +90,26 @@ def test_profile_limit_is_explained_in_the_window_language(qtbot, chinese, tab, 
     assert "max_profiles_per_user" not in message and any("\u4e00" <= ch <= "\u9fff" for ch in message)
     assert snapshot(engine.store.path) == before
     dialog.reject()
+
+
+def test_the_expiry_message_is_shown_whole_at_1024x700(qtbot):
+    """The Add-entry dialog cut its Expires message after "...2026-01-31 or": every error is wrapped
+    and the dialog grows to show all of its lines."""
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
+
+    dialog = AddProfileDialog("u1", lambda *args: None, set())
+    qtbot.addWidget(dialog)
+    dialog.show()
+    qtbot.waitExposed(dialog)
+    dialog.key_edit.setText("城市")
+    dialog.value_edit.setText("北京")
+    dialog.expiry_edit.setText("next tuesday")
+    dialog.buttons.button(QDialogButtonBox.StandardButton.Ok).click()
+    label = dialog.errors["expires_at"]
+    qtbot.waitUntil(lambda: label.isVisible(), timeout=2000)
+    qtbot.wait(50)
+    assert len(label.text()) > 60  # a message that needs more than one line at this width
+    assert label.height() >= label.heightForWidth(label.width()), (label.height(), label.heightForWidth(label.width()))
+    assert dialog.height() <= 700 and label.geometry().bottom() <= dialog.height()

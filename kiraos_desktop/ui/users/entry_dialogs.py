@@ -58,6 +58,15 @@ def _error_label() -> QLabel:
     return label
 
 
+def _fit_wrapped(dialog: QDialog, label: QLabel, width: int) -> None:
+    """A wrapped label in a QFormLayout row gets one line's height (the form does not ask it for its
+    height at its width): give it the height of all its lines at the field column's `width`, and
+    let the dialog grow to hold it."""
+    label.setMinimumHeight(label.heightForWidth(max(width, 1)) if label.text() else 0)
+    dialog.layout().activate()
+    dialog.resize(dialog.width(), max(dialog.height(), dialog.sizeHint().height()))
+
+
 class AddProfileDialog(QDialog):
     """`submit(key, value, category, confidence, expires_at)` writes; it raises to refuse.
 
@@ -121,6 +130,8 @@ class AddProfileDialog(QDialog):
         label = self.errors.get(field, self.general_error)
         label.setText(message)
         label.setVisible(bool(message))
+        if message:
+            _fit_wrapped(self, label, self.key_edit.width())
         edit = {"user_id": self.user_edit, "key": self.key_edit, "value": self.value_edit,
                 "confidence": self.confidence_edit,
                 "expires_at": self.expiry_edit}.get(field)
