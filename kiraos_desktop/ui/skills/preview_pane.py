@@ -4,7 +4,6 @@ from __future__ import annotations
 from html import escape
 
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QPalette
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
 from kiraos_desktop.core.skills.draft import PreviewResult
@@ -58,12 +57,12 @@ class PreviewPane(QWidget):
 
     def _set_legend(self, colors) -> None:
         swatch = '<span style="background:{0}; color:{1}">&nbsp;{2}&nbsp;</span>'
-        text_color = self.palette().color(QPalette.ColorRole.Text).name()
+        # Colours of the scheme's own (not this widget's palette, which a scheme switch may reach later).
         self.legend.setText(self.tr("Legend:") + " " + " ".join((
             swatch.format(colors.guard_bg.name(), colors.guard_fg.name(), escape(self.tr("exclude guard"))),
             swatch.format(colors.input_bg.name(), colors.input_fg.name(),
                           escape(self.tr("<user_input> value"))),
-            swatch.format(colors.context_bg.name(), text_color, escape(self.tr("<context> memory"))))))
+            swatch.format(colors.context_bg.name(), colors.context_fg.name(), escape(self.tr("<context> memory"))))))
 
     def set_colors(self, colors) -> None:
         self._colors = colors

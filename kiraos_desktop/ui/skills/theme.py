@@ -22,6 +22,7 @@ class Colors:
     input_fg: QColor
     input_bg: QColor
     tag_fg: QColor
+    context_fg: QColor
     context_bg: QColor
     tail_fg: QColor
     error_line_bg: QColor
@@ -48,7 +49,7 @@ def colors_for(palette: QPalette) -> Colors:
             jinja_fg=QColor("#d7a6ff"), comment_fg=QColor("#8f9aa3"), heading_fg=QColor("#9fd89f"),
             guard_fg=QColor("#ffb3a8"), guard_bg=QColor("#4a2320"),
             input_fg=QColor("#a8f0c0"), input_bg=QColor("#1e4a30"),
-            tag_fg=QColor("#8ecbff"), context_bg=QColor("#2b2f45"), tail_fg=QColor("#b0b6bd"),
+            tag_fg=QColor("#8ecbff"), context_fg=QColor("#e4e7f5"), context_bg=QColor("#2b2f45"), tail_fg=QColor("#b0b6bd"),
             error_line_bg=QColor("#5c2020"), current_line_bg=base.lighter(125),
             line_number_fg=text.darker(160), line_number_bg=base.lighter(112),
             error_fg=QColor("#ff8a80"), warning_fg=QColor("#ffd27a"), ok_fg=QColor("#9fd89f"))
@@ -58,9 +59,9 @@ def colors_for(palette: QPalette) -> Colors:
         jinja_fg=QColor("#7b2fb0"), comment_fg=QColor("#6b7580"), heading_fg=QColor("#1f6b2a"),
         guard_fg=QColor("#8a1c12"), guard_bg=QColor("#fde3df"),
         input_fg=QColor("#0d5a2b"), input_bg=QColor("#d8f3e1"),
-        tag_fg=QColor("#0b4f8a"), context_bg=QColor("#eceffa"), tail_fg=QColor("#5b636b"),
+        tag_fg=QColor("#0b4f8a"), context_fg=QColor("#1b1f33"), context_bg=QColor("#eceffa"), tail_fg=QColor("#5b636b"),
         error_line_bg=QColor("#ffd6d6"), current_line_bg=base.darker(104),
-        line_number_fg=QColor("#8a9299"), line_number_bg=base.darker(103),
+        line_number_fg=QColor("#5d656d"), line_number_bg=base.darker(103),
         error_fg=QColor("#b3261e"), warning_fg=QColor("#8a5a00"), ok_fg=QColor("#1f6b2a"))
 
 
