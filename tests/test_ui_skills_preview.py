@@ -4,6 +4,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from PySide6.QtCore import Qt
 
 from kiraos_desktop import cli
 from kiraos_desktop.core.skills.manifest import manifest_parameters
@@ -313,3 +314,24 @@ def test_every_kind_of_bad_argument_shows_what_the_host_is_told(page, engine):
         told = f"arguments.{exc.field}: {exc.message}"
     assert told is not None and text == told
     assert "refused" in page.workbench.preview.status.text()
+
+
+def test_memory_of_filters_in_id_order_and_picks(qtbot, page, engine):
+    """One field that filters and picks: typing chooses the user whose id it is (else the first
+    match), Enter chooses the first match; a filtered list is in id order."""
+    for user in ("u_b2", "u_a1", "u_b1", "x_other"):
+        remember(engine, user)
+    picker = page.workbench.user_picker
+    qtbot.waitUntil(lambda: picker.model.rowCount() == 5)
+    picker.search_edit.setFocus()
+    qtbot.keyClicks(picker.search_edit, "u_b")
+    qtbot.waitUntil(lambda: picker.model.search == "u_b", timeout=3000)
+    assert [picker.model.user_id(row) for row in range(1, picker.model.rowCount())] == ["u_b1", "u_b2"]
+    assert picker.current_user() == "u_b1"  # the first match, chosen by typing
+    qtbot.keyClick(picker.search_edit, Qt.Key.Key_2)
+    qtbot.waitUntil(lambda: picker.model.search == "u_b2", timeout=3000)
+    assert picker.current_user() == "u_b2"  # the id typed in full
+    picker.search_edit.clear()
+    qtbot.keyClicks(picker.search_edit, "u_a")
+    qtbot.keyClick(picker.search_edit, Qt.Key.Key_Return)
+    assert picker.current_user() == "u_a1"  # Enter picks at once

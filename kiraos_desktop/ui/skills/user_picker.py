@@ -30,8 +30,11 @@ class UserListModel(QAbstractListModel):
 
     @staticmethod
     def read_users(store, search: str) -> list:
-        """The users the picker lists for `search` (any thread: sorting every user by activity is a
-        scan of the summary table, some 100 ms on 100k users)."""
+        """The users the picker lists for `search`: the most recently active first, or, for a search,
+        in id order (any thread: sorting every user by activity is a scan of the summary table, some
+        100 ms on 100k users)."""
+        if search:
+            return store.list_users(search=search, order_by="user_id", limit=PICKER_LIMIT)
         return store.list_users(search=search, order_by="last_activity", descending=True, limit=PICKER_LIMIT)
 
     @property
@@ -104,6 +107,7 @@ class UserPicker(QWidget):
         self._search_timer.setInterval(200)
         self._search_timer.timeout.connect(self._on_search_timer_timeout)
         self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
+        self.search_edit.returnPressed.connect(self._on_search_edit_return_pressed)
         self.combo.currentIndexChanged.connect(self._on_combo_current_index_changed)
         self._storeChanged.connect(self._on_store_changed, Qt.ConnectionType.QueuedConnection)
         self._unsubscribe = store.changes.subscribe(self._on_store_event)
@@ -165,6 +169,25 @@ class UserPicker(QWidget):
     def _on_search_timer_timeout(self) -> None:
         self._search_timer.stop()
         self._reload(self.search_edit.text().strip())
+        self._pick_match(keep_current=True)
+
+    def _on_search_edit_return_pressed(self) -> None:
+        """Enter picks: the user whose id is the text, else the first match."""
+        self._on_search_timer_timeout()
+        self._pick_match(keep_current=False)
+
+    def _pick_match(self, keep_current: bool) -> None:
+        """The field filters and picks: a user whose id is the typed text, else (unless the current
+        user is still listed and `keep_current`) the first match in id order."""
+        text = self.search_edit.text().strip()
+        if not text or self.model.rowCount() < 2:
+            return
+        row = self.model.row_of(text)
+        if row < 1:
+            if keep_current and self.model.row_of(self._current) >= 1:
+                return
+            row = 1
+        self.combo.setCurrentIndex(row)
 
     def _reload(self, search: str | None = None, users: list | None = None) -> None:
         """Read the list again (`users`: read already, for the model's current search)."""
