@@ -68,3 +68,4 @@ def test_user_list_model(qtmodeltester, engine):
     model.refresh("bo")
     assert model.rowCount() == 2 and model.user_id(1) == "bob"
     qtmodeltester.check(model)
+

@@ -34,3 +34,22 @@ def test_page_fits_1024_wide_window_without_sideways_scrolling(qtbot, window, pa
     assert len(shown) == 1
     content = shown[0].widget()
     assert content.minimumSizeHint().width() <= shown[0].viewport().width(), type(content).__name__
+
+
+def test_skill_names_are_not_cut_at_1024x700(qtbot, engine, tmp_path):
+    """"nickna…erator" beside its command: the list is as wide as its names need (up to a bound)."""
+    from kiraos_desktop.ui.main_window import PAGE_SKILLS
+    from kiraos_desktop.ui.skills.list_panel import NAME
+    from tests.ui_helpers import ScriptedPrompts, shown_window
+
+    with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
+        window.resize(1024, 700)
+        window.show_page(PAGE_SKILLS)
+        panel = window.skills_page.list_panel
+        qtbot.waitUntil(lambda: panel.proxy.rowCount() >= 6, timeout=3000)
+        qtbot.wait(50)
+        view = panel.view
+        for row in range(panel.proxy.rowCount()):
+            index = panel.proxy.index(row, NAME)
+            needed = view.sizeHintForIndex(index).width()
+            assert view.columnWidth(NAME) >= needed, (index.data(), view.columnWidth(NAME), needed)

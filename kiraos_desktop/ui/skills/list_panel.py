@@ -68,6 +68,11 @@ class SkillTableView(QTableView):
         self.sourceDropped.emit(source)
 
 
+#: The skill list's width: what is left at 1024x700 beside the editor and the sample call, which
+#: need the rest; the names are shown whole, the commands take what remains.
+MIN_LIST_WIDTH = 230
+
+
 class SkillListPanel(QWidget):
     """Emits `currentFolderChanged(folder_name)` when the user selects another skill ("" for none)
     and `<action>Requested` for the buttons; the page does the work."""
@@ -103,11 +108,13 @@ class SkillListPanel(QWidget):
         self.view.verticalHeader().hide()
         self.view.setShowGrid(False)
         self.view.setWordWrap(False)
-        self.view.setTextElideMode(Qt.TextElideMode.ElideMiddle)
+        self.view.setTextElideMode(Qt.TextElideMode.ElideRight)
         self.view.setAlternatingRowColors(True)
         header = self.view.horizontalHeader()
-        header.setSectionResizeMode(NAME, QHeaderView.ResizeMode.Stretch)
-        for column in (COMMAND, ENABLED, PROBLEMS):
+        # Names whole; the command (most often "/" and the name again) takes what is left, and loses
+        # its end first when the list is narrow (1024x700).
+        header.setSectionResizeMode(COMMAND, QHeaderView.ResizeMode.Stretch)
+        for column in (NAME, ENABLED, PROBLEMS):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
         header.setHighlightSections(False)
         self.empty_state = EmptyState(self.view)
@@ -147,8 +154,7 @@ class SkillListPanel(QWidget):
         self.import_button.clicked.connect(self._on_import_button_clicked)
         self.export_button.clicked.connect(self.exportRequested)
         self.view.sourceDropped.connect(self.importRequested)
-        # Room for most names next to their command at 1024x700; a longer name loses its middle.
-        self.setMinimumWidth(230)
+        self.setMinimumWidth(MIN_LIST_WIDTH)
         self._update_buttons()
         self._update_empty_state()
 

@@ -18,7 +18,7 @@ from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE, INSTRUCTION_FI
 from kiraos_desktop.core.tool_registry import SKILL_CONTEXT_EVENTS
 
 from .editor import SkillEditor
-from .list_panel import SkillListPanel
+from .list_panel import MIN_LIST_WIDTH, SkillListPanel
 from .page_actions import SkillFileActions
 from .preview_runner import PreviewJob, PreviewOutcome, PreviewRunner
 from .prompts import DISCARD, SAVE, Prompter
@@ -70,7 +70,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         self.splitter.setStretchFactor(0, 0)
         self.splitter.setStretchFactor(1, 3)
         self.splitter.setStretchFactor(2, 3)
-        self.splitter.setSizes([230, 460, 460])
+        self.splitter.setSizes([MIN_LIST_WIDTH, 460, 460])
         self.splitter.setObjectName("skillsPageSplitter")
         layout = QHBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)

@@ -66,7 +66,7 @@ class Workbench(QWidget):
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
-        self.splitter.setSizes([560, 170])
+        self.splitter.setSizes([600, 120])  # the preview first: at 1024x700 it had some 200 px
         self.splitter.setObjectName("skillWorkbenchSplitter")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
