@@ -250,7 +250,10 @@ def _run_command(args) -> int:
     if args.command == "info":  # reads without opening (and so changing) the memory
         from kiraos_desktop.cli_info import run_info
 
-        return run_info(args)
+        try:
+            return run_info(args)
+        except (StoreError, OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
     if args.command == "migrate":
         from kiraos_desktop.cli_migrate import run_migrate
 

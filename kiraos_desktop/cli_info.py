@@ -18,23 +18,19 @@ def add_info_parser(sub, parents: list[argparse.ArgumentParser]) -> None:
 
 
 def run_info(args: argparse.Namespace) -> int:
-    """Raises UsageError (exit 2, one line) for a folder or file that holds no memory it can read."""
-    from kiraos_desktop.cli import UsageError
+    """Raises StoreError, OSError or ValueError (the command line's exit 2, one line) for a folder or
+    file that holds no memory it can read."""
     from kiraos_desktop.core.data_info import describe_database, describe_folder, info_lines
     from kiraos_desktop.core.paths import resolve_paths
-    from kiraos_desktop.core.records import StoreError
 
     if getattr(args, "database_url", None):
-        raise UsageError("info reads a SQLite file or a KiraOS plugin's folder, not a PostgreSQL database")
-    try:
-        if getattr(args, "kira_data", None) and not getattr(args, "db", None):
-            info = describe_folder(args.kira_data)
-        else:
-            paths = resolve_paths(data_dir=getattr(args, "data_dir", None), kira_data=getattr(args, "kira_data", None),
-                                  db=getattr(args, "db", None))
-            info = describe_database(paths.db_path)
-    except (StoreError, OSError) as exc:
-        raise UsageError(str(exc)) from None
+        raise ValueError("info reads a SQLite file or a KiraOS plugin's folder, not a PostgreSQL database")
+    if getattr(args, "kira_data", None) and not getattr(args, "db", None):
+        info = describe_folder(args.kira_data)
+    else:
+        paths = resolve_paths(data_dir=getattr(args, "data_dir", None), kira_data=getattr(args, "kira_data", None),
+                              db=getattr(args, "db", None))
+        info = describe_database(paths.db_path)
     if args.json:
         print(json.dumps(info, ensure_ascii=False))
     else:

@@ -124,3 +124,53 @@ def test_no_import_cycles():
 def test_a_write_batch_does_not_reach_back_into_the_store():
     """The store opens batches; a batch gets what it needs of the store as an argument (BatchStore)."""
     assert "kiraos_desktop.core.store" not in imported_modules(PACKAGE / "core" / "write_batch.py")
+
+
+def _import_graph() -> dict[str, set[str]]:
+    """Every module of the package and the package modules it imports (at module level or inside a
+    function: a deferred import is still a dependency)."""
+    modules = {}
+    for path in PACKAGE.rglob("*.py"):
+        parts = path.with_suffix("").relative_to(PACKAGE.parent).parts
+        name = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        modules[name] = path
+    graph: dict[str, set[str]] = {name: set() for name in modules}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Import):
+                targets = [alias.name for alias in node.names]
+            elif isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    up = package.split(".")[:len(package.split(".")) - node.level + 1]
+                    base = ".".join(up + ([node.module] if node.module else []))
+                targets = [base] + [f"{base}.{alias.name}" for alias in node.names]
+            else:
+                continue
+            for target in targets:
+                while target and target not in modules:
+                    target = target.rpartition(".")[0]
+                if target and target != name:
+                    graph[name].add(target)
+    return graph
+
+
+def test_no_import_cycle():
+    graph = _import_graph()
+    state: dict[str, int] = {}  # 1: on the current path, 2: done
+    cycles = []
+
+    def visit(name: str, path: list[str]) -> None:
+        state[name] = 1
+        for target in sorted(graph[name]):
+            if state.get(target) == 1:
+                cycles.append(path[path.index(target):] + [target])
+            elif target not in state:
+                visit(target, path + [target])
+        state[name] = 2
+
+    for name in sorted(graph):
+        if name not in state:
+            visit(name, [name])
+    assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)

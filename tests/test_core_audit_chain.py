@@ -12,7 +12,7 @@ from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.history import revert_change
 from kiraos_desktop.core.records import ValidationError
-from kiraos_desktop.core.schema import SCHEMA_VERSION, SchemaTooNewError
+from kiraos_desktop.core.schema_version import SCHEMA_VERSION, SchemaTooNewError
 
 pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 

@@ -6,8 +6,9 @@ import psycopg
 import pytest
 
 from core_helpers import PLUGIN_DDL
-from kiraos_desktop.core.pg_schema import NOTIFY_CHANNEL
-from kiraos_desktop.core.schema import SCHEMA_VERSION, ensure_schema
+from kiraos_desktop.core.pg_schema import NOTIFY_CHANNEL, ensure_pg_schema
+from kiraos_desktop.core.schema import ensure_schema
+from kiraos_desktop.core.schema_version import SCHEMA_VERSION
 
 TABLES = ("user_profiles", "event_logs", "memory_changes", "user_summary", "kiraos_desktop_meta",
           "recall_users", "recall_terms", "recall_queue",
@@ -53,9 +54,9 @@ def _pg(url):
 
 def test_ensure_schema_prepares_an_empty_postgresql_database_and_is_idempotent(pg_url):
     db = _pg(pg_url)
-    assert "created the tables" in ensure_schema(db)
+    assert "created the tables" in ensure_pg_schema(db)
     assert set(TABLES) <= set(db.get_tables())
-    assert ensure_schema(db) == []
+    assert ensure_pg_schema(db) == []
     assert db.execute_sql("SELECT value FROM kiraos_desktop_meta WHERE key = 'schema_version'").fetchone()[0] \
         == str(SCHEMA_VERSION)
     db.close()
@@ -63,7 +64,7 @@ def test_ensure_schema_prepares_an_empty_postgresql_database_and_is_idempotent(p
 
 def test_postgresql_triggers_keep_the_summary_and_notify_the_user(pg_url):
     db = _pg(pg_url)
-    ensure_schema(db)
+    ensure_pg_schema(db)
     db.close()
     with psycopg.connect(pg_url, autocommit=True) as listener, psycopg.connect(pg_url, autocommit=True) as conn:
         listener.execute(f"LISTEN {NOTIFY_CHANNEL}")
@@ -88,9 +89,9 @@ def test_postgresql_triggers_keep_the_summary_and_notify_the_user(pg_url):
 
 def test_postgresql_sequences_move_past_copied_ids(pg_url):
     db = _pg(pg_url)
-    ensure_schema(db)
+    ensure_pg_schema(db)
     db.execute_sql("INSERT INTO event_logs (id, user_id, event_summary) VALUES (41, 'u', 'e')")
-    assert ensure_schema(db) == ["moved sequences past the ids of event_logs"]
+    assert ensure_pg_schema(db) == ["moved sequences past the ids of event_logs"]
     assert db.execute_sql("INSERT INTO event_logs (user_id, event_summary) VALUES ('u', 'f') RETURNING id"
                           ).fetchone()[0] == 42
     db.close()
@@ -98,9 +99,9 @@ def test_postgresql_sequences_move_past_copied_ids(pg_url):
 
 def test_a_postgresql_database_without_a_later_column_gets_it(pg_url):
     db = _pg(pg_url)
-    ensure_schema(db)
+    ensure_pg_schema(db)
     db.execute_sql("ALTER TABLE user_profiles DROP COLUMN expires_at")
-    assert ensure_schema(db) == ["added columns expires_at"]
+    assert ensure_pg_schema(db) == ["added columns expires_at"]
     db.execute_sql("INSERT INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u', 'k', 'v')")
     assert db.execute_sql("SELECT confidence, category, expires_at FROM user_profiles").fetchone() == \
         (0.5, "basic", None)
@@ -122,7 +123,7 @@ def test_the_index_tables_are_the_models_on_both_backends(tmp_path, pg_url):
         assert [c.name for c in ours.get_columns(table)] == list(model._meta.sorted_field_names)
     ours.close()
     pg = _pg(pg_url)
-    ensure_schema(pg)
+    ensure_pg_schema(pg)
     for model in INDEX_MODELS:
         assert [c.name for c in pg.get_columns(model._meta.table_name)] == list(model._meta.sorted_field_names)
     pg.close()
@@ -151,15 +152,15 @@ def test_a_sqlite_database_with_the_old_index_ddl_opens_unchanged(tmp_path):
 
 def test_a_postgresql_database_of_the_last_version_gets_the_user_search_index(pg_url):
     db = _pg(pg_url)
-    ensure_schema(db)
+    ensure_pg_schema(db)
     db.execute_sql("INSERT INTO event_logs (user_id, event_summary) VALUES ('u', '今天去面试了')")
     for table in TABLES[8:]:  # the last version had no user search index on PostgreSQL
         db.execute_sql(f"DROP TABLE {table}")
     db.execute_sql("DELETE FROM kiraos_desktop_meta WHERE key LIKE 'usersearch%%'")
     db.execute_sql("DROP TRIGGER kd_usearch_pr_upd ON user_profiles")
-    assert "user search index to build" in ensure_schema(db)
+    assert "user search index to build" in ensure_pg_schema(db)
     assert set(TABLES) <= set(db.get_tables())
-    assert ensure_schema(db) == []
+    assert ensure_pg_schema(db) == []
     db.execute_sql("INSERT INTO user_profiles (user_id, memory_key, memory_value) VALUES ('u', 'k', 'v')")
     db.execute_sql("UPDATE user_profiles SET updated_at = 'x'")  # not the key or value: nothing to index again
     db.execute_sql("UPDATE user_profiles SET memory_value = 'w'")

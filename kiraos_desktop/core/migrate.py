@@ -252,7 +252,7 @@ def migrate(source_path: Path, target: DatabaseUrl, progress: Progress | None = 
     usable and empty. Raises MigrationError (refused or failed; the target unchanged) or
     StoreUnavailable (the server cannot be used).
     """
-    from kiraos_desktop.core.schema import ensure_schema
+    from kiraos_desktop.core.pg_schema import ensure_pg_schema
 
     say = say or (lambda _text: None)
     redacted = target.redacted()
@@ -265,7 +265,7 @@ def migrate(source_path: Path, target: DatabaseUrl, progress: Progress | None = 
             with db.atomic():
                 _refuse_if_not_empty(db, redacted)  # before anything is created there
                 say(f"copying {source_path} into {redacted}: creating the tables")
-                ensure_schema(db)
+                ensure_pg_schema(db)
                 plan, report.skipped = _plan(source_columns, db)
                 tables = [table for table, _ in plan]
                 # Nothing else may write meanwhile; the tables' own triggers (summaries, recall queue,
@@ -285,7 +285,7 @@ def migrate(source_path: Path, target: DatabaseUrl, progress: Progress | None = 
                 for table in tables:
                     db.execute_sql(f'ALTER TABLE "{table}" ENABLE TRIGGER USER')
                 say("verifying the counts")
-                ensure_schema(db)  # sequences past the copied ids; a recall index of other words is rebuilt
+                ensure_pg_schema(db)  # sequences past the copied ids; a recall index of other words is rebuilt
                 _verify(source, db, plan, report)
                 # With the triggers off the copy notified no one: instances already on this database
                 # hear "every user changed" (an empty payload) when it commits.

@@ -8,6 +8,7 @@ from kiraos_desktop.core import recall_index, user_search_index
 from kiraos_desktop.core.dialect import PgConnection
 from kiraos_desktop.core.models import ALL_MODELS, INDEXES
 from kiraos_desktop.core.repeat_keys import ensure_repeat_schema
+from kiraos_desktop.core.schema_version import SCHEMA_VERSION, add_missing_columns, check_version, stored_version
 
 #: The channel other processes LISTEN on; the payload is the user id a write touched.
 NOTIFY_CHANNEL = "kiraos_desktop_changes"
@@ -164,12 +165,10 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
     Safe to run by several processes at once (an advisory lock serialises them) and again after a
     bulk copy: the id sequences are moved past the ids copied in.
     """
-    from kiraos_desktop.core.schema import SCHEMA_VERSION, _add_missing_columns, _stored_version, check_version
-
     done: list[str] = []
     with db.atomic():
         db.execute_sql("SELECT pg_advisory_xact_lock(%s)", (_SCHEMA_LOCK,))
-        stored = _stored_version(db)
+        stored = stored_version(db)
         check_version(stored)
         fresh = not db.table_exists("event_logs")
         clustered = [model for model in ALL_MODELS if model._meta.without_rowid]
@@ -183,7 +182,7 @@ def ensure_pg_schema(db: peewee.PostgresqlDatabase) -> list[str]:
             for model in clustered:
                 model._meta.without_rowid = True
         with db.bind_ctx(ALL_MODELS):
-            added = _add_missing_columns(db, PostgresqlMigrator(db))  # a database of an older version
+            added = add_missing_columns(db, PostgresqlMigrator(db))  # a database of an older version
         if added:
             done.append("added columns " + ", ".join(added))
         for ddl in INDEXES:

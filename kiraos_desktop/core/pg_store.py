@@ -29,7 +29,7 @@ from kiraos_desktop.core.changes import ChangeBus
 from kiraos_desktop.core.dialect import PgConnection, pg_sql
 from kiraos_desktop.core.pg_write_batch import PgWriteBatch
 from kiraos_desktop.core.records import EventEntry, ProfileEntry, StoreUnavailable
-from kiraos_desktop.core.schema import ensure_schema
+from kiraos_desktop.core.pg_schema import ensure_pg_schema
 from kiraos_desktop.core.store import MemoryStore
 from kiraos_desktop.core.store_rows import (
     EVENT_SELECT,
@@ -148,7 +148,7 @@ class PgMemoryStore(MemoryStore):
         with self._write_lock:
             self._connect_writer()
             try:
-                self.migrations = ensure_schema(self.writer)
+                self.migrations = ensure_pg_schema(self.writer)
                 adapted = PgConnection(self.writer.connection())
                 self._recall_state = recall_index.read_build_state(adapted)
                 self._search_state = user_search_index.read_build_state(adapted)

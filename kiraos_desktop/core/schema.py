@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import peewee
-from playhouse.migrate import SchemaMigrator, SqliteMigrator, migrate
+from playhouse.migrate import SqliteMigrator
 
 from kiraos_desktop.core.dialect import time_text
 from kiraos_desktop.core.models import (
@@ -12,19 +12,12 @@ from kiraos_desktop.core.models import (
     INDEXES,
     PLUGIN_MODELS,
     REPEAT_MODELS,
-    MemoryChange,
-    UserProfile,
-    UserSummaryRow,
-    is_postgres,
 )
 from kiraos_desktop.core.recall_index import ensure_recall_schema
-from kiraos_desktop.core.records import StoreError
 from kiraos_desktop.core.repeat_keys import ensure_repeat_schema
+from kiraos_desktop.core.schema_version import SCHEMA_VERSION, add_missing_columns, check_version, stored_version
 from kiraos_desktop.core.user_search_index import ensure_user_search_schema
 
-#: 2: the audit log is chained per user (memory_changes.prev_id, user_summary.last_change_id)
-#: instead of indexed by user.
-SCHEMA_VERSION = 2
 
 # Times are copied into user_summary as text whatever their stored type (dialect.time_text).
 #
@@ -105,41 +98,6 @@ _REBUILD_SUMMARY = f"""
     ) GROUP BY user_id
 """
 
-# Columns that plugin versions before 1.2 lacked (added with the models' own definitions), and
-# columns that our first versions lacked.
-_LATER_COLUMNS = (
-    (UserProfile, ("confidence", "category", "expires_at")),
-    (MemoryChange, ("prev_id",)),
-    (UserSummaryRow, ("last_change_id",)),
-)
-
-
-class SchemaTooNewError(StoreError):
-    """The database was upgraded by a newer version of this program."""
-
-
-def _stored_version(db: peewee.Database) -> int:
-    if not db.table_exists("kiraos_desktop_meta"):
-        return 0
-    row = db.execute_sql(f"SELECT value FROM kiraos_desktop_meta WHERE key = {db.param}",
-                         ("schema_version",)).fetchone()
-    return int(row[0]) if row and str(row[0]).isdigit() else 0
-
-
-def _add_missing_columns(db: peewee.Database, migrator: SchemaMigrator) -> list[str]:
-    """Add the columns an older plugin or an older version of ours did not have (playhouse.migrate)."""
-    added = []
-    for model, names in _LATER_COLUMNS:
-        present = {c.name for c in db.get_columns(model._meta.table_name)}
-        missing = [name for name in names if name not in present]
-        if missing:
-            migrate(*(migrator.add_column(model._meta.table_name, name, model._meta.fields[name])
-                      for name in missing))
-            if model is UserProfile:
-                added.extend(missing)
-    return added
-
-
 def _chain_history(db: peewee.Database) -> None:
     """(Re)build the per-user audit chain from scratch, then drop the index it replaces.
 
@@ -166,21 +124,17 @@ def _create_tables(db: peewee.Database, models) -> None:
 
 
 def ensure_schema(db: peewee.Database) -> list[str]:
-    """Create or upgrade the schema in place, on SQLite or PostgreSQL (an empty database or one of
-    ours); returns what was done (for logs and tests)."""
-    if is_postgres(db):
-        from kiraos_desktop.core.pg_schema import ensure_pg_schema
-
-        return ensure_pg_schema(db)
+    """Create or upgrade the schema of a SQLite database in place (an empty database, a plugin's or
+    one of ours); returns what was done (for logs and tests). PostgreSQL's: pg_schema.ensure_pg_schema."""
     done: list[str] = []
     with db.atomic():
-        stored = _stored_version(db)
+        stored = stored_version(db)
         check_version(stored)
         had_summary = db.table_exists("user_summary")
         _create_tables(db, PLUGIN_MODELS + DESKTOP_MODELS)
         db.execute_sql(INDEXES[0])
         with db.bind_ctx(ALL_MODELS):
-            missing = _add_missing_columns(db, SqliteMigrator(db))
+            missing = add_missing_columns(db, SqliteMigrator(db))
         if missing:
             done.append("added columns " + ", ".join(missing))
         for name in _DROPPED_INDEXES:
@@ -209,10 +163,3 @@ def ensure_schema(db: peewee.Database) -> list[str]:
             (str(SCHEMA_VERSION),),
         )
     return done
-
-
-def check_version(stored: int) -> None:
-    if stored > SCHEMA_VERSION:
-        raise SchemaTooNewError(
-            f"This database was upgraded by a newer KiraOS Desktop (schema version {stored}; this "
-            f"version knows up to {SCHEMA_VERSION}). Update KiraOS Desktop to open it.")
