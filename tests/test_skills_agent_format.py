@@ -7,7 +7,7 @@ from skills_ref.parser import parse_frontmatter
 from skills_ref.validator import validate_metadata
 
 from agent_skills_helpers import PDF_SKILL_MD, UNICODE_SKILL_MD, write_agent_skill
-from kiraos_desktop.cli_skills import standalone_parser, run_skills
+from kiraos_desktop.cli.skills import standalone_parser, run_skills
 from kiraos_desktop.core.skills import SkillRouter
 from kiraos_desktop.core.skills.agent_format import (
     REQUEST_LINE,

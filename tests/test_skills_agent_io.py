@@ -15,7 +15,7 @@ import pytest
 from skills_ref.validator import validate
 
 from agent_skills_helpers import pdf_skill, snapshot, unicode_skill, write_agent_skill, zip_folder
-from kiraos_desktop.cli_skills import run_skills, standalone_parser
+from kiraos_desktop.cli.skills import run_skills, standalone_parser
 from kiraos_desktop.core.skills import SkillRouter, bundled_skills_dir
 from kiraos_desktop.core.skills import archive as archive_module
 from kiraos_desktop.core.skills.agent_format import REQUEST_LINE

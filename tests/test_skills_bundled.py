@@ -4,7 +4,7 @@ from __future__ import annotations
 import argparse
 import re
 
-from kiraos_desktop.cli_skills import add_skills_parser, run_skills
+from kiraos_desktop.cli.skills import add_skills_parser, run_skills
 from kiraos_desktop.core.skills import SkillRouter, bundled_skills_dir, install_bundled_skills
 from skills_helpers import manifest, write_skill
 

@@ -7,7 +7,7 @@ from types import SimpleNamespace
 
 import pytest
 
-from kiraos_desktop.cli_skills import add_skills_parser, coerce_value, run_skills
+from kiraos_desktop.cli.skills import add_skills_parser, coerce_value, run_skills
 from kiraos_desktop.core.skills import SkillRouter
 from kiraos_desktop.core.tool_registry import ToolRegistry
 from skills_helpers import FakeMemory, manifest, params, write_skill

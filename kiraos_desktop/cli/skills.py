@@ -8,8 +8,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from kiraos_desktop.cli_skill_files import add_file_commands, run_file_command
-from kiraos_desktop.cli_skill_transfer import TRANSFER_COMMANDS, add_transfer_commands, run_transfer_command
+from kiraos_desktop.cli.skill_files import add_file_commands, run_file_command
+from kiraos_desktop.cli.skill_transfer import TRANSFER_COMMANDS, add_transfer_commands, run_transfer_command
 from kiraos_desktop.core import jsontext
 from kiraos_desktop.core.skills import Skill, SkillRouter, validate_skill_folder
 from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE, MANIFEST_FILE

@@ -1,4 +1,5 @@
-"""Command-line interface: the GUI by default, `serve`, `mcp` (stdio), and one-shot commands (argparse)."""
+"""Command-line interface: the GUI by default, `serve`, `mcp` (stdio), and one-shot commands (argparse);
+the command groups are the package's modules (skills, skill_files, skill_transfer, migrate, info)."""
 from __future__ import annotations
 
 import argparse
@@ -86,7 +87,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--json", dest="arguments", metavar="ARGS", default="{}", help="tool arguments as JSON")
 
     try:
-        from kiraos_desktop.cli_skills import add_skills_parser
+        from kiraos_desktop.cli.skills import add_skills_parser
     except ImportError:  # the skills commands are optional while the package is being assembled
         add_skills_parser = None
     if add_skills_parser is not None:
@@ -107,7 +108,7 @@ def build_parser() -> argparse.ArgumentParser:
                                    "are not used, and --database-url, if given, must name the --to database.")
     p.add_argument("--to", required=True, metavar="URL",
                    help="the target: postgresql://USER[:PASSWORD]@HOST[:PORT]/DATABASE (it must be empty)")
-    from kiraos_desktop.cli_info import add_info_parser
+    from kiraos_desktop.cli.info import add_info_parser
 
     add_info_parser(sub, [common])
     p = sub.add_parser("token", parents=[common], help="print the API token")
@@ -248,18 +249,18 @@ def _run_command(args) -> int:
 
         return run_self_test()
     if args.command == "info":  # reads without opening (and so changing) the memory
-        from kiraos_desktop.cli_info import run_info
+        from kiraos_desktop.cli.info import run_info
 
         try:
             return run_info(args)
         except (StoreError, OSError, ValueError) as exc:
             raise UsageError(str(exc)) from None
     if args.command == "migrate":
-        from kiraos_desktop.cli_migrate import run_migrate
+        from kiraos_desktop.cli.migrate import run_migrate
 
         return run_migrate(args)
     if args.command == "skills" and getattr(args, "dir", None):
-        from kiraos_desktop.cli_skills import run_skills
+        from kiraos_desktop.cli.skills import run_skills
 
         return run_skills(args, None)  # linting a folder needs no data dir
     try:
@@ -298,7 +299,7 @@ def _run_command(args) -> int:
         handlers = {"context": _context, "call": _call, "backup": _transfer, "export": _transfer,
                     "import": _transfer, "token": _token}
         if args.command == "skills":
-            from kiraos_desktop.cli_skills import run_skills
+            from kiraos_desktop.cli.skills import run_skills
 
             return run_skills(args, engine)
         try:
