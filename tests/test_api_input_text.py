@@ -138,7 +138,7 @@ def test_a_query_that_is_not_utf8_is_refused(api, query):
 
 
 def test_mcp_prompt_arguments_with_a_lone_surrogate_stay_text_for_the_schema_check():
-    from kiraos_desktop.api.mcp_server import coerce_prompt_arguments
+    from kiraos_desktop.api.mcp.server import coerce_prompt_arguments
 
     params = {"type": "object", "properties": {"tags": {"type": "array"}}}
     assert coerce_prompt_arguments(params, {"tags": '["\\ud800"]'}) == {"tags": '["\\ud800"]'}

@@ -317,7 +317,7 @@ def test_skill_md_skills_and_the_file_argument_over_mcp(api, api_engine, api_ser
 
 
 def test_prompt_arguments_take_the_type_their_parameter_declares():
-    from kiraos_desktop.api.mcp_server import coerce_prompt_arguments
+    from kiraos_desktop.api.mcp.server import coerce_prompt_arguments
 
     parameters = {"type": "object", "properties": {
         "n": {"type": "integer"}, "flag": {"type": "boolean"}, "tags": {"type": "array"},

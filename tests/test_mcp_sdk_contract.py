@@ -9,14 +9,14 @@ from mcp.server.session import ServerSession
 from mcp.server.streamable_http import StreamableHTTPServerTransport
 
 from api_helpers import api_engine, api_server  # noqa: F401
-from kiraos_desktop.api.mcp_sessions import open_transports
+from kiraos_desktop.api.mcp.sessions import open_transports
 from mcp_helpers import http_client
 
 
 def test_the_session_manager_keeps_its_open_sessions_where_open_transports_reads_them(api_server):
     endpoint = api_server._app.mcp
     assert isinstance(getattr(endpoint.manager, "_server_instances", None), dict), \
-        "StreamableHTTPSessionManager._server_instances is gone: update mcp_sessions.open_transports"
+        "StreamableHTTPSessionManager._server_instances is gone: update api/mcp/sessions.open_transports"
 
     async def go():
         async with http_client(api_server.url) as client:

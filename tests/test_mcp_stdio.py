@@ -143,7 +143,7 @@ def test_stdio_server_follows_settings_saved_by_another_process(api_engine):
 def test_without_stdin_and_stdout_mcp_says_which_program_to_start(api_engine, caplog):
     import sys
 
-    from kiraos_desktop.api.mcp_stdio import serve_stdio
+    from kiraos_desktop.api.mcp.stdio import serve_stdio
 
     real = sys.stdin, sys.stdout
     sys.stdin = sys.stdout = None  # a windowed executable on Windows

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import anyio
 
-from kiraos_desktop.api.mcp_server import build_mcp_server
+from kiraos_desktop.api.mcp.server import build_mcp_server
 from kiraos_desktop.api.tool_calls import ToolCaller
 from kiraos_desktop.api.workers import Workers
 from kiraos_desktop.core.skills.manifest import validate_manifest_text

@@ -288,7 +288,7 @@ def _run_command(args) -> int:
             _start_logging(engine)
             return serve_forever(engine, args)
         if args.command == "mcp":
-            from kiraos_desktop.api.mcp_stdio import serve_stdio
+            from kiraos_desktop.api.mcp.stdio import serve_stdio
 
             _start_logging(engine)  # stdout carries the protocol: logs never go there
             return serve_stdio(engine)

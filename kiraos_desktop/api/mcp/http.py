@@ -7,10 +7,10 @@ import logging
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
-from kiraos_desktop.api.mcp_changes import ListChangeNotifier
-from kiraos_desktop.api.mcp_fastpath import McpCallFastPath
-from kiraos_desktop.api.mcp_server import build_mcp_server
-from kiraos_desktop.api.mcp_sessions import ReadySessions, open_transports
+from kiraos_desktop.api.mcp.changes import ListChangeNotifier
+from kiraos_desktop.api.mcp.fastpath import McpCallFastPath
+from kiraos_desktop.api.mcp.server import build_mcp_server
+from kiraos_desktop.api.mcp.sessions import ReadySessions, open_transports
 from kiraos_desktop.api.security import MAX_BODY_BYTES
 
 log = logging.getLogger(__name__)

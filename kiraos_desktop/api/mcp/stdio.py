@@ -17,8 +17,8 @@ from mcp.shared.message import SessionMessage
 from mcp_types import INVALID_PARAMS, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
-from kiraos_desktop.api.mcp_changes import ListChangeNotifier
-from kiraos_desktop.api.mcp_server import build_mcp_server
+from kiraos_desktop.api.mcp.changes import ListChangeNotifier
+from kiraos_desktop.api.mcp.server import build_mcp_server
 from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
 from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers

@@ -16,7 +16,7 @@ import anyio
 from mcp.server.subscriptions import PromptsListChanged, ToolsListChanged
 from mcp.types import NotificationParams
 
-from kiraos_desktop.api.mcp_sessions import ReadySessions, session_key
+from kiraos_desktop.api.mcp.sessions import ReadySessions, session_key
 from kiraos_desktop.core.settings import SettingsError
 
 log = logging.getLogger(__name__)

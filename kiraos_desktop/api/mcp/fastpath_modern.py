@@ -27,7 +27,7 @@ from pydantic import ValidationError
 
 from kiraos_desktop.api.bodies import decode_json
 from kiraos_desktop.api.errors import ApiError
-from kiraos_desktop.api.mcp_envelope import plain_tools_call
+from kiraos_desktop.api.mcp.envelope import plain_tools_call
 
 log = logging.getLogger(__name__)
 

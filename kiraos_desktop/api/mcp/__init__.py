@@ -1,0 +1,1 @@
+"""MCP (Model Context Protocol): the server of the memory tools and skills, over HTTP (/mcp) and stdio."""
