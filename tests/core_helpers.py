@@ -33,6 +33,28 @@ CREATE TABLE event_logs (
 CREATE INDEX idx_event_logs_user ON event_logs (user_id, created_at DESC);
 """
 
+# The tables as KiraOS plugin 2.0 creates them (its db.py at tag v2.0.0): INTEGER expiries, the event tag.
+PLUGIN2_DDL = """
+CREATE TABLE user_profiles (
+    user_id      TEXT NOT NULL,
+    memory_key   TEXT NOT NULL,
+    memory_value TEXT NOT NULL,
+    updated_at   DATETIME DEFAULT CURRENT_TIMESTAMP,
+    confidence   REAL DEFAULT 0.5,
+    category     TEXT DEFAULT 'basic',
+    expires_at   INTEGER DEFAULT NULL,
+    PRIMARY KEY (user_id, memory_key)
+);
+CREATE TABLE event_logs (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    user_id       TEXT NOT NULL,
+    event_summary TEXT NOT NULL,
+    created_at    DATETIME DEFAULT CURRENT_TIMESTAMP,
+    tag           TEXT DEFAULT NULL
+);
+CREATE INDEX idx_event_logs_user ON event_logs (user_id, created_at DESC);
+"""
+
 # Plugin versions before 1.2 had neither categories, confidence nor TTLs.
 OLD_PLUGIN_DDL = """
 CREATE TABLE user_profiles (

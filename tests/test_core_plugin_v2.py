@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from core_helpers import PLUGIN_DDL, plugin_db
+from core_helpers import PLUGIN2_DDL, PLUGIN_DDL, plugin_db
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.plugin_layout import (
     LAYOUT_1X,
@@ -20,28 +20,6 @@ from kiraos_desktop.core.plugin_layout import (
 )
 from kiraos_desktop.core.history import revert_change
 from kiraos_desktop.core.transfer import export_data
-
-# The tables as plugin 2.0 creates them (its db.py at tag v2.0.0).
-PLUGIN2_DDL = """
-CREATE TABLE user_profiles (
-    user_id      TEXT NOT NULL,
-    memory_key   TEXT NOT NULL,
-    memory_value TEXT NOT NULL,
-    updated_at   DATETIME DEFAULT CURRENT_TIMESTAMP,
-    confidence   REAL DEFAULT 0.5,
-    category     TEXT DEFAULT 'basic',
-    expires_at   INTEGER DEFAULT NULL,
-    PRIMARY KEY (user_id, memory_key)
-);
-CREATE TABLE event_logs (
-    id            INTEGER PRIMARY KEY AUTOINCREMENT,
-    user_id       TEXT NOT NULL,
-    event_summary TEXT NOT NULL,
-    created_at    DATETIME DEFAULT CURRENT_TIMESTAMP,
-    tag           TEXT DEFAULT NULL
-);
-CREATE INDEX idx_event_logs_user ON event_logs (user_id, created_at DESC);
-"""
 
 
 def _epoch(delta: timedelta) -> int:

@@ -365,10 +365,9 @@ def test_a_language_switch_remakes_the_texts_made_from_values(qtbot, page, serve
 
 
 def test_the_plugin_layout_is_named_in_companion_mode_only(qtbot, page, tmp_path):
-    from core_helpers import plugin_db
+    from core_helpers import PLUGIN2_DDL, plugin_db
     from kiraos_desktop.core.engine import Engine
-    from tests.test_core_plugin_v2 import PLUGIN2_DDL
-
+    
     page.show()
     assert not page.findChild(QLabel, "pluginLayout").isVisibleTo(page)  # our own data
     kira = tmp_path / "kira2"

@@ -8,12 +8,11 @@ import pytest
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QUndoStack
 
-from core_helpers import plugin_db
+from core_helpers import PLUGIN2_DDL, plugin_db
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.events_model import COL_TAG
 from kiraos_desktop.ui.users.user_detail import TAB_EVENTS, UserDetail
-from tests.test_core_plugin_v2 import PLUGIN2_DDL
 from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)

@@ -306,9 +306,8 @@ def test_open_kira_data_refuses_a_3x_folder_and_says_what_to_do(qtbot, window, t
 
 
 def test_the_status_line_and_api_page_name_the_plugin_layout(qtbot, tmp_path):
-    from core_helpers import plugin_db
-    from tests.test_core_plugin_v2 import PLUGIN2_DDL
-
+    from core_helpers import PLUGIN2_DDL, plugin_db
+    
     kira = tmp_path / "kira2"
     plugin_db(kira / "memory" / "kiraos.db", PLUGIN2_DDL).close()
     engine = Engine.open(kira_data=kira)
