@@ -142,7 +142,7 @@ def prepare_data(sizes: tuple[int, int, int], remigrate: bool) -> tuple[Path, di
 def build_recall_index(db: Path) -> float | None:
     """Index the cached database's events for recall once (resumable), as the window does on its first
     open, so that the measured windows do not build it meanwhile; the seconds it took, None when done."""
-    from kiraos_desktop.core.recall import build_index
+    from kiraos_desktop.core.recall.ranking import build_index
 
     with tempfile.TemporaryDirectory(prefix="kiraos-gui-bench-") as data_dir:
         engine = Engine.open(data_dir=data_dir, db=db)

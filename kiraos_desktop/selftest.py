@@ -201,7 +201,7 @@ class SelfTest:
                 block = read.contents[0].text
                 _check(block.splitlines()[:1] == [EXPECTED_CONTEXT], f"context resource gave {block!r}")
         command = stdio_command() + data_arguments(self.engine.paths, self.engine.settings.skills_dir)
-        from kiraos_desktop.core.database_url import ENV_DATABASE_URL
+        from kiraos_desktop.core.storage.database_url import ENV_DATABASE_URL
 
         env = {name: value for name, value in os.environ.items() if name != ENV_DATABASE_URL}
         params = StdioServerParameters(command=command[0], args=command[1:], env=env)

@@ -2,8 +2,8 @@
 context cache's fast assembly must equal."""
 from __future__ import annotations
 
-from kiraos_desktop.core.context_format import UserContext, context_items, render_items, render_user_block
-from kiraos_desktop.core.recall import pick_events, scoring_window, score_events
+from kiraos_desktop.core.context.format import UserContext, context_items, render_items, render_user_block
+from kiraos_desktop.core.recall.ranking import pick_events, scoring_window, score_events
 
 
 def reference(user_id, profiles, events, words, max_events, budget, now) -> tuple[UserContext, list[int]]:

@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from kiraos_desktop.core.pg_store import PgMemoryStore
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 
 BACKENDS = ("sqlite", "postgres")
 SQLITE_ONLY = pytest.mark.backends("sqlite")

@@ -10,7 +10,7 @@ import pytest
 from api_helpers import AUTH, TOKEN
 from kiraos_desktop.api.app import create_app
 from kiraos_desktop.api.security import GuardedApp
-from kiraos_desktop.core.records import MAX_USER_ID_CHARS
+from kiraos_desktop.core.memory.records import MAX_USER_ID_CHARS
 
 LONG_ID = "u" * (MAX_USER_ID_CHARS + 1)
 

@@ -85,7 +85,7 @@ def test_ok_means_visible_up_to_the_last_storable_second(api, api_engine, expire
 
 
 def test_an_import_with_an_expiry_sqlite_cannot_compare_is_refused(tmp_path):
-    from kiraos_desktop.core import transfer
+    from kiraos_desktop.core.transfer import export_import as transfer
 
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"format": transfer.EXPORT_FORMAT, "version": transfer.EXPORT_VERSION, "users": [

@@ -115,7 +115,7 @@ def test_the_cli_refuses_a_lone_surrogate_too(capsys, data_dir):
 
 
 def test_an_import_file_with_a_lone_surrogate_is_refused(tmp_path, api_engine):
-    from kiraos_desktop.core import transfer
+    from kiraos_desktop.core.transfer import export_import as transfer
 
     path = tmp_path / "in.json"
     path.write_text(json.dumps({"format": transfer.EXPORT_FORMAT, "version": transfer.EXPORT_VERSION, "users": [

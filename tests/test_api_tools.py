@@ -105,7 +105,7 @@ def test_tool_call_errors_name_the_field(api, api_engine, name, body, field):
 
 def test_core_validation_error_is_a_422(api, api_engine, monkeypatch):
     """A ValidationError raised by the core (not by the schema) is a 422 too."""
-    from kiraos_desktop.core.records import ValidationError
+    from kiraos_desktop.core.memory.records import ValidationError
 
     def refuse(*args, **kwargs):
         raise ValidationError("user_id", "is not allowed here")

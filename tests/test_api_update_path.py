@@ -15,7 +15,7 @@ from core_helpers import WriterHolder
 from kiraos_desktop.api.fastpath_update import plain_update_call
 from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers
-from kiraos_desktop.core.records import ValidationError
+from kiraos_desktop.core.memory.records import ValidationError
 
 OPERATIONS = [
     {"op": "set", "key": "城市", "value": "杭州", "category": "basic", "confidence": 0.9},

@@ -123,7 +123,7 @@ def test_no_import_cycles():
 
 def test_a_write_batch_does_not_reach_back_into_the_store():
     """The store opens batches; a batch gets what it needs of the store as an argument (BatchStore)."""
-    assert "kiraos_desktop.core.store" not in imported_modules(PACKAGE / "core" / "write_batch.py")
+    assert "kiraos_desktop.core.storage.sqlite.store" not in imported_modules(PACKAGE / "core" / "storage" / "sqlite" / "write_batch.py")
 
 
 def _import_graph() -> dict[str, set[str]]:

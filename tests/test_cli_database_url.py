@@ -91,7 +91,7 @@ assert code == 0, code
 from kiraos_desktop.core.engine import Engine
 engine = Engine.open(data_dir={str(data_dir)!r})
 engine.close()
-loaded = sorted(m for m in sys.modules if m in ("kiraos_desktop.core.pg_store", "kiraos_desktop.core.migrate"))
+loaded = sorted(m for m in sys.modules if m in ("kiraos_desktop.core.storage.postgres.store", "kiraos_desktop.core.transfer.migrate"))
 assert not loaded, loaded
 print("ok")
 """

@@ -4,8 +4,8 @@ import json
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kiraos_desktop.core.audit_json import dump_audit_value
-from kiraos_desktop.core.records import EventEntry, ProfileEntry
+from kiraos_desktop.core.memory.audit_json import dump_audit_value
+from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry
 
 
 def generic(value):

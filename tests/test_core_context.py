@@ -7,8 +7,8 @@ import pytest
 
 from core_helpers import make_engine
 from store_backends import SQLITE_ONLY
-from kiraos_desktop.core.context import render_user_block
-from kiraos_desktop.core.records import EventEntry, ProfileEntry
+from kiraos_desktop.core.context.builder import render_user_block
+from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry
 
 pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 

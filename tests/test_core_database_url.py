@@ -1,7 +1,7 @@
 """Database URLs: parsing, percent-encoding, parameters, the redacted form, precedence; no password in any message."""
 import pytest
 
-from kiraos_desktop.core.database_url import (
+from kiraos_desktop.core.storage.database_url import (
     ENV_DATABASE_URL,
     DatabaseUrlError,
     choose_database_url,

@@ -5,11 +5,11 @@ import sys
 import textwrap
 import time
 
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 
 _WRITER = textwrap.dedent("""
     import sys
-    from kiraos_desktop.core.store import MemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
     store = MemoryStore(sys.argv[1], max_event_keep=0, max_profiles_per_user=0)
     i = 0
     while True:

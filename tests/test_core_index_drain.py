@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core_helpers import make_engine
 
-from kiraos_desktop.core import store as store_module
+from kiraos_desktop.core.storage.sqlite import store as store_module
 
 
 def _count(store, sql: str) -> int:

@@ -6,9 +6,9 @@ import psycopg
 import pytest
 
 from core_helpers import PLUGIN_DDL
-from kiraos_desktop.core.pg_schema import NOTIFY_CHANNEL, ensure_pg_schema
-from kiraos_desktop.core.schema import ensure_schema
-from kiraos_desktop.core.schema_version import SCHEMA_VERSION
+from kiraos_desktop.core.storage.postgres.schema import NOTIFY_CHANNEL, ensure_pg_schema
+from kiraos_desktop.core.storage.sqlite.schema import ensure_schema
+from kiraos_desktop.core.storage.schema_version import SCHEMA_VERSION
 
 TABLES = ("user_profiles", "event_logs", "memory_changes", "user_summary", "kiraos_desktop_meta",
           "recall_users", "recall_terms", "recall_queue",
@@ -109,7 +109,7 @@ def test_a_postgresql_database_without_a_later_column_gets_it(pg_url):
 
 
 def test_the_index_tables_are_the_models_on_both_backends(tmp_path, pg_url):
-    from kiraos_desktop.core.models import INDEX_MODELS
+    from kiraos_desktop.core.storage.models import INDEX_MODELS
 
     assert {m._meta.table_name for m in INDEX_MODELS} == set(TABLES[5:])
     ours = peewee.SqliteDatabase(str(tmp_path / "ours.db"))

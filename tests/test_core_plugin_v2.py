@@ -9,7 +9,7 @@ import pytest
 
 from core_helpers import PLUGIN2_DDL, PLUGIN_DDL, plugin_db
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.plugin_layout import (
+from kiraos_desktop.core.storage.plugin_layout import (
     LAYOUT_1X,
     LAYOUT_2X,
     LAYOUT_3X,
@@ -18,8 +18,8 @@ from kiraos_desktop.core.plugin_layout import (
     database_layout,
     folder_layout,
 )
-from kiraos_desktop.core.history import revert_change
-from kiraos_desktop.core.transfer import export_data
+from kiraos_desktop.core.memory.history import revert_change
+from kiraos_desktop.core.transfer.export_import import export_data
 
 
 def _epoch(delta: timedelta) -> int:
@@ -360,7 +360,7 @@ def test_a_3x_folder_is_refused_by_the_commands_with_what_to_do(tmp_path, capsys
 
 def test_tags_go_through_export_and_import(engine2, tmp_path, capsys):
     from kiraos_desktop.cli import main
-    from kiraos_desktop.core.transfer import TransferError, apply_import, validate_import
+    from kiraos_desktop.core.transfer.export_import import TransferError, apply_import, validate_import
 
     data = export_data(engine2.store)
     events = next(u for u in data["users"] if u["user_id"] == "qq_1")["events"]

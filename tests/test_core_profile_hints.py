@@ -6,7 +6,7 @@ import sqlite3
 import pytest
 from core_helpers import make_engine
 
-from kiraos_desktop.core import store as store_module
+from kiraos_desktop.core.storage.sqlite import store as store_module
 from kiraos_desktop.core.tool_registry import MEMORY_UPDATE
 
 

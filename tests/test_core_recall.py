@@ -7,8 +7,8 @@ from hypothesis import given, settings, strategies as st
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
 from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.recall import build_index
-from kiraos_desktop.core.recall_text import query_terms, repeat_key, terms
+from kiraos_desktop.core.recall.ranking import build_index
+from kiraos_desktop.core.recall.text import query_terms, repeat_key, terms
 
 pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 

@@ -6,15 +6,15 @@ from datetime import datetime
 
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
-from kiraos_desktop.core.context import CachedBlock
-from kiraos_desktop.core.context_format import ContextItem, entry_text, join_items, render_items, render_user_block
-from kiraos_desktop.core.context_recall import made_items, make_block
+from kiraos_desktop.core.context.builder import CachedBlock
+from kiraos_desktop.core.context.format import ContextItem, entry_text, join_items, render_items, render_user_block
+from kiraos_desktop.core.context.recall import made_items, make_block
 from recall_reference import reference
-from kiraos_desktop.core.recall import scoring_window, score_events
-from kiraos_desktop.core.recall_text import query_terms
-from kiraos_desktop.core.recall_window import RecallWindow
-from kiraos_desktop.core.records import EventEntry, ProfileEntry
-from kiraos_desktop.core.store_rows import sort_profiles
+from kiraos_desktop.core.recall.ranking import scoring_window, score_events
+from kiraos_desktop.core.recall.text import query_terms
+from kiraos_desktop.core.recall.window import RecallWindow
+from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry
+from kiraos_desktop.core.storage.rows import sort_profiles
 
 NOW = datetime(2026, 12, 1, 12, 30)
 

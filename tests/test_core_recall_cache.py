@@ -3,10 +3,10 @@ exact, dropped by writes, bounded per user."""
 from datetime import datetime, timedelta
 
 from core_helpers import make_engine
-from kiraos_desktop.core import context_entries
-from kiraos_desktop.core.context import _ASKED_HASH_BYTES, _ASKED_OVERHEAD, MAX_RECALLS_PER_USER
-from kiraos_desktop.core.recall import scoring_window
-from kiraos_desktop.core.recall_window import WINDOW
+from kiraos_desktop.core.context import entries as context_entries
+from kiraos_desktop.core.context.builder import _ASKED_HASH_BYTES, _ASKED_OVERHEAD, MAX_RECALLS_PER_USER
+from kiraos_desktop.core.recall.ranking import scoring_window
+from kiraos_desktop.core.recall.window import WINDOW
 
 PLANTED = "养了一只橘猫叫咪咪"
 

@@ -2,8 +2,8 @@
 import math
 from datetime import datetime
 
-from kiraos_desktop.core.recall import INSIDE_CHAR_WEIGHT, INSIDE_WORD_WEIGHT, score_events
-from kiraos_desktop.core.records import EventEntry
+from kiraos_desktop.core.recall.ranking import INSIDE_CHAR_WEIGHT, INSIDE_WORD_WEIGHT, score_events
+from kiraos_desktop.core.memory.records import EventEntry
 
 NOW = datetime(2026, 12, 1, 12)
 

@@ -6,13 +6,13 @@ from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from kiraos_desktop.api.errors import dump_json
 from kiraos_desktop.api.fastpath import _encode
-from kiraos_desktop.core.context_entries import CachedBlock
-from kiraos_desktop.core.context_format import join_texts, render_user_block
-from kiraos_desktop.core.context_recall import make_block
-from kiraos_desktop.core.recall import _WEIGHTS, inside_weights, is_han, scoring_window
-from kiraos_desktop.core.recall_text import query_terms
-from kiraos_desktop.core.recall_window import RecallWindow
-from kiraos_desktop.core.records import EventEntry
+from kiraos_desktop.core.context.entries import CachedBlock
+from kiraos_desktop.core.context.format import join_texts, render_user_block
+from kiraos_desktop.core.context.recall import make_block
+from kiraos_desktop.core.recall.ranking import _WEIGHTS, inside_weights, is_han, scoring_window
+from kiraos_desktop.core.recall.text import query_terms
+from kiraos_desktop.core.recall.window import RecallWindow
+from kiraos_desktop.core.memory.records import EventEntry
 from test_core_recall_assembly import NOW, VOCABULARY, memories, piece
 
 

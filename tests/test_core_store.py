@@ -10,11 +10,11 @@ from hypothesis import strategies as st
 
 from core_helpers import WriterHolder
 from store_backends import SQLITE_ONLY
-from kiraos_desktop.core.changes import ChangeEvent
-from kiraos_desktop.core.history import revert_change, revert_changes
-from kiraos_desktop.core.records import LimitError, ValidationError
-from kiraos_desktop.core.store import MemoryStore, WriterBusy
-from kiraos_desktop.core.write_batch import live_head
+from kiraos_desktop.core.memory.changes import ChangeEvent
+from kiraos_desktop.core.memory.history import revert_change, revert_changes
+from kiraos_desktop.core.memory.records import LimitError, ValidationError
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore, WriterBusy
+from kiraos_desktop.core.storage.sqlite.write_batch import live_head
 
 
 @pytest.fixture
@@ -335,7 +335,7 @@ def wal_frames(store) -> int:
 
 @SQLITE_ONLY
 def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
-    from kiraos_desktop.core import store as store_module
+    from kiraos_desktop.core.storage.sqlite import store as store_module
 
     monkeypatch.setattr(store_module, "CHECKPOINT_AFTER_COMMITS", 3)
     monkeypatch.setattr(store_module, "CHECKPOINT_COMPLETE_FRAMES", 1)  # always finish under the lock
@@ -356,7 +356,7 @@ def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
 def test_a_big_wal_is_caught_up_with_beside_the_writer_before_the_locked_pass(store, monkeypatch):
     """Past CHECKPOINT_COMPLETE_FRAMES, passes without the lock go on while writers add many frames
     during each; only the last pass holds the write lock."""
-    from kiraos_desktop.core import store as store_module
+    from kiraos_desktop.core.storage.sqlite import store as store_module
 
     monkeypatch.setattr(store_module, "CHECKPOINT_COMPLETE_FRAMES", 16000)
     monkeypatch.setattr(store_module, "CHECKPOINT_LOCKED_FRAMES", 500)
@@ -372,7 +372,7 @@ def test_a_big_wal_is_caught_up_with_beside_the_writer_before_the_locked_pass(st
     assert passes == [False, False, False, True]  # 20000; +3000: go on; +400: enough; then under the lock
 @pytest.mark.parametrize("user_id", ["u1", "x" * 256, "x" * 257, "", " ", "\u3000", " a ", None, 5, ["u"]])
 def test_user_id_ok_agrees_with_check_user_id(user_id):
-    from kiraos_desktop.core.records import StoreError, check_user_id, user_id_ok
+    from kiraos_desktop.core.memory.records import StoreError, check_user_id, user_id_ok
 
     try:
         check_user_id(user_id)

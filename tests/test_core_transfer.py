@@ -5,10 +5,10 @@ import sqlite3
 import pytest
 
 from core_helpers import make_engine
-from kiraos_desktop.core import transfer
-from kiraos_desktop.core.pg_store import PgMemoryStore
-from kiraos_desktop.core.store import MemoryStore
-from kiraos_desktop.core.transfer import Cancelled, TransferError
+from kiraos_desktop.core.transfer import export_import as transfer
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.transfer.export_import import Cancelled, TransferError
 
 
 @pytest.fixture

@@ -12,11 +12,11 @@ import pytest
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
 from store_backends import SQLITE_ONLY
 
-from kiraos_desktop.core import user_search
+from kiraos_desktop.core.search import user_search
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.pg_store import PgMemoryStore
-from kiraos_desktop.core.store import MemoryStore
-from kiraos_desktop.core.recall_text import terms
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.recall.text import terms
 
 
 def ids(store, text: str) -> list[str]:

@@ -8,8 +8,8 @@ import textwrap
 
 import pytest
 
-from kiraos_desktop.core import write_gaps
-from kiraos_desktop.core.write_gaps import MAX_GAP_S, WalPeers, WriteGaps
+from kiraos_desktop.core.storage.sqlite import write_gaps
+from kiraos_desktop.core.storage.sqlite.write_gaps import MAX_GAP_S, WalPeers, WriteGaps
 
 pytestmark = pytest.mark.skipif(write_gaps.fcntl is None or write_gaps._FLOCK is None,
                                 reason="the WAL index's locks cannot be asked here: gaps are always kept")
@@ -62,7 +62,7 @@ def test_asking_keeps_sqlites_locks(tmp_path):
     try:
         probe = subprocess.run([sys.executable, "-c", textwrap.dedent(f"""
             import os
-            from kiraos_desktop.core.write_gaps import other_process_has_open
+            from kiraos_desktop.core.storage.sqlite.write_gaps import other_process_has_open
             fd = os.open({str(db) + '-shm'!r}, os.O_RDONLY)
             print(other_process_has_open(fd))
         """)], capture_output=True, text=True, timeout=60)

@@ -14,9 +14,9 @@ import pytest
 from api_helpers import TOKEN
 from core_helpers import make_engine
 from kiraos_desktop.api.fastpath import ContextFastPath
-from kiraos_desktop.core import context as context_module
-from kiraos_desktop.core.context import ContextBuilder, render_user_block
-from kiraos_desktop.core.recall_text import _CACHED_TEXTS, terms
+from kiraos_desktop.core.context import builder as context_module
+from kiraos_desktop.core.context.builder import ContextBuilder, render_user_block
+from kiraos_desktop.core.recall.text import _CACHED_TEXTS, terms
 from kiraos_desktop.core.timeutil import _parse_ttl_cached, parse_ttl
 
 REPO = Path(__file__).resolve().parent.parent

@@ -7,10 +7,10 @@ import psycopg
 import pytest
 
 from kiraos_desktop.cli import main
-from kiraos_desktop.core.database_url import parse_database_url
+from kiraos_desktop.core.storage.database_url import parse_database_url
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.migrate import TABLES, MigrationError, migrate
-from kiraos_desktop.core.transfer import Cancelled
+from kiraos_desktop.core.transfer.migrate import TABLES, MigrationError, migrate
+from kiraos_desktop.core.transfer.export_import import Cancelled
 from tests.migrate_helpers import pg_table_names, seed_memory
 
 # Which columns order each table's rows, to compare both sides row for row.
@@ -92,8 +92,8 @@ def test_migrate_copies_everything_with_its_ids_and_verifies(seeded, pg_url):
 
 
 def test_the_copy_is_a_working_store_with_the_same_memory(seeded, pg_url):
-    from kiraos_desktop.core.store import MemoryStore
-    from kiraos_desktop.core.pg_store import PgMemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 
     db_path = seeded / "memory" / "kiraos.db"
     migrate(db_path, parse_database_url(pg_url))
@@ -204,8 +204,8 @@ def test_numbers_as_times_go_over_as_the_text_both_stores_read(data_dir, pg_url)
     columns are text, so they arrive as the ISO text SQLite's store reads them as, and stay live."""
     from datetime import datetime, timedelta
 
-    from kiraos_desktop.core.pg_store import PgMemoryStore
-    from kiraos_desktop.core.store import MemoryStore
+    from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 
     engine = Engine.open(data_dir=data_dir)
     db_path = engine.paths.db_path

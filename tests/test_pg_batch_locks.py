@@ -7,12 +7,12 @@ import threading
 import psycopg
 import pytest
 
-from kiraos_desktop.core import transfer
-from kiraos_desktop.core.history import revert_changes
-from kiraos_desktop.core.pg_store import PgMemoryStore
-from kiraos_desktop.core.pg_write_batch import PgWriteBatch, UndeclaredUser
-from kiraos_desktop.core.records import ProfileEntry
-from kiraos_desktop.core.transfer import ImportPlan
+from kiraos_desktop.core.transfer import export_import as transfer
+from kiraos_desktop.core.memory.history import revert_changes
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
+from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch, UndeclaredUser
+from kiraos_desktop.core.memory.records import ProfileEntry
+from kiraos_desktop.core.transfer.export_import import ImportPlan
 from tests.core_helpers import run_threads
 
 _WAITERS = ("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "

@@ -8,11 +8,12 @@ import threading
 import psycopg
 import pytest
 
-from kiraos_desktop.core import pg_write_batch, transfer
-from kiraos_desktop.core.history import revert_changes
-from kiraos_desktop.core.pg_store import PgMemoryStore
-from kiraos_desktop.core.records import EventEntry, LimitError, ProfileEntry
-from kiraos_desktop.core.transfer import ImportPlan
+from kiraos_desktop.core.storage.postgres import write_batch as pg_write_batch
+from kiraos_desktop.core.transfer import export_import as transfer
+from kiraos_desktop.core.memory.history import revert_changes
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
+from kiraos_desktop.core.memory.records import EventEntry, LimitError, ProfileEntry
+from kiraos_desktop.core.transfer.export_import import ImportPlan
 
 #: More users than the test server's lock table holds (tests/pg_server.py sets max_locks_per_transaction
 #: to 10: about 5 000 advisory locks fit); one lock per user failed here with "out of shared memory".

@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 import psycopg
 import pytest
 
-from kiraos_desktop.core.pg_store import PgMemoryStore
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.timeutil import now_iso, to_iso
 
 _AWARE = datetime(2026, 1, 1, 2, 30, 15, 250000, tzinfo=timezone(timedelta(hours=8)))

@@ -4,8 +4,8 @@ import threading
 import psycopg
 import pytest
 
-from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
-from kiraos_desktop.core.pg_notify import CHANNEL, ChangeListener
+from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
+from kiraos_desktop.core.storage.postgres.notify import CHANNEL, ChangeListener
 
 WAIT_S = 10  # an upper bound for waits on a condition, never a sleep
 

@@ -7,7 +7,7 @@ import httpx
 import pytest
 
 from kiraos_desktop.api.server import ApiServer
-from kiraos_desktop.core.changes import ChangeEvent
+from kiraos_desktop.core.memory.changes import ChangeEvent
 from kiraos_desktop.core.engine import Engine
 from tests.api_helpers import AUTH, TOKEN, error_of, plugin_error_of
 from tests.mcp_helpers import INITIALIZE, MCP_HEADERS
@@ -106,7 +106,7 @@ def test_requests_during_an_outage_get_503_and_succeed_again_once_the_server_is_
 
 
 def test_the_watcher_reports_an_outage_once_not_every_tick(caplog):
-    from kiraos_desktop.core.records import StoreUnavailable
+    from kiraos_desktop.core.memory.records import StoreUnavailable
     from kiraos_desktop.core.watcher import ExternalChangeWatcher
 
     outcomes = [StoreUnavailable("down")] * 5 + [None] + [StoreUnavailable("down again")] * 3

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 import pytest
 
-from kiraos_desktop.core.changes import ChangeEvent
-from kiraos_desktop.core.pg_notify import ChangeListener
+from kiraos_desktop.core.memory.changes import ChangeEvent
+from kiraos_desktop.core.storage.postgres.notify import ChangeListener
 from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)

@@ -10,7 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 
 from kiraos_desktop.cli import main
-from kiraos_desktop.core.database_url import parse_database_url
+from kiraos_desktop.core.storage.database_url import parse_database_url
 from kiraos_desktop.core.engine import Engine
 from tests.pg_server import PASSWORD
 from tests.ui_helpers import shown_window

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from kiraos_desktop.core import pg_recall
+from kiraos_desktop.core.storage.postgres import recall as pg_recall
 
 
 class _Result:

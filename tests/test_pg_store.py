@@ -7,10 +7,10 @@ import threading
 import psycopg
 import pytest
 
-from kiraos_desktop.core import user_search
-from kiraos_desktop.core.memory_tools import MemoryTools
-from kiraos_desktop.core.pg_store import PgMemoryStore
-from kiraos_desktop.core.records import StoreUnavailable
+from kiraos_desktop.core.search import user_search
+from kiraos_desktop.core.memory.tools import MemoryTools
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
+from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.settings import Settings
 from tests.pg_server import PASSWORD
 from tests.core_helpers import run_threads
@@ -193,7 +193,7 @@ def test_a_lost_connection_psycopg_has_not_marked_broken_yet_is_store_unavailabl
 
 
 def test_only_connection_errors_count_as_a_lost_connection():
-    from kiraos_desktop.core.pg_store import _connection_lost
+    from kiraos_desktop.core.storage.postgres.store import _connection_lost
 
     assert _connection_lost(psycopg.errors.AdminShutdown("terminating connection"))
     assert _connection_lost(psycopg.OperationalError("consuming input failed"))
@@ -223,8 +223,8 @@ def test_a_stopped_server_is_store_unavailable_and_a_restarted_one_is_used_again
 
 
 def test_an_export_of_a_sqlite_store_imports_into_postgresql_row_for_row(tmp_path, pg_url):
-    from kiraos_desktop.core import transfer
-    from kiraos_desktop.core.store import MemoryStore
+    from kiraos_desktop.core.transfer import export_import as transfer
+    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 
     source = MemoryStore(tmp_path / "m.db")
     source.set_profile("u1", "昵称", "小明", actor="gui", confidence=0.9)

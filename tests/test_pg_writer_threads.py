@@ -12,8 +12,8 @@ import pytest
 from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.api.workers import PG_WRITER_THREADS, Workers
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.memory_tools import MemoryTools
-from kiraos_desktop.core.pg_store import PgMemoryStore
+from kiraos_desktop.core.memory.tools import MemoryTools
+from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.settings import Settings
 from tests.api_helpers import AUTH, TOKEN
 from tests.pg_instances import write_settings

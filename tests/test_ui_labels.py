@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from kiraos_desktop.api.counters import REJECTED, UNMATCHED
-from kiraos_desktop.core.records import ChangeRecord
+from kiraos_desktop.core.memory.records import ChangeRecord
 from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.route_counters import RouteCountersModel
 from kiraos_desktop.ui.users.history_model import ChangeField, change_text, change_tooltip

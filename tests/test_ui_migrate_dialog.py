@@ -6,7 +6,7 @@ import pytest
 from PySide6.QtCore import Qt, QTimer
 from PySide6.QtWidgets import QLineEdit
 
-from kiraos_desktop.core.migrate import migrate
+from kiraos_desktop.core.transfer.migrate import migrate
 from kiraos_desktop.ui.migrate_dialog import MigrateDialog
 from tests.migrate_helpers import pg_count, pg_table_names, seed_memory
 from tests.modal_driver import visible_busy_boxes

@@ -6,7 +6,7 @@ import threading
 import pytest
 
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.transfer import Cancelled
+from kiraos_desktop.core.transfer.export_import import Cancelled
 from kiraos_desktop.ui import file_actions, tasks
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.busy_box import BusyBox

@@ -91,7 +91,7 @@ def unavailable(exc: Exception) -> ApiError:
 def unhandled_error(exc: Exception) -> ApiError | None:
     """The reply to an exception no route or fast path mapped, when it has one: the database being
     unreachable is a 503 wherever it surfaces (a context block built from the store, /v1/health)."""
-    from kiraos_desktop.core.records import StoreUnavailable
+    from kiraos_desktop.core.memory.records import StoreUnavailable
 
     return unavailable(exc) if isinstance(exc, StoreUnavailable) else None
 
@@ -99,7 +99,7 @@ def unhandled_error(exc: Exception) -> ApiError | None:
 def from_store_error(exc: Exception, plugin: bool = False) -> ApiError:
     """Map the core's errors: a ValidationError names its field; a LimitError is bad input too; an
     unreachable database is a 503 (the plugin routes keep their shape, with that status)."""
-    from kiraos_desktop.core.records import LimitError, NotFoundError, StoreUnavailable, ValidationError
+    from kiraos_desktop.core.memory.records import LimitError, NotFoundError, StoreUnavailable, ValidationError
 
     if isinstance(exc, StoreUnavailable):
         return unavailable(exc)

@@ -19,8 +19,8 @@ from urllib.parse import unquote_plus
 from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
 from kiraos_desktop.api.errors import send_json_body
 from kiraos_desktop.api.schemas import MAX_CHARS_LIMIT, MAX_USERS_PER_REQUEST
-from kiraos_desktop.core.context import join_texts, unique_ids
-from kiraos_desktop.core.records import user_id_ok
+from kiraos_desktop.core.context.builder import join_texts, unique_ids
+from kiraos_desktop.core.memory.records import user_id_ok
 
 CONTEXT_PATH = "/v1/context"
 #: The bound of the kept replies, in bytes: some 10,000 users' blocks of the default budget.

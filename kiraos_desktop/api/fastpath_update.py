@@ -12,7 +12,7 @@ from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
 from kiraos_desktop.api.errors import ApiError, dump_json, send_json_body
 from kiraos_desktop.api.routes_tools import tool_reply
 from kiraos_desktop.api.tool_calls import is_plain_call, tool_call_error
-from kiraos_desktop.core.records import StoreError
+from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.tool_registry import (
     MEMORY_UPDATE,
     ToolArgumentError,

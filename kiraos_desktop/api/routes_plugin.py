@@ -6,7 +6,7 @@ from starlette.routing import Route
 from kiraos_desktop.api.bodies import read_json
 from kiraos_desktop.api.errors import ApiError, from_store_error, json_reply
 from kiraos_desktop.api.schemas import EVENT_BODY_SCHEMA, PROFILE_PUT_BODY
-from kiraos_desktop.core.records import StoreError, check_user_id
+from kiraos_desktop.core.memory.records import StoreError, check_user_id
 
 #: Writes made through the API are audited with this actor.
 API_ACTOR = "api"

@@ -8,7 +8,7 @@ from kiraos_desktop.api.bodies import int_param, query_params, read_json
 from kiraos_desktop.api.errors import from_store_error, invalid, json_reply
 from kiraos_desktop.api.inject import inject
 from kiraos_desktop.api.schemas import COMMAND_BODY, INJECT_BODY, MAX_CHARS_LIMIT, MAX_USERS_PER_REQUEST
-from kiraos_desktop.core.records import StoreError, check_user_id
+from kiraos_desktop.core.memory.records import StoreError, check_user_id
 
 CONTEXT_PARAMS = frozenset({"user_id", "max_chars", "query"})
 REPEATABLE = frozenset({"user_id"})

@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from kiraos_desktop.api.bodies import BodySchema
-from kiraos_desktop.core.records import CATEGORIES, MAX_EVENT_CHARS, MAX_KEY_CHARS, MAX_USER_ID_CHARS, MAX_VALUE_CHARS
+from kiraos_desktop.core.memory.records import CATEGORIES, MAX_EVENT_CHARS, MAX_KEY_CHARS, MAX_USER_ID_CHARS, MAX_VALUE_CHARS
 
 MAX_USERS_PER_REQUEST = 100
 #: The largest max_chars a context request may ask for (route, fast path and OpenAPI document).

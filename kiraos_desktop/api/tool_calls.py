@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from kiraos_desktop.api.errors import ApiError, from_store_error, invalid, not_found
 from kiraos_desktop.api.schemas import TOOL_CALL_BODY
-from kiraos_desktop.core.records import StoreError, user_id_ok
+from kiraos_desktop.core.memory.records import StoreError, user_id_ok
 from kiraos_desktop.core.tool_registry import (
     MEMORY_CLEAR,
     MEMORY_UPDATE,

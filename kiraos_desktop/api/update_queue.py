@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import asyncio
 
-from kiraos_desktop.core.store import WriterBusy
+from kiraos_desktop.core.storage.sqlite.store import WriterBusy
 from kiraos_desktop.core.tool_registry import MEMORY_UPDATE
 
 _Call = tuple[str, dict, "asyncio.Future"]

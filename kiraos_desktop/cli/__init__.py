@@ -163,7 +163,7 @@ def _call(args, engine) -> int:
 
 
 def _transfer(args, engine) -> int:
-    from kiraos_desktop.core import transfer
+    from kiraos_desktop.core.transfer import export_import as transfer
 
     if args.command == "backup":
         if engine.database_url is not None:
@@ -224,7 +224,7 @@ def _window_falls_back(args, exc: Exception) -> bool:
     """The window, on a database URL it cannot use: a dialog offers to quit (False) or to go on with
     the local SQLite data (True). Anything else: the window's start failed, and a box says so (a
     windowed build has no console for the line on stderr); False. Where no window can be shown: False."""
-    from kiraos_desktop.core.database_url import DatabaseUrlError
+    from kiraos_desktop.core.storage.database_url import DatabaseUrlError
 
     if not _starts_window(args):
         return False
@@ -241,7 +241,7 @@ def _window_falls_back(args, exc: Exception) -> bool:
 
 
 def _run_command(args) -> int:
-    from kiraos_desktop.core.records import StoreError
+    from kiraos_desktop.core.memory.records import StoreError
     from kiraos_desktop.core.settings import SettingsError
 
     if args.self_test:

@@ -20,7 +20,7 @@ def add_info_parser(sub, parents: list[argparse.ArgumentParser]) -> None:
 def run_info(args: argparse.Namespace) -> int:
     """Raises StoreError, OSError or ValueError (the command line's exit 2, one line) for a folder or
     file that holds no memory it can read."""
-    from kiraos_desktop.core.data_info import describe_database, describe_folder, info_lines
+    from kiraos_desktop.core.transfer.data_info import describe_database, describe_folder, info_lines
     from kiraos_desktop.core.paths import resolve_paths
 
     if getattr(args, "database_url", None):

@@ -35,11 +35,11 @@ def _names_another_database(given, target) -> bool:
 
 
 def run_migrate(args) -> int:
-    from kiraos_desktop.core.database_url import DatabaseUrlError, parse_database_url
+    from kiraos_desktop.core.storage.database_url import DatabaseUrlError, parse_database_url
     from kiraos_desktop.core.paths import resolve_paths
-    from kiraos_desktop.core.records import StoreError
+    from kiraos_desktop.core.memory.records import StoreError
     from kiraos_desktop.core.settings import SettingsError, load_settings
-    from kiraos_desktop.core.store import MemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 
     def fail(message: str) -> int:
         print(f"kiraos-desktop: error: {message}", file=sys.stderr)
@@ -59,7 +59,7 @@ def run_migrate(args) -> int:
         return fail(str(exc))
     if not paths.db_path.is_file():
         return fail(f"there is no database at {paths.db_path} to copy")
-    from kiraos_desktop.core.migrate import migrate
+    from kiraos_desktop.core.transfer.migrate import migrate
 
     try:
         MemoryStore(paths.db_path).close()  # an older version's database is brought up to date first

@@ -5,16 +5,16 @@ import logging
 import threading
 from typing import Callable
 
-from kiraos_desktop.core.context import ContextBuilder
-from kiraos_desktop.core.database_url import DatabaseUrl, DatabaseUrlError, choose_database_url
-from kiraos_desktop.core.memory_tools import MemoryTools
+from kiraos_desktop.core.context.builder import ContextBuilder
+from kiraos_desktop.core.storage.database_url import DatabaseUrl, DatabaseUrlError, choose_database_url
+from kiraos_desktop.core.memory.tools import MemoryTools
 from kiraos_desktop.core.paths import DataPaths, resolve_paths
-from kiraos_desktop.core.pg_notify import ChangeListener
-from kiraos_desktop.core.plugin_layout import check_kira_folder
-from kiraos_desktop.core.records import StoreError
+from kiraos_desktop.core.storage.postgres.notify import ChangeListener
+from kiraos_desktop.core.storage.plugin_layout import check_kira_folder
+from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.settings import Settings, load_settings, save_settings
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.core.token import generate_token, load_or_create_token, save_token
 from kiraos_desktop.core.tool_registry import ToolRegistry
 from kiraos_desktop.core.watcher import ExternalChangeWatcher
@@ -175,7 +175,7 @@ def _open_store(paths: DataPaths, settings: Settings, database_url: DatabaseUrl 
     if database_url is None:
         return MemoryStore(paths.db_path, **limits)
     # Only here: SQLite mode never loads the PostgreSQL store (nor needs psycopg).
-    from kiraos_desktop.core.pg_store import PgMemoryStore
+    from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 
     try:
         return PgMemoryStore(database_url.connect_url(), **limits)

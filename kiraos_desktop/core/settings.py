@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from kiraos_desktop.core import jsontext
-from kiraos_desktop.core.database_url import DatabaseUrlError, parse_database_url
+from kiraos_desktop.core.storage.database_url import DatabaseUrlError, parse_database_url
 
 # The KiraOS plugin's WebUI keys map onto our API keys when importing its config.
 ALIASES = {"webui_host": "api_host", "webui_port": "api_port", "webui_token": "api_token"}
@@ -52,7 +52,7 @@ class Settings:
     close_to_tray: bool = True  # closing the window keeps the API serving in the tray (where one exists)
     color_scheme: str = "system"  # "system" follows the desktop; "light" or "dark" forces one
     # postgresql://... puts the memory on a PostgreSQL server instead of the data dir's SQLite file
-    # ("": SQLite). $KIRAOS_DATABASE_URL and --database-url override it (core/database_url.py).
+    # ("": SQLite). $KIRAOS_DATABASE_URL and --database-url override it (core/storage/database_url.py).
     database_url: str = ""
 
     def to_dict(self) -> dict[str, Any]:

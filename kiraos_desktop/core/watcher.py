@@ -5,7 +5,7 @@ import logging
 import threading
 from typing import Callable
 
-from kiraos_desktop.core.records import StoreUnavailable
+from kiraos_desktop.core.memory.records import StoreUnavailable
 
 log = logging.getLogger(__name__)
 

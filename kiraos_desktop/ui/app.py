@@ -187,7 +187,7 @@ class AppController(QObject):
     def reopen(self, data_dir: str | None = None, kira_data: str | None = None) -> bool:
         """Open another data folder (or a KiraOS plugin's data) in place of the current one."""
         from kiraos_desktop.core.engine import Engine
-        from kiraos_desktop.core.records import StoreError
+        from kiraos_desktop.core.memory.records import StoreError
         from kiraos_desktop.core.settings import SettingsError
 
         # --kira-data semantics: the plugin's db and skills; our settings and token in the default data

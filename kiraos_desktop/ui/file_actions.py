@@ -10,10 +10,10 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from kiraos_desktop.core.paths import DataPaths
-from kiraos_desktop.core.plugin_layout import LAYOUT_3X, LOOKED_FOR, NotPluginData, folder_layout
-from kiraos_desktop.core.records import StoreError
-from kiraos_desktop.core.transfer import Cancelled, NotAnExport, TransferError, apply_import, export_file, read_import_file
-from kiraos_desktop.core.transfer import backup as backup_database
+from kiraos_desktop.core.storage.plugin_layout import LAYOUT_3X, LOOKED_FOR, NotPluginData, folder_layout
+from kiraos_desktop.core.memory.records import StoreError
+from kiraos_desktop.core.transfer.export_import import Cancelled, NotAnExport, TransferError, apply_import, export_file, read_import_file
+from kiraos_desktop.core.transfer.export_import import backup as backup_database
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.tasks import run_task
 from kiraos_desktop.ui.undo import GUI_ACTOR, UndoableWriter

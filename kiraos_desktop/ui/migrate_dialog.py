@@ -15,13 +15,13 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kiraos_desktop.core.database_url import SECRET_PARAMS, DatabaseUrl, DatabaseUrlError, parse_database_url
+from kiraos_desktop.core.storage.database_url import SECRET_PARAMS, DatabaseUrl, DatabaseUrlError, parse_database_url
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.tasks import run_task
 
 
 def _default_migrate() -> Callable:
-    from kiraos_desktop.core.migrate import migrate
+    from kiraos_desktop.core.transfer.migrate import migrate
 
     return migrate
 

@@ -17,9 +17,9 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kiraos_desktop.core.records import ChangeRecord
+from kiraos_desktop.core.memory.records import ChangeRecord
 from kiraos_desktop.core.skills import SkillRouter
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.keyed_model import KeyedTableModel

@@ -6,9 +6,9 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
-from kiraos_desktop.core import user_search
-from kiraos_desktop.core.recall import build_index
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.search import user_search
+from kiraos_desktop.core.recall.ranking import build_index
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.ui.tasks import TaskRunner
 
 # Each build's share of the progress bar's range (the bar shows them one after the other).

@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kiraos_desktop.core.database_url import DatabaseUrl, DatabaseUrlError, parse_database_url
+from kiraos_desktop.core.storage.database_url import DatabaseUrl, DatabaseUrlError, parse_database_url
 from kiraos_desktop.core.settings import Settings, SettingsError
 from kiraos_desktop.ui.i18n import LANGUAGE_NAMES, SYSTEM
 from kiraos_desktop.ui.prompts import prompts

@@ -5,7 +5,7 @@ from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, QTimer, Signal, Slot
 
-from kiraos_desktop.core.changes import ChangeBus, ChangeEvent
+from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
 
 
 class StoreSignals(QObject):

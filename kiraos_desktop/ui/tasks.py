@@ -10,8 +10,8 @@ from typing import Any, Callable
 from PySide6.QtCore import QCoreApplication, QEventLoop, QObject, Qt, QThread, Signal, Slot
 from PySide6.QtWidgets import QWidget
 
-from kiraos_desktop.core.records import StoreError
-from kiraos_desktop.core.transfer import Cancelled
+from kiraos_desktop.core.memory.records import StoreError
+from kiraos_desktop.core.transfer.export_import import Cancelled
 from kiraos_desktop.ui.busy_box import BUSY_DELAY_MS, BusyBox
 
 log = logging.getLogger(__name__)

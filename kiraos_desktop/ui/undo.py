@@ -11,10 +11,10 @@ from typing import Callable, TypeVar
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
-from kiraos_desktop.core.history import revert_changes
-from kiraos_desktop.core.records import StoreError
-from kiraos_desktop.core.store import MemoryStore
-from kiraos_desktop.core.write_batch import WriteBatch
+from kiraos_desktop.core.memory.history import revert_changes
+from kiraos_desktop.core.memory.records import StoreError
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
 
 T = TypeVar("T")
 GUI_ACTOR = "gui"

@@ -6,8 +6,8 @@ from PySide6.QtCore import QStringListModel, QTimer, Slot
 from PySide6.QtGui import QColor, QFontDatabase, QSyntaxHighlighter, QTextCharFormat
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListView, QPlainTextEdit, QVBoxLayout, QWidget
 
-from kiraos_desktop.core.context import ContextBuilder, UserContext
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.context.builder import ContextBuilder, UserContext
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 
 # Typing in the message field waits this long for a pause before the block is made again.
 MESSAGE_DEBOUNCE_MS = 250

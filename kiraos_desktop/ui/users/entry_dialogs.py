@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from kiraos_desktop.core.records import (
+from kiraos_desktop.core.memory.records import (
     CATEGORIES,
     MAX_EVENT_CHARS,
     MAX_USER_ID_CHARS,

@@ -5,8 +5,8 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QStyledItemDelegate, QWidget
 
-from kiraos_desktop.core.records import MAX_EVENT_CHARS, MAX_TAG_CHARS, EventEntry, ValidationError
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.memory.records import MAX_EVENT_CHARS, MAX_TAG_CHARS, EventEntry, ValidationError
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.expiry import format_timestamp

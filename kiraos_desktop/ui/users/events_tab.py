@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
 from kiraos_desktop.ui.users.events_model import (
@@ -15,7 +15,7 @@ from kiraos_desktop.ui.users.events_model import (
     EventDelegate,
     EventsModel,
 )
-from kiraos_desktop.core.records import MAX_EVENT_CHARS
+from kiraos_desktop.core.memory.records import MAX_EVENT_CHARS
 from kiraos_desktop.ui.users.field_validation import check_event_text
 from kiraos_desktop.ui.users.table_tab import TableTab, add_delete_action, add_long_edit_action, build_table_tab
 from kiraos_desktop.ui.users.text_dialog import TextEditDialog, open_text_dialog

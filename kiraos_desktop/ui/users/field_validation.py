@@ -7,7 +7,7 @@ from PySide6.QtCore import QCoreApplication, QEvent, QObject, QPoint, Qt
 from PySide6.QtGui import QValidator
 from PySide6.QtWidgets import QLabel, QLineEdit, QWidget
 
-from kiraos_desktop.core.records import MAX_EVENT_CHARS, MAX_VALUE_CHARS
+from kiraos_desktop.core.memory.records import MAX_EVENT_CHARS, MAX_VALUE_CHARS
 from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
 
 Check = Callable[[str], str]  # returns "" when the text is acceptable, else the message

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractItemModel, QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import QComboBox, QLineEdit, QStyledItemDelegate, QStyleOptionViewItem, QWidget
 
-from kiraos_desktop.core.records import CATEGORIES, MAX_VALUE_CHARS
+from kiraos_desktop.core.memory.records import CATEGORIES, MAX_VALUE_CHARS
 from kiraos_desktop.ui.users.field_validation import (
     CheckValidator,
     FieldErrorBubble,

@@ -5,8 +5,8 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
-from kiraos_desktop.core.records import CATEGORY_RANK, LimitError, ProfileEntry, ValidationError
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.memory.records import CATEGORY_RANK, LimitError, ProfileEntry, ValidationError
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.undo import UndoableWriter

@@ -7,9 +7,9 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout, QWidget
 
-from kiraos_desktop.core import transfer
-from kiraos_desktop.core.context import ContextBuilder
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.transfer import export_import as transfer
+from kiraos_desktop.core.context.builder import ContextBuilder
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.context_tab import ContextTab

@@ -3,8 +3,8 @@ from __future__ import annotations
 
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal, Slot
 
-from kiraos_desktop.core.records import UserSummary
-from kiraos_desktop.core.store import MemoryStore
+from kiraos_desktop.core.memory.records import UserSummary
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.query_worker import QueryWorker
 from kiraos_desktop.ui.users.expiry import format_timestamp
@@ -20,7 +20,7 @@ class UsersModel(KeyedTableModel):
     """Holds loaded `UserSummary` rows; `fetchMore` reads the next page of `store.list_users`.
 
     Plain searches (user id) run on the GUI thread: an indexed table, milliseconds. A search in
-    keys, values and events (core/user_search.py) runs on a worker thread: it gives the count and
+    keys, values and events (core/search/user_search.py) runs on a worker thread: it gives the count and
     the first page; `fetchMore` reads the next page after the last id shown (in id order, from the
     index) or from the ordered ids the search gave at once (other orders). The refresh after
     writes reads on a worker thread too (counting 100k users takes some 50 ms, and writes come

@@ -1,0 +1,1 @@
+"""The memory block a bot receives: entries, format, budget and the recall step."""

@@ -1,0 +1,1 @@
+"""Memory records, the three memory tools, the audit log and reverting it."""

@@ -1,0 +1,1 @@
+"""Relevance recall: which of a user's events a message is about (text, index, window, ranking)."""

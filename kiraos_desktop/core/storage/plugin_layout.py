@@ -1,0 +1,125 @@
+"""Which KiraOS plugin version's data a folder or a database holds (DESIGN §15), decided here only.
+
+- 1.x: `memory/kiraos.db`, expiries as ISO text.
+- 2.x (plugin 2.0): the same file with `event_logs.tag`, `user_profiles.expires_at` declared INTEGER
+  or holding integers (epoch seconds).
+- 3.x (plugin 3.0, 3.0.1): a tree of files under `memory/`: `memory/entities/`,
+  `memory/memory_index.db` or the marker `memory/.migrated_v3` its migration leaves, whatever
+  `kiraos.db.bak_<epoch>` file sits beside them.
+A folder with none of these is not a plugin's data folder; NotPluginData says what was looked for.
+"""
+from __future__ import annotations
+
+import sqlite3
+from dataclasses import dataclass
+from pathlib import Path
+
+from kiraos_desktop.core.memory.records import StoreError
+
+LAYOUT_1X, LAYOUT_2X, LAYOUT_3X = "1.x", "2.x", "3.x"
+#: The plugin versions each layout is written by (the repository's tags).
+PLUGIN_VERSIONS = {LAYOUT_1X: "1.0-1.3", LAYOUT_2X: "2.0", LAYOUT_3X: "3.0-3.0.1"}
+#: What makes a folder 3.x, relative to the plugin's data folder.
+MARKERS_3X = ("memory/entities/", "memory/memory_index.db", "memory/.migrated_v3")
+DATABASE = "memory/kiraos.db"
+#: What a folder that is none of the layouts is told was looked for.
+LOOKED_FOR = f"{DATABASE} (KiraOS 1.x or 2.x), or " + ", ".join(MARKERS_3X) + " (KiraOS 3.x)"
+
+
+class NotPluginData(StoreError):
+    """The folder holds none of the plugin's layouts."""
+
+
+class UnsupportedLayout(StoreError):
+    """Data of a layout this version cannot open yet (3.x): the message says what to do."""
+
+
+@dataclass(frozen=True)
+class PluginLayout:
+    name: str  # LAYOUT_1X, LAYOUT_2X or LAYOUT_3X
+    reason: str  # what decided it, for `info` and the logs
+    tag_column: bool = False  # event_logs has the column tag (a 2.x told by its expiries may not)
+
+    @property
+    def plugin_versions(self) -> str:
+        return PLUGIN_VERSIONS[self.name]
+
+    @property
+    def epoch_expiries(self) -> bool:
+        """Whether expiries are stored as integer epoch seconds (2.x) rather than ISO text."""
+        return self.name == LAYOUT_2X
+
+    @property
+    def confidence_conflicts(self) -> bool:
+        """Whether a bot host's set over a clearly more confident entry is refused (plugin 2.x's rule)."""
+        return self.name == LAYOUT_2X
+
+    @property
+    def event_tags(self) -> bool:
+        """Whether events are read and written with a tag (the column is there)."""
+        return self.tag_column
+
+
+def folder_layout(root: str | Path) -> PluginLayout:
+    """The layout of a plugin's data folder (the one that holds memory/ and skills/); NotPluginData
+    when it is none of them."""
+    root = Path(root)
+    memory = root / "memory"
+    for marker in MARKERS_3X:
+        if (root / marker).exists():
+            return PluginLayout(LAYOUT_3X, f"{marker} is there")
+    database = root / DATABASE
+    if database.is_file():
+        return database_layout(database)
+    raise NotPluginData(f"{root} is not the data folder of a KiraOS plugin install: it has no {LOOKED_FOR}"
+                        + ("" if memory.is_dir() else " (not even a memory/ folder)"))
+
+
+def database_layout(path: str | Path) -> PluginLayout:
+    """1.x or 2.x, read from the file's tables (opened read-only; an empty or new file is 1.x)."""
+    try:
+        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from None
+    try:
+        return connection_layout(conn)
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from None
+    finally:
+        conn.close()
+
+
+def connection_layout(conn) -> PluginLayout:
+    """1.x or 2.x, read from an open SQLite connection's tables."""
+    event_columns = {row[1] for row in conn.execute("PRAGMA table_info(event_logs)")}
+    if "tag" in event_columns:
+        return PluginLayout(LAYOUT_2X, "event_logs has the column tag", tag_column=True)
+    profile_columns = {row[1]: (row[2] or "").upper() for row in conn.execute("PRAGMA table_info(user_profiles)")}
+    if profile_columns.get("expires_at") == "INTEGER":
+        return PluginLayout(LAYOUT_2X, "user_profiles.expires_at is declared INTEGER")
+    if "expires_at" in profile_columns and conn.execute(
+            "SELECT 1 FROM user_profiles WHERE typeof(expires_at) IN ('integer', 'real') LIMIT 1").fetchone():
+        return PluginLayout(LAYOUT_2X, "user_profiles.expires_at holds numbers")
+    return PluginLayout(LAYOUT_1X, "no column tag, expires_at as text")
+
+
+def refuse_unsupported(layout: PluginLayout, root: str | Path) -> None:
+    """Raise UnsupportedLayout for data this version cannot open yet."""
+    if layout.name == LAYOUT_3X:
+        raise UnsupportedLayout(
+            f"{root} holds KiraOS plugin 3.x data (memory as a tree of files: {layout.reason}). This version "
+            "of KiraOS Desktop reads the plugin's 1.x and 2.x databases only; 3.x support is coming. "
+            "Until then, open a backup of the data from before the plugin's upgrade "
+            "(memory/kiraos.db.bak_<number> copied to memory/kiraos.db in another folder), or use the "
+            "plugin's own web page.")
+
+
+def check_kira_folder(root: str | Path) -> PluginLayout | None:
+    """Before a plugin's data folder is opened: its layout (None when it holds none yet: an empty
+    1.x database is started there); UnsupportedLayout for one this version cannot open."""
+    try:
+        layout = folder_layout(Path(root).expanduser())
+    except NotPluginData:
+        return None
+    refuse_unsupported(layout, root)
+    return layout

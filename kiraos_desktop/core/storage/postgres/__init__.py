@@ -1,0 +1,1 @@
+"""The PostgreSQL store (a shared server database)."""

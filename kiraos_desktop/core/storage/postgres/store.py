@@ -1,0 +1,526 @@
+"""The memory store on PostgreSQL: MemoryStore's interface and semantics, for several processes on one database.
+
+What differs from SQLite, and why:
+- Every batch is its own transaction, also inside group(): a transaction holding several users'
+  locks could deadlock with another instance's. (On SQLite a group is one transaction.)
+- Before reading a user's rows a batch takes that user's advisory transaction lock, so the profile
+  limit, event retention and audit chain hold across instances (pg_write_batch.py).
+- Audit ids come from a sequence; other instances' commits arrive through LISTEN/NOTIFY (the
+  triggers of pg_schema.py), so checkpoint() and poll_external_change() have nothing to do.
+- Every thread writes on its own connection, with its own transaction state (_ThreadWriter): several
+  threads of one process write at once, and wait for each other only where instances do (the
+  users' advisory locks). SQLite's store has one writer for the process.
+- A lost or refused connection is StoreUnavailable (the transaction rolled back); the thread's next
+  operation connects again.
+"""
+from __future__ import annotations
+
+import threading
+import weakref
+from contextlib import contextmanager
+from typing import Callable, Iterator, TypeVar
+
+import peewee
+import psycopg
+from psycopg.conninfo import conninfo_to_dict
+
+from kiraos_desktop.core.storage.postgres import recall as pg_recall
+from kiraos_desktop.core.storage.postgres import user_search as pg_user_search
+from kiraos_desktop.core.recall import index as recall_index
+from kiraos_desktop.core.search import user_search
+from kiraos_desktop.core.search import index as user_search_index
+from kiraos_desktop.core.memory.changes import ChangeBus
+from kiraos_desktop.core.storage.dialect import PgConnection, pg_sql
+from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch
+from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry, StoreUnavailable
+from kiraos_desktop.core.storage.postgres.schema import ensure_pg_schema
+from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.rows import (
+    EVENT_SELECT,
+    LIVE_CONDITION,
+    NEWEST_EVENTS_FIRST,
+    PROFILE_SELECT,
+    event_from_row,
+    profile_from_row,
+    sort_profiles,
+)
+
+CONNECT_TIMEOUT_S = 5
+#: How often a batch that lost a deadlock or serialization race is run again (store methods only).
+RETRIES = 5
+_DB_ERRORS = (psycopg.Error, peewee.DatabaseError, peewee.InterfaceError)
+T = TypeVar("T")
+
+
+def _where(url: str) -> tuple[str, str, str]:
+    """(host:port/database, user, database) of a URL, for messages (never the password)."""
+    try:
+        info = conninfo_to_dict(url)
+    except psycopg.Error:
+        return "the configured address", "?", "?"
+    host = info.get("host") or "localhost"
+    port = info.get("port") or "5432"
+    database = info.get("dbname") or info.get("user") or "?"
+    return f"{host}:{port}/{database}", info.get("user") or "?", database
+
+
+def connect_error(url: str, exc: BaseException) -> StoreUnavailable:
+    """The StoreUnavailable for a failed connection attempt: what went wrong and what to do."""
+    where, user, database = _where(url)
+    text = str(exc).lower()
+    if "password" in text or "authentication" in text or ("role" in text and "does not exist" in text):
+        return StoreUnavailable(f"PostgreSQL at {where} refused user {user!r}: check the user name and "
+                                "password of the database URL.")
+    if "database" in text and "does not exist" in text:
+        return StoreUnavailable(f"PostgreSQL has no database {database!r} ({where}): create it or correct "
+                                "the database URL.")
+    if isinstance(exc, psycopg.ProgrammingError) or "invalid" in text or "missing" in text:
+        return StoreUnavailable("The database URL is not valid: write it as "
+                                "postgresql://user:password@host:port/database.")
+    return StoreUnavailable(f"Cannot reach PostgreSQL at {where}: check that the server is running and that "
+                            "the host and port of the database URL are right.")
+
+
+def _dead(conn) -> bool:
+    return conn is None or conn.closed or getattr(conn, "broken", False)
+
+
+def _connection_lost(exc: BaseException) -> bool:
+    """Whether an error says the connection is gone, even while psycopg has not marked it broken yet:
+    the server's shutdown (SQLSTATE 57P01-03), a connection exception (class 08), or a client-side
+    OperationalError without a SQLSTATE (e.g. a pipeline left busy by a server that went away).
+    A deadlock or serialization failure is not (it is retried)."""
+    if not isinstance(exc, psycopg.OperationalError) or isinstance(exc, psycopg.errors.TransactionRollback):
+        return False
+    state = exc.sqlstate
+    return state is None or state.startswith(("08", "57P"))
+
+
+class _ThreadWriter(threading.local):
+    """One thread's side of the writer: its open transaction's nesting, audit ids and change events
+    waiting for the commit, whether a group() is open, and a lock only that thread takes (MemoryStore's
+    batch() and group() take `_write_lock`; here it only counts the thread's own nesting)."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.deferred = None
+        self.next_change_id = None
+        self.in_group = False
+        self.lock = threading.RLock()
+        self.alive = _ThreadEnd()  # dropped when the thread ends: then its connection is closed
+        self.closer: weakref.finalize | None = None
+
+
+class _ThreadEnd:
+    """An object only a thread's _ThreadWriter refers to (something to hang a finalizer on)."""
+
+
+def _close_quietly(conn: psycopg.Connection) -> None:
+    try:
+        conn.close()
+    except _DB_ERRORS:
+        pass
+
+
+def _per_thread(name: str) -> property:
+    """A store attribute that each thread has its own value of (in the store's _ThreadWriter)."""
+    return property(lambda self: getattr(self._thread, name),
+                    lambda self, value: setattr(self._thread, name, value))
+
+
+class PgMemoryStore(MemoryStore):
+    """MemoryStore on a PostgreSQL database given by a postgresql:// URL."""
+
+    inline_ok = False  # every statement is a round trip to the server, every commit waits for its flush
+
+    def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
+        self.url = url
+        self.path = None  # no file: backups and file copies do not apply
+        self.max_profiles_per_user = max_profiles_per_user
+        self.max_event_keep = max_event_keep
+        self.changes = ChangeBus()
+        params = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT_S}
+        # One connection per thread for each (peewee keeps them in thread-local state). The writer
+        # connections are also listed here, with their thread's name, for close() and writer_pids().
+        self.writer = peewee.PostgresqlDatabase(url, thread_safe=True, **params)
+        self.reader = peewee.PostgresqlDatabase(url, **params)
+        self._thread = _ThreadWriter()
+        self._writers: weakref.WeakKeyDictionary[psycopg.Connection, str] = weakref.WeakKeyDictionary()
+        self._writers_lock = threading.Lock()
+        self.commits_since_checkpoint = 0
+        self._where = _where(url)[0]
+        with self._write_lock:
+            self._connect_writer()
+            try:
+                self.migrations = ensure_pg_schema(self.writer)
+                adapted = PgConnection(self.writer.connection())
+                self._recall_state = recall_index.read_build_state(adapted)
+                self._search_state = user_search_index.read_build_state(adapted)
+                self._change_sequence = self.writer.execute_sql(
+                    "SELECT pg_get_serial_sequence('memory_changes', 'id')").fetchone()[0]
+            except _DB_ERRORS as exc:
+                self._raise_if_lost(self.writer, exc)
+                raise
+
+    # The write side's state is the calling thread's (see _ThreadWriter).
+    _depth = _per_thread("depth")
+    _deferred = _per_thread("deferred")
+    _next_change_id = _per_thread("next_change_id")
+    in_group = _per_thread("in_group")  # a group() is open on this thread
+
+    @property
+    def _write_lock(self) -> threading.RLock:
+        return self._thread.lock
+
+    # ---- connections ---------------------------------------------------------------------
+
+    def _lost(self) -> StoreUnavailable:
+        return StoreUnavailable(f"Lost the connection to PostgreSQL at {self._where}; nothing of the "
+                                "operation was written. Retry once the server is back.")
+
+    def _connect_writer(self) -> None:
+        """Connect this thread's writer when it has no connection (yet, or since one was lost)."""
+        if self.writer.is_closed():
+            try:
+                self.writer.connect()
+            except _DB_ERRORS as exc:
+                raise connect_error(self.url, exc) from None
+            conn = self.writer.connection()
+            with self._writers_lock:
+                self._writers[conn] = threading.current_thread().name
+            state = self._thread
+            if state.closer is not None:
+                state.closer.detach()  # its connection was closed when it was found lost
+            state.closer = weakref.finalize(state.alive, _close_quietly, conn)
+
+    @staticmethod
+    def _close(db: peewee.PostgresqlDatabase) -> None:
+        try:
+            db.close()
+        except _DB_ERRORS:
+            pass
+
+    def _raise_if_lost(self, db: peewee.PostgresqlDatabase, exc: BaseException) -> None:
+        """After a failed statement: when the connection is gone, forget it and say so."""
+        conn = None if db.is_closed() else db.connection()
+        if _dead(conn) or _connection_lost(exc):
+            self._close(db)
+            raise self._lost() from None
+
+    def _read(self, work: Callable[[psycopg.Connection], T]) -> T:
+        """Run a read on this thread's connection; once more on a new one when the old one was dead
+        (a server restarted since), StoreUnavailable when the server cannot be reached."""
+        for attempt in range(2):
+            try:
+                conn = self.reader.connection()
+            except _DB_ERRORS as exc:
+                self._close(self.reader)
+                raise connect_error(self.url, exc) from None
+            try:
+                return work(conn)
+            except _DB_ERRORS:
+                if not _dead(conn):
+                    raise
+                self._close(self.reader)
+                if attempt:
+                    raise self._lost() from None
+        raise AssertionError("unreachable")
+
+    def writer_pid(self) -> int | None:
+        """The server process of the calling thread's writer connection (None when it has none)."""
+        if self.writer.is_closed():
+            return None
+        conn = self.writer.connection()
+        return None if _dead(conn) else conn.info.backend_pid
+
+    def writer_pids(self) -> dict[str, int]:
+        """The server process of every open writer connection of this store, by its thread's name: a
+        notification (pg_schema.NOTIFY_CHANNEL) from one of them is one of this store's own commits,
+        which were already published on `changes`."""
+        with self._writers_lock:
+            found = list(self._writers.items())
+        return {name: conn.info.backend_pid for conn, name in found if not _dead(conn)}
+
+    def close(self) -> None:
+        """Close every thread's writer connection and this thread's reader (the other threads'
+        readers close when their threads end). A thread that writes afterwards connects again."""
+        with self._writers_lock:
+            found = list(self._writers)
+            self._writers.clear()
+        for conn in found:
+            _close_quietly(conn)
+        self._close(self.writer)
+        self._close(self.reader)
+
+    # ---- writing -------------------------------------------------------------------------
+
+    _batch_class = PgWriteBatch
+    _like = "ILIKE"
+
+    def _after_batch(self, batch) -> None:
+        """No profile hints: several instances drain PostgreSQL's queue, each reading the rows."""
+
+    @contextmanager
+    def group(self, wait: bool = True) -> Iterator[None]:
+        """MemoryStore.group(): one transaction, each batch a savepoint; except that a batch whose user
+        another instance holds commits what the group did so far before it waits (see split_group())."""
+        with super().group(wait):
+            self.in_group = True
+            try:
+                yield
+            finally:
+                self.in_group = False
+
+    def split_group(self) -> None:
+        """Commit the open group's finished batches and go on in a new transaction (a batch that has
+        not written yet is about to wait for another instance's lock; holding this group's locks
+        while it waits could deadlock with that instance). Their change events go out now."""
+        conn = self.writer.connection()
+        name = "kd_batch_1"  # the savepoint of the waiting batch, directly inside the group
+        with conn.pipeline():
+            conn.execute(f"RELEASE {name}")
+            pg_recall.drain(conn)
+            conn.execute("COMMIT")
+            conn.execute("BEGIN")
+            conn.execute(f"SAVEPOINT {name}")
+        pending = self._deferred or []
+        for index, event in enumerate(pending):
+            if event is not None:
+                self.changes.publish(event)
+                pending[index] = None  # keeps the list's length: the batches' marks stay right
+
+    def _acquire(self, wait: bool) -> None:
+        """Take this thread's writer: other threads write on their own connections meanwhile, so this
+        never waits for them and never raises WriterBusy (a batch waits on the database, for a user
+        another thread or instance holds)."""
+        self._write_lock.acquire()
+        try:
+            self._connect_writer()
+        except BaseException:
+            self._write_lock.release()
+            raise
+
+    def _begin(self) -> psycopg.Connection:
+        """BEGIN on the writer; a connection found dead (a restarted server) is replaced once."""
+        for attempt in range(2):
+            self._connect_writer()
+            conn = self.writer.connection()
+            try:
+                conn.execute("BEGIN")
+                return conn
+            except _DB_ERRORS:
+                if not _dead(conn):
+                    raise
+                self._close(self.writer)
+                if attempt:
+                    raise self._lost() from None
+        raise AssertionError("unreachable")
+
+    @contextmanager
+    def _transaction(self, wait: bool) -> Iterator[None]:
+        depth = self._depth
+        if depth:
+            conn = self.writer.connection()
+            name = f"kd_batch_{depth}"
+            conn.execute(f"SAVEPOINT {name}")
+            self._depth = depth + 1
+            try:
+                yield
+            except BaseException:
+                if not _dead(conn):
+                    conn.execute(f"ROLLBACK TO {name}")
+                    conn.execute(f"RELEASE {name}")
+                raise
+            finally:
+                self._depth = depth
+            conn.execute(f"RELEASE {name}")
+            return
+        conn = self._begin()
+        self._depth = 1
+        try:
+            # Pipeline mode: statements whose results nobody reads go out with the next one that is
+            # read, instead of a round trip each (a memory_update: 8 round trips instead of 17).
+            with conn.pipeline():
+                yield
+                pg_recall.drain(conn)
+                conn.execute("COMMIT")
+        except BaseException as exc:
+            if not _dead(conn):
+                try:
+                    conn.execute("ROLLBACK")
+                except _DB_ERRORS:
+                    pass
+            if isinstance(exc, _DB_ERRORS):
+                self._raise_if_lost(self.writer, exc)
+            raise
+        finally:
+            self._depth = 0
+            self._next_change_id = None
+
+    def allocate_change_ids(self, count: int) -> list[int]:
+        """`count` new audit ids from the sequence, ascending (other instances take ids in between)."""
+        rows = self.writer.connection().execute(
+            "SELECT nextval(%s) FROM generate_series(1, %s)", (self._change_sequence, count)).fetchall()
+        return sorted(row[0] for row in rows)
+
+    def _retrying(self, work: Callable[[], T]) -> T:
+        """Run a whole batch again when PostgreSQL chose it as a deadlock or serialization victim."""
+        for attempt in range(RETRIES):
+            try:
+                return work()
+            except psycopg.errors.TransactionRollback:
+                if attempt == RETRIES - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def set_profile(self, *args, **kwargs) -> ProfileEntry:
+        return self._retrying(lambda: super(PgMemoryStore, self).set_profile(*args, **kwargs))
+
+    def delete_profile(self, *args, **kwargs) -> bool:
+        return self._retrying(lambda: super(PgMemoryStore, self).delete_profile(*args, **kwargs))
+
+    def add_event(self, *args, **kwargs) -> int:
+        return self._retrying(lambda: super(PgMemoryStore, self).add_event(*args, **kwargs))
+
+    def update_event(self, *args, **kwargs) -> bool:
+        return self._retrying(lambda: super(PgMemoryStore, self).update_event(*args, **kwargs))
+
+    def delete_event(self, *args, **kwargs) -> bool:
+        return self._retrying(lambda: super(PgMemoryStore, self).delete_event(*args, **kwargs))
+
+    def clear_user(self, *args, **kwargs) -> tuple[int, int]:
+        return self._retrying(lambda: super(PgMemoryStore, self).clear_user(*args, **kwargs))
+
+    def purge_expired(self, *args, **kwargs) -> int:
+        return self._retrying(lambda: super(PgMemoryStore, self).purge_expired(*args, **kwargs))
+
+    # ---- other processes, maintenance ----------------------------------------------------
+
+    def poll_external_change(self) -> bool:
+        """Nothing to poll: other instances' writes arrive as notifications (see pg_schema.NOTIFY_CHANNEL)."""
+        return False
+
+    def checkpoint(self) -> None:
+        """PostgreSQL checkpoints by itself."""
+
+    def checkpoint_if_due(self) -> bool:
+        return False
+
+    # ---- recall index --------------------------------------------------------------------
+
+    def recall_catch_up(self) -> int:
+        """Index what was queued and not drained (the watcher calls this every tick); 0 while the server
+        cannot be reached: the change listener reports that, and the next write says so."""
+        try:
+            if not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+                return 0
+            with self._write_lock:
+                self._connect_writer()
+                with self._transaction(wait=True):
+                    return pg_recall.drain(self.writer.connection())
+        except StoreUnavailable:
+            return 0
+
+    def recall_build_step(self, batch: int = recall_index.BUILD_BATCH) -> tuple[int, int]:
+        with self._write_lock:
+            self._connect_writer()
+            with self._transaction(wait=True):
+                conn = self.writer.connection()
+                adapted = PgConnection(conn)
+                self._recall_state = pg_recall.build_step(conn, adapted, batch)
+                progress = recall_index.build_progress(adapted)
+        return progress
+
+    def recall_progress(self) -> tuple[int, int]:
+        return self._read(lambda conn: recall_index.build_progress(PgConnection(conn)))
+
+    def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
+                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]:
+        def work(conn):
+            latest, found = recall_index.recall_rows(PgConnection(conn), user_id, words, newest, scan)
+            counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = %s", (user_id,)).fetchone()
+            return latest, found, counted
+
+        latest, found, counted = self._read(work)
+        total = max(len(found), counted[0] if counted else 0)
+        return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
+
+    # ---- user search index (storage/postgres/user_search.py) -------------------------------------------
+
+    def user_search_catch_up(self, everything: bool = False) -> int:
+        """Index what the user-search queue holds, on this thread's own connection (the writer's
+        work never waits for it); 0 while another process drains or the server cannot be reached."""
+        taken = 0
+        try:
+            while self._rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
+                moved = self._read(lambda conn: pg_user_search.drain(conn, self._search_state))
+                taken += moved
+                if not everything or not moved:
+                    break
+        except StoreUnavailable:
+            pass
+        return taken
+
+    def user_search_build_step(self, users: int = user_search_index.BUILD_USERS,
+                               events: int = user_search_index.BUILD_EVENTS) -> tuple[int, int]:
+        self._search_state, progress = self._read(lambda conn: pg_user_search.build_step(conn, users, events))
+        return progress
+
+    def _search(self, work):
+        return self._read(lambda conn: pg_user_search.read(conn, lambda adapted: work(adapted, self._search_state)))
+
+    def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
+        self.user_search_catch_up(everything=True)
+        return self._search(lambda conn, state: user_search.search_user_ids(conn, search, state, order_by, descending))
+
+    def search_users(self, search: str, order_by: str = "user_id", descending: bool = False, page: int = 200):
+        self.user_search_catch_up(everything=True)
+        found = self._search(lambda conn, state: user_search.search(conn, search, state, order_by, descending, page))
+        return found.total, self.user_summaries(found.first), found.ids
+
+    def search_users_after(self, search: str, descending: bool, after: str, page: int = 200):
+        return self.user_summaries(self._search(
+            lambda conn, state: user_search.page_after(conn, search, state, descending, after, page)))
+
+    # ---- reading -------------------------------------------------------------------------
+
+    def _query(self, query) -> list[tuple]:
+        sql, params = self.reader.get_sql_context().sql(query).query()  # PostgreSQL's words already
+        return self._read(lambda conn: conn.execute(sql, tuple(params)).fetchall())
+
+    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+        text = pg_sql(sql)
+        return self._read(lambda conn: conn.execute(text, tuple(params)).fetchall())
+
+    def list_changes(self, user_id: str | None = None, limit: int = 100,
+                     before_id: int | None = None):
+        # A negative limit is SQLite's "no limit"; PostgreSQL's is NULL.
+        return super().list_changes(user_id, None if limit < 0 else limit, before_id)
+
+    def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
+                   descending: bool = False, offset: int = 0, limit: int = 200):
+        # A negative limit is SQLite's "no limit".
+        return super().list_users(search, in_content, order_by, descending, offset,
+                                  limit if limit >= 0 or (in_content and search.strip()) else 2 ** 62)
+
+    def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
+        rows = self._rows(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
+                          (user_id, limit, offset))  # LIMIT NULL: all
+        return [event_from_row(row) for row in rows]
+
+    def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:
+        def work(conn):
+            with conn.pipeline():  # both queries in one round trip
+                profiles = conn.execute(_CONTEXT_PROFILES, (user_id, now))
+                events = conn.execute(_CONTEXT_EVENTS, (user_id, max_events)) if max_events > 0 else None
+            return profiles.fetchall(), events.fetchall() if events is not None else []
+
+        profiles, events = self._read(work)
+        return sort_profiles(profile_from_row(r) for r in profiles), [event_from_row(r) for r in events]
+
+    def newest_event_rows(self, user_id: str, limit: int) -> list[tuple]:
+        return self._read(lambda conn: conn.execute(_CONTEXT_EVENTS, (user_id, limit)).fetchall())
+
+
+_CONTEXT_PROFILES = pg_sql(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}")
+_CONTEXT_EVENTS = pg_sql(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?")

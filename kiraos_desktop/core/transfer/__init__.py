@@ -1,0 +1,1 @@
+"""Moving memory out and in: export, import, backup, migrate to PostgreSQL, info."""

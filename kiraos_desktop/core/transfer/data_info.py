@@ -1,0 +1,125 @@
+"""What `kiraos-desktop info` reports of a memory: its layout, the plugin version it implies, counts,
+file sizes and journal mode. Read only: nothing is created, migrated or indexed."""
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+from kiraos_desktop.core.paths import SQLITE_SIDE_FILES
+from kiraos_desktop.core.storage.plugin_layout import (
+    DATABASE,
+    LAYOUT_3X,
+    PluginLayout,
+    database_layout,
+    folder_layout,
+)
+from kiraos_desktop.core.memory.records import StoreError
+
+#: The entity types of a 3.x tree (memory/entities/{type}_{quoted id}/).
+ENTITY_TYPES = ("user", "group", "channel")
+
+
+def describe_folder(root: str | Path) -> dict[str, Any]:
+    """A plugin's data folder; NotPluginData when it holds none of the layouts."""
+    root = Path(root).expanduser().resolve()
+    layout = folder_layout(root)
+    if layout.name == LAYOUT_3X:
+        return _tree_info(root, layout)
+    return _database_info(root / DATABASE, layout, folder=root)
+
+
+def describe_database(path: str | Path) -> dict[str, Any]:
+    """A SQLite memory file (ours, or a plugin's 1.x/2.x database)."""
+    path = Path(path).expanduser().resolve()
+    if not path.is_file():
+        raise StoreError(f"{path} does not exist: there is no memory to describe yet")
+    return _database_info(path, database_layout(path))
+
+
+def _header(layout: PluginLayout, folder: Path | None) -> dict[str, Any]:
+    return {"layout": layout.name, "plugin_version": layout.plugin_versions, "detected_by": layout.reason,
+            "folder": str(folder) if folder else None}
+
+
+def _database_info(path: Path, layout: PluginLayout, folder: Path | None = None) -> dict[str, Any]:
+    try:
+        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5)
+    except sqlite3.Error as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from None
+    try:
+        tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        if not {"user_profiles", "event_logs"} <= tables:
+            raise StoreError(f"{path} is a SQLite file without the memory tables user_profiles and event_logs")
+        users = conn.execute("SELECT count(*) FROM (SELECT user_id FROM user_profiles UNION "
+                             "SELECT user_id FROM event_logs)").fetchone()[0]
+        profiles = conn.execute("SELECT count(*) FROM user_profiles").fetchone()[0]
+        events = conn.execute("SELECT count(*) FROM event_logs").fetchone()[0]
+        journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
+    except sqlite3.DatabaseError as exc:
+        raise StoreError(f"cannot read {path}: {exc}") from None
+    finally:
+        conn.close()
+    files = [path] + [path.with_name(path.name + side) for side in SQLITE_SIDE_FILES]
+    info = _header(layout, folder)
+    info.update({
+        "database": str(path),
+        "counts": {"users": users, "profile_entries": profiles, "events": events},
+        "files": {f.name: f.stat().st_size for f in files if f.is_file()},
+        "journal_mode": journal,
+    })
+    return info
+
+
+def _tree_info(root: Path, layout: PluginLayout) -> dict[str, Any]:
+    memory = root / "memory"
+    entities = {kind: 0 for kind in ENTITY_TYPES}
+    facts = reflections = 0
+    entities_dir = memory / "entities"
+    if entities_dir.is_dir():
+        for folder in entities_dir.iterdir():
+            kind = folder.name.partition("_")[0]
+            if folder.is_dir() and kind in entities:
+                entities[kind] += 1
+                facts += _count_toml(folder / "facts")
+                reflections += _count_toml(folder / "reflections")
+    global_dir = memory / "global"
+    facts += _count_toml(global_dir / "facts") + _count_toml(global_dir / "self" / "facts")
+    reflections += _count_toml(global_dir / "self" / "reflections")
+    index = memory / "memory_index.db"
+    info = _header(layout, root)
+    info.update({
+        "database": None,
+        "counts": {"entities": entities, "facts": facts, "reflections": reflections,
+                   "skills": _count_toml(global_dir / "skills"), "archived": _count_toml(memory / "archive")},
+        "files": {p.name: p.stat().st_size for p in [index] + sorted(memory.glob("kiraos.db.bak_*")) if p.is_file()},
+        "journal_mode": None,
+    })
+    return info
+
+
+def _count_toml(folder: Path) -> int:
+    return sum(1 for p in folder.glob("*.toml") if p.is_file()) if folder.is_dir() else 0
+
+
+def info_lines(info: dict[str, Any]) -> list[str]:
+    """The report as text lines (the --json form is the dict itself)."""
+    lines = [f"layout: KiraOS {info['layout']} (plugin {info['plugin_version']}; {info['detected_by']})"]
+    if info["folder"]:
+        lines.append(f"folder: {info['folder']}")
+    if info["database"]:
+        lines.append(f"database: {info['database']} (journal mode {info['journal_mode']})")
+    counts = info["counts"]
+    if "entities" in counts:
+        kinds = ", ".join(f"{n} {kind}" for kind, n in counts["entities"].items())
+        lines.append(f"entities: {kinds}")
+        lines.append(f"memories: {counts['facts']} facts, {counts['reflections']} reflections, "
+                     f"{counts['skills']} skills, {counts['archived']} archived")
+    else:
+        lines.append(f"users: {counts['users']}, profile entries: {counts['profile_entries']}, "
+                     f"events: {counts['events']}")
+    for name, size in info["files"].items():
+        lines.append(f"file: {name} {size:,} bytes")
+    if info["layout"] == LAYOUT_3X:
+        lines.append("this version opens 1.x and 2.x data only: 3.x support is coming")
+    return lines
