@@ -3,7 +3,7 @@ from urllib.parse import quote, unquote_plus
 
 from hypothesis import given, settings, strategies as st
 
-from kiraos_desktop.api.fastpath import _decoded
+from kiraos_desktop.api.fastpath.context import _decoded
 
 
 def _standard(value: bytes):

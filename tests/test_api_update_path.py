@@ -12,7 +12,7 @@ import pytest
 
 from api_helpers import AUTH, api, api_engine, api_server, error_of  # noqa: F401
 from core_helpers import WriterHolder
-from kiraos_desktop.api.fastpath_update import plain_update_call
+from kiraos_desktop.api.fastpath.update import plain_update_call
 from kiraos_desktop.api.update_queue import UpdateQueue
 from kiraos_desktop.api.workers import Workers
 from kiraos_desktop.core.memory.records import ValidationError

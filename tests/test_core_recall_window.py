@@ -5,7 +5,7 @@ from __future__ import annotations
 from hypothesis import HealthCheck, assume, given, settings, strategies as st
 
 from kiraos_desktop.api.errors import dump_json
-from kiraos_desktop.api.fastpath import _encode
+from kiraos_desktop.api.fastpath.context import _encode
 from kiraos_desktop.core.context.entries import CachedBlock
 from kiraos_desktop.core.context.format import join_texts, render_user_block
 from kiraos_desktop.core.context.recall import make_block

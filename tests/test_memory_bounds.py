@@ -13,7 +13,7 @@ import pytest
 
 from api_helpers import TOKEN
 from core_helpers import make_engine
-from kiraos_desktop.api.fastpath import ContextFastPath
+from kiraos_desktop.api.fastpath.context import ContextFastPath
 from kiraos_desktop.core.context import builder as context_module
 from kiraos_desktop.core.context.builder import ContextBuilder, render_user_block
 from kiraos_desktop.core.recall.text import _CACHED_TEXTS, terms

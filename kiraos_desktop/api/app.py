@@ -6,8 +6,8 @@ from starlette.routing import Route, Router
 
 from kiraos_desktop.api.counters import RequestCounters
 from kiraos_desktop.api.errors import ApiError, dump_json
-from kiraos_desktop.api.fastpath import CONTEXT_PATH, ContextFastPath
-from kiraos_desktop.api.fastpath_update import UPDATE_PATH, MemoryUpdateFastPath
+from kiraos_desktop.api.fastpath.context import CONTEXT_PATH, ContextFastPath
+from kiraos_desktop.api.fastpath.update import UPDATE_PATH, MemoryUpdateFastPath
 from kiraos_desktop.api.mcp.http import MCP_PATH, MCP_QUIET_TURNS, MCP_WAIT_TURNS, McpEndpoint
 from kiraos_desktop.api.openapi import build_openapi
 from kiraos_desktop.api.routes_plugin import plugin_routes

@@ -8,7 +8,7 @@ import logging
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
 from kiraos_desktop.api.mcp.changes import ListChangeNotifier
-from kiraos_desktop.api.mcp.fastpath import McpCallFastPath
+from kiraos_desktop.api.fastpath.mcp import McpCallFastPath
 from kiraos_desktop.api.mcp.server import build_mcp_server
 from kiraos_desktop.api.mcp.sessions import ReadySessions, open_transports
 from kiraos_desktop.api.security import MAX_BODY_BYTES

@@ -10,7 +10,7 @@ the SDK still has open and that sent `notifications/initialized`. The tool runs 
 handler as the SDK's (McpHandlers.tool_result) and the reply has the SDK's bytes and headers.
 Everything else (another method, notifications, errors of any kind, unknown sessions) goes to
 the SDK with what was read replayed. The 2026-era protocol has no session: its plain call is
-recognised and answered by fastpath_modern.
+recognised and answered by mcp_modern.py.
 
 A `notifications/cancelled` for a call answered here is not seen by it: the call completes and is
 answered, which the protocol allows (a cancellation may arrive too late to stop a request).
@@ -27,9 +27,9 @@ from pydantic_core import from_json, to_json
 
 from kiraos_desktop.api.asgi_types import FastPathOutcome, Receive, Scope, Send
 from kiraos_desktop.api.errors import send_json_body
-from kiraos_desktop.api.fastpath_update import FAST_BODY_BYTES, read_body, replaying
+from kiraos_desktop.api.fastpath.update import FAST_BODY_BYTES, read_body, replaying
 from kiraos_desktop.api.mcp.envelope import plain_tools_call
-from kiraos_desktop.api.mcp.fastpath_modern import MODERN_VERSIONS, ModernToolCalls
+from kiraos_desktop.api.fastpath.mcp_modern import MODERN_VERSIONS, ModernToolCalls
 from kiraos_desktop.api.mcp.sessions import open_transports
 
 log = logging.getLogger(__name__)
