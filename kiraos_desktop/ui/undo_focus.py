@@ -9,8 +9,6 @@ field takes the key; otherwise the event is left unaccepted and the window's sho
 """
 from __future__ import annotations
 
-import time
-
 from PySide6.QtCore import QEvent, QObject
 from PySide6.QtGui import QKeyEvent, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QAbstractSpinBox, QLineEdit, QPlainTextEdit, QTextEdit
@@ -36,26 +34,23 @@ class UndoShortcutRouter(QObject):
 
     def __init__(self, stack: QUndoStack, parent: QObject | None = None) -> None:
         super().__init__(parent)
-        self._last_command = float("-inf")
-        self._typed: dict[int, float] = {}  # id of a text field -> when the user last typed in it
+        # The text field the user typed in since the window's last command (None: the command came last).
+        self._typed_in: QObject | None = None
         stack.indexChanged.connect(self._on_stack_index_changed)
 
     def _on_stack_index_changed(self, _index: int) -> None:
-        self._last_command = time.monotonic()
+        self._typed_in = None
 
     def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt override)
-        kind = event.type()
-        if kind == QEvent.Type.KeyPress and isinstance(watched, _TEXT_WIDGETS):
-            if not isinstance(event, QKeyEvent) or not (event.matches(QKeySequence.StandardKey.Undo)
-                                                        or event.matches(QKeySequence.StandardKey.Redo)):
-                if event.text():  # typing (not a bare modifier or arrow)
-                    self._typed[id(watched)] = time.monotonic()
-        elif kind == QEvent.Type.ShortcutOverride and isinstance(watched, _TEXT_WIDGETS) \
-                and isinstance(event, QKeyEvent):
-            redo = event.matches(QKeySequence.StandardKey.Redo)
-            if redo or event.matches(QKeySequence.StandardKey.Undo):
-                typed_last = self._typed.get(id(watched), float("-inf")) > self._last_command
-                if not (typed_last and _has_step(watched, redo)):
-                    event.ignore()  # not claimed: the window's Undo/Redo shortcut runs
-                    return True
+        if not isinstance(watched, _TEXT_WIDGETS) or not isinstance(event, QKeyEvent):
+            return False
+        redo = event.matches(QKeySequence.StandardKey.Redo)
+        undo_key = redo or event.matches(QKeySequence.StandardKey.Undo)
+        if event.type() == QEvent.Type.KeyPress:
+            if not undo_key and event.text():  # typing (not a bare modifier or an arrow)
+                self._typed_in = watched
+        elif event.type() == QEvent.Type.ShortcutOverride and undo_key:
+            if not (watched is self._typed_in and _has_step(watched, redo)):
+                event.ignore()  # not claimed: the window's Undo/Redo shortcut runs
+                return True
         return False
