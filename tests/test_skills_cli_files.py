@@ -159,3 +159,13 @@ def test_delete_needs_an_explicit_name(data, capsys):
         run(data, "delete")
     assert stop.value.code == 2
     assert folders(data) == ["alpha", "beta"]
+
+
+def test_new_that_cannot_create_the_folder_leaves_the_settings_as_they_were(data, capsys, monkeypatch):
+    def refuse(*_args, **_kwargs):
+        raise file_ops.SkillFileError("cannot create it: disk full")
+
+    monkeypatch.setattr(file_ops, "create_skill", refuse)
+    assert run(data, "new", "fresh") == 1
+    assert "disk full" in capsys.readouterr().err
+    assert "fresh" not in load_settings(data / "settings.json")[0].disabled_skills

@@ -73,9 +73,13 @@ def _new(args, engine) -> int:
     problem = _name_error(router, args.name)
     if problem:
         return _fail(EXIT_USAGE, problem)
-    engine.update_settings(engine.settings.replace(
-        disabled_skills=file_ops.disabled_with(engine.settings.disabled_skills, args.name)))
-    folder = file_ops.create_skill(router.skills_dir, args.name, *file_ops.template_files(args.name))
+    before = engine.settings
+    engine.update_settings(before.replace(disabled_skills=file_ops.disabled_with(before.disabled_skills, args.name)))
+    try:
+        folder = file_ops.create_skill(router.skills_dir, args.name, *file_ops.template_files(args.name))
+    except SkillFileError:
+        engine.update_settings(before)  # no skill: nothing of it left in the settings either
+        raise
     router.reload()
     print(f"created {folder} (disabled: fill in the template's …… texts, check it with `skills lint`, "
           "then enable it in the window's Skills page or remove it from disabled_skills in settings.json)")

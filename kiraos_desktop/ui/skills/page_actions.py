@@ -74,6 +74,10 @@ class SkillFileActions:
         try:
             folder = file_ops.create_skill(self._router.skills_dir, name, *file_ops.template_files(name))
         except SkillFileError as exc:
+            try:
+                self._settings_access.update_settings(settings)  # no skill: nothing of it left in the settings
+            except (SettingsError, OSError):
+                pass  # the name stays listed as disabled: harmless, and the error below is the one to tell
             self.prompter.error(SkillFiles.tr("New skill"),
                                 SkillFiles.tr("The skill could not be created: {0}").format(exc))
             return None
