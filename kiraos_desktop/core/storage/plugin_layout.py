@@ -11,8 +11,10 @@ A folder with none of these is not a plugin's data folder; NotPluginData says wh
 from __future__ import annotations
 
 import sqlite3
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Iterator
 
 from kiraos_desktop.core.memory.records import StoreError
 
@@ -60,33 +62,47 @@ class PluginLayout:
         return self.tag_column
 
 
+def tree_layout(root: str | Path) -> PluginLayout | None:
+    """3.x when one of its markers is in the plugin's data folder, else None."""
+    for marker in MARKERS_3X:
+        if (Path(root) / marker).exists():
+            return PluginLayout(LAYOUT_3X, f"{marker} is there")
+    return None
+
+
 def folder_layout(root: str | Path) -> PluginLayout:
     """The layout of a plugin's data folder (the one that holds memory/ and skills/); NotPluginData
     when it is none of them."""
     root = Path(root)
-    memory = root / "memory"
-    for marker in MARKERS_3X:
-        if (root / marker).exists():
-            return PluginLayout(LAYOUT_3X, f"{marker} is there")
+    layout = tree_layout(root)
+    if layout is not None:
+        return layout
     database = root / DATABASE
     if database.is_file():
         return database_layout(database)
     raise NotPluginData(f"{root} is not the data folder of a KiraOS plugin install: it has no {LOOKED_FOR}"
-                        + ("" if memory.is_dir() else " (not even a memory/ folder)"))
+                        + ("" if (root / "memory").is_dir() else " (not even a memory/ folder)"))
 
 
-def database_layout(path: str | Path) -> PluginLayout:
-    """1.x or 2.x, read from the file's tables (opened read-only; an empty or new file is 1.x)."""
+@contextmanager
+def read_only(path: str | Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to a SQLite file; what SQLite refuses is a StoreError naming the file."""
     try:
         conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read {path}: {exc}") from None
     try:
-        return connection_layout(conn)
+        yield conn
     except sqlite3.DatabaseError as exc:
         raise StoreError(f"cannot read {path}: {exc}") from None
     finally:
         conn.close()
+
+
+def database_layout(path: str | Path) -> PluginLayout:
+    """1.x or 2.x, read from the file's tables (opened read-only; an empty or new file is 1.x)."""
+    with read_only(path) as conn:
+        return connection_layout(conn)
 
 
 def connection_layout(conn) -> PluginLayout:

@@ -2,19 +2,20 @@
 file sizes and journal mode. Read only: nothing is created, migrated or indexed."""
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 from typing import Any
 
+from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.paths import SQLITE_SIDE_FILES
 from kiraos_desktop.core.storage.plugin_layout import (
     DATABASE,
     LAYOUT_3X,
     PluginLayout,
-    database_layout,
+    connection_layout,
     folder_layout,
+    read_only,
+    tree_layout,
 )
-from kiraos_desktop.core.memory.records import StoreError
 
 #: The entity types of a 3.x tree (memory/entities/{type}_{quoted id}/).
 ENTITY_TYPES = ("user", "group", "channel")
@@ -23,10 +24,12 @@ ENTITY_TYPES = ("user", "group", "channel")
 def describe_folder(root: str | Path) -> dict[str, Any]:
     """A plugin's data folder; NotPluginData when it holds none of the layouts."""
     root = Path(root).expanduser().resolve()
-    layout = folder_layout(root)
-    if layout.name == LAYOUT_3X:
-        return _tree_info(root, layout)
-    return _database_info(root / DATABASE, layout, folder=root)
+    tree = tree_layout(root)
+    if tree is not None:
+        return _tree_info(root, tree)
+    if not (root / DATABASE).is_file():
+        folder_layout(root)  # raises NotPluginData, naming what was looked for
+    return _database_info(root / DATABASE, folder=root)
 
 
 def describe_database(path: str | Path) -> dict[str, Any]:
@@ -34,7 +37,7 @@ def describe_database(path: str | Path) -> dict[str, Any]:
     path = Path(path).expanduser().resolve()
     if not path.is_file():
         raise StoreError(f"{path} does not exist: there is no memory to describe yet")
-    return _database_info(path, database_layout(path))
+    return _database_info(path)
 
 
 def _header(layout: PluginLayout, folder: Path | None) -> dict[str, Any]:
@@ -42,24 +45,18 @@ def _header(layout: PluginLayout, folder: Path | None) -> dict[str, Any]:
             "folder": str(folder) if folder else None}
 
 
-def _database_info(path: Path, layout: PluginLayout, folder: Path | None = None) -> dict[str, Any]:
-    try:
-        conn = sqlite3.connect(f"{path.as_uri()}?mode=ro", uri=True, timeout=5)
-    except sqlite3.Error as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from None
-    try:
+def _database_info(path: Path, folder: Path | None = None) -> dict[str, Any]:
+    """The layout and counts of a 1.x/2.x database, read through one read-only connection."""
+    with read_only(path) as conn:
         tables = {name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
         if not {"user_profiles", "event_logs"} <= tables:
             raise StoreError(f"{path} is a SQLite file without the memory tables user_profiles and event_logs")
+        layout = connection_layout(conn)
         users = conn.execute("SELECT count(*) FROM (SELECT user_id FROM user_profiles UNION "
                              "SELECT user_id FROM event_logs)").fetchone()[0]
         profiles = conn.execute("SELECT count(*) FROM user_profiles").fetchone()[0]
         events = conn.execute("SELECT count(*) FROM event_logs").fetchone()[0]
         journal = conn.execute("PRAGMA journal_mode").fetchone()[0]
-    except sqlite3.DatabaseError as exc:
-        raise StoreError(f"cannot read {path}: {exc}") from None
-    finally:
-        conn.close()
     files = [path] + [path.with_name(path.name + side) for side in SQLITE_SIDE_FILES]
     info = _header(layout, folder)
     info.update({
