@@ -7,6 +7,7 @@ from PySide6.QtWidgets import QLineEdit, QStyledItemDelegate, QWidget
 
 from kiraos_desktop.core.memory.records import MAX_EVENT_CHARS, MAX_TAG_CHARS, EventEntry, ValidationError
 from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.write_batch import KEEP_TAG
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.expiry import format_timestamp
@@ -88,22 +89,18 @@ class EventsModel(KeyedTableModel):
         if (role != Qt.ItemDataRole.EditRole or not index.isValid() or index.column() not in (COL_SUMMARY, COL_TAG)
                 or self._user_id is None or index.row() >= len(self._rows)):
             return False
-        event: EventEntry = self._rows[index.row()]
+        user_id, event = self._user_id, self._rows[index.row()]
         if index.column() == COL_TAG:
             summary, tag = event.summary, (value.strip() or None) if isinstance(value, str) else value
-            if tag == event.tag:
-                return True
-            title = self.tr("Edit event tag")
-            change = lambda batch: batch.update_event(user_id, event.id, summary, tag)  # noqa: E731
-        else:
+            title, written_tag = self.tr("Edit event tag"), tag
+        else:  # the text: the tag is kept as stored
             summary, tag = value, event.tag
-            if value == event.summary:
-                return True
-            title = self.tr("Edit event")
-            change = lambda batch: batch.update_event(user_id, event.id, summary)  # noqa: E731
-        user_id = self._user_id
+            title, written_tag = self.tr("Edit event"), KEEP_TAG
+        if (summary, tag) == (event.summary, event.tag):
+            return True
         try:
-            found = self._writer.write(title, change)
+            found = self._writer.write(
+                title, lambda batch: batch.update_event(user_id, event.id, summary, written_tag))
         except ValidationError as exc:
             self.write_failed.emit(exc.field, exc.message)
             return False
