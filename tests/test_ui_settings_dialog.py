@@ -252,12 +252,6 @@ def test_every_field_and_hint_is_within_the_dialogs_width(qtbot, engine, monkeyp
             assert right <= viewport.width(), (widget.objectName(), getattr(widget, "text", lambda: "")())
 
 
-def _luminance(color) -> float:
-    def channel(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
-
-
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 def test_hints_are_readable_in_both_schemes(qtbot, dialog, scheme):
     """WCAG's 4.5:1 for text, between a hint's colour and the dialog's background."""
@@ -265,6 +259,7 @@ def test_hints_are_readable_in_both_schemes(qtbot, dialog, scheme):
     from PySide6.QtWidgets import QApplication, QLabel
 
     from kiraos_desktop.ui.theme import apply_theme, set_scheme_preference
+    from tests.ui_helpers import contrast
 
     set_scheme_preference(scheme)
     apply_theme(QApplication.instance())
@@ -274,9 +269,8 @@ def test_hints_are_readable_in_both_schemes(qtbot, dialog, scheme):
         for hint in hints:
             palette = hint.palette()
             group = QPalette.ColorGroup.Active if hint.isEnabled() else QPalette.ColorGroup.Disabled
-            fore = _luminance(palette.color(group, QPalette.ColorRole.WindowText))
-            back = _luminance(dialog.palette().color(QPalette.ColorRole.Window))
-            ratio = (max(fore, back) + 0.05) / (min(fore, back) + 0.05)
+            ratio = contrast(palette.color(group, QPalette.ColorRole.WindowText),
+                             dialog.palette().color(QPalette.ColorRole.Window))
             assert ratio >= 4.5, (hint.text(), ratio)
     finally:
         set_scheme_preference("system")

@@ -10,17 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop.ui.skills.theme import colors_for
 from kiraos_desktop.ui.theme import apply_theme, set_scheme_preference
-
-
-def _luminance(color: QColor) -> float:
-    def channel(c: float) -> float:
-        return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
-    return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
-
-
-def contrast(fore: QColor, back: QColor) -> float:
-    high, low = sorted((_luminance(fore), _luminance(back)), reverse=True)
-    return (high + 0.05) / (low + 0.05)
+from tests.ui_helpers import contrast
 
 
 @pytest.fixture(params=["light", "dark"])

@@ -98,3 +98,13 @@ class ScriptedPrompts:
 
     def folder(self, parent, caption, start):
         return self.folder_path
+
+
+def contrast(fore, back) -> float:
+    """WCAG's contrast ratio of two QColors (text wants 4.5:1 or more)."""
+    def luminance(color) -> float:
+        def channel(c: float) -> float:
+            return c / 12.92 if c <= 0.03928 else ((c + 0.055) / 1.055) ** 2.4
+        return 0.2126 * channel(color.redF()) + 0.7152 * channel(color.greenF()) + 0.0722 * channel(color.blueF())
+    high, low = sorted((luminance(fore), luminance(back)), reverse=True)
+    return (high + 0.05) / (low + 0.05)
