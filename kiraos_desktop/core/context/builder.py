@@ -26,7 +26,7 @@ from kiraos_desktop.core.context.entries import CachedBlock, CachedRecall, exact
 from kiraos_desktop.core.context.recall import MadeBlock, RecallBlock, make_block, made_items, recalled_events
 from kiraos_desktop.core.recall.ranking import scoring_window
 from kiraos_desktop.core.recall.window import WINDOW, RecallWindow
-from kiraos_desktop.core.recall.text import query_terms
+from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, query_terms
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
 
 if TYPE_CHECKING:
@@ -246,7 +246,9 @@ class ContextBuilder:
             return None, None
         window = window or self._window(user_id, events)
         older, total = [], window.count()
-        if not window.complete:  # older events: those the index finds (the window's were searched here)
+        # Older events: those the index finds (the window's were searched here), unless the window's
+        # text already takes the whole of a query's budget (recall_text.MAX_SCORED_CHARS).
+        if not window.complete and window.scored_chars() < MAX_SCORED_CHARS:
             _, found, total = self._store.recall_rows(user_id, words, 0, scan=False)
             held = set(window.event_ids())
             older = [event for event in found if event.id not in held]

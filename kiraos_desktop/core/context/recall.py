@@ -24,7 +24,17 @@ from kiraos_desktop.core.context.format import (
     sanitize,
     section_line,
 )
-from kiraos_desktop.core.recall.ranking import RecalledEvent, age_days, inside_weights, matches, micros, micros_of, rank
+from kiraos_desktop.core.recall.ranking import (
+    RecalledEvent,
+    age_days,
+    inside_weights,
+    matches,
+    micros,
+    micros_of,
+    rank,
+    within_scoring_budget,
+)
+from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS
 from kiraos_desktop.core.recall.window import RecallWindow
 from kiraos_desktop.core.memory.records import EventEntry
 
@@ -84,7 +94,8 @@ def make_block(user_id: str, words: tuple[str, ...], plain, window: RecallWindow
     inside = inside_weights(words)
     at = micros_of(now)
     matched = window.found(words, inside, at)
-    for event in older:
+    # The window's events were segmented once, when cached; older ones get what is left of the budget.
+    for event in within_scoring_budget(older, MAX_SCORED_CHARS - window.scored_chars()):
         found = matches(words, event.summary, inside)
         if found:
             matched.append((age_days(micros(event.created_at), at), event.created_at, event.id, found, event))

@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass
-from kiraos_desktop.core.recall.text import TERMS_VERSION, terms
+from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, TERMS_VERSION, terms
 from kiraos_desktop.core.storage.rows import EVENT_COLUMNS, EVENT_SELECT, NEWEST_EVENTS_FIRST
 
 log = logging.getLogger(__name__)
@@ -40,6 +40,10 @@ SCAN_LIMIT = 200
 #: Users with more events than this have their events in the index (see the module's docstring).
 #: Never above SCAN_LIMIT: a user below it must be one whose every event a recall reads.
 INDEX_PAST = SCAN_LIMIT
+
+#: Candidate events read from the index per statement (newest first, until MAX_SCORED_CHARS of text).
+_FETCH_CHUNK = 100
+_SUMMARY = EVENT_COLUMNS.split(", ").index("event_summary")
 
 RECALL_TRIGGER_NAMES = ("kd_recall_ins", "kd_recall_del", "kd_recall_upd")
 
@@ -298,12 +302,18 @@ def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], 
             f"WHERE {' OR '.join(['instr(lower(event_summary), ?) > 0'] * len(words)) or 'false'}",
             (user_id, *words)).fetchall() if scan else []
     ids.difference_update(row[0] for row in found)
-    listed = sorted(ids)
-    for start in range(0, len(listed), 500):
-        chunk = listed[start:start + 500]
-        found.extend(conn.execute(
-            f"{EVENT_SELECT} WHERE id IN ({','.join('?' * len(chunk))}) AND user_id = ?",
-            (*chunk, user_id)))
+    # Newest written first, and no more than a query scores (ranking.MAX_SCORED_CHARS of text): a
+    # word every event holds would otherwise read the whole history of a user with long events.
+    listed = sorted(ids, reverse=True)
+    text = 0
+    for start in range(0, len(listed), _FETCH_CHUNK):
+        if text > MAX_SCORED_CHARS:
+            break
+        chunk = listed[start:start + _FETCH_CHUNK]
+        rows = conn.execute(f"{EVENT_SELECT} WHERE id IN ({','.join('?' * len(chunk))}) AND user_id = ?",
+                            (*chunk, user_id)).fetchall()
+        text += sum(len(row[_SUMMARY] or "") for row in rows)
+        found.extend(rows)
     latest = conn.execute(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?",
                           (user_id, newest)).fetchall() if newest else []
     return latest, found

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
 
-from kiraos_desktop.core.recall.text import is_han, normalise, query_terms, terms
+from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, is_han, normalise, query_terms, terms
 from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry
 from kiraos_desktop.core.timeutil import parse_timestamp
 
@@ -151,7 +151,7 @@ def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, n
     matched = []
     inside = inside_weights(words)
     at = micros_of(now)
-    for event in events:
+    for event in within_scoring_budget(events):
         folded = normalise(event.summary)
         if any(word in folded for word in words):  # a word matches only text that holds it
             found = matches(words, event.summary, inside)
@@ -159,6 +159,20 @@ def score_events(words: tuple[str, ...], events: list[EventEntry], total: int, n
                 matched.append((age_days(micros(event.created_at), at), event.created_at, event.id, found, event))
     return [RecalledEvent(event, score, tuple(word for word, _ in found))
             for score, _, _, found, event in rank(matched, total)]
+
+
+def within_scoring_budget(events: list[EventEntry], budget: int = MAX_SCORED_CHARS) -> list[EventEntry]:
+    """The candidates a query scores: `events` newest first (time, then id, as the store orders them;
+    unreadable times last) while their texts add up to at most `budget` characters."""
+    if sum(len(event.summary) for event in events) <= budget:
+        return events
+    kept = []
+    for event in sorted(events, key=lambda event: (micros(event.created_at), event.id), reverse=True):
+        budget -= len(event.summary)
+        if budget < 0:
+            break
+        kept.append(event)
+    return kept
 
 
 def pick_events(relevant: list[RecalledEvent], newest: list[EventEntry], limit: int) -> list[RecalledEvent]:

@@ -9,8 +9,14 @@ import rjieba
 
 #: Bump when terms() changes: an index built with other terms is rebuilt on open.
 TERMS_VERSION = "1"
-#: A query contributes at most this many distinct words (a 10 kB message must stay cheap).
-MAX_QUERY_TERMS = 48
+#: A query contributes at most this many distinct words (a 10 kB message must stay cheap: each word is
+#: looked for in the text of every candidate).
+MAX_QUERY_TERMS = 32
+#: The text of a query's candidates scored, newest candidates first: scoring segments each one
+#: (~0.2 ms for 1,000 Chinese characters), so a message whose words every event holds would cost
+#: hundreds of milliseconds for a user with a thousand long events. Older candidates past it are not
+#: scored (everyday events are short: some 300-1,000 of them fit; a block shows ten).
+MAX_SCORED_CHARS = 20_000
 #: Text beyond this many characters of a query is not looked at (a longer query is no error).
 MAX_QUERY_CHARS = 2000
 

@@ -16,7 +16,7 @@ from typing import NamedTuple
 from kiraos_desktop.core.context.format import event_entry, sanitize
 from kiraos_desktop.core.recall.ranking import age_days, micros
 from kiraos_desktop.core.recall.index import SCAN_LIMIT
-from kiraos_desktop.core.recall.text import normalise, terms
+from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, normalise, terms
 from kiraos_desktop.core.memory.records import EventEntry
 
 #: The newest events held per user: those recall searches inside their text (older ones are found
@@ -81,9 +81,10 @@ class RecallWindow(NamedTuple):
             at += len(stamp)
         stamp_starts.append(at)
         own, word_starts, at = [], [], 0
-        for text in texts:
+        searched = bisect_right(_unpacked(fold_starts), MAX_SCORED_CHARS + 1) - 1  # as matches() searches
+        for n, text in enumerate(texts):
             word_starts.append(at)
-            found = terms(text)
+            found = terms(text) if n < searched else ()  # a query never looks past them: not segmented
             if found:
                 own.append(_WORD + (_END + _WORD).join(found) + _END)
                 at += len(own[-1])
@@ -151,8 +152,13 @@ class RecallWindow(NamedTuple):
         summaries = [texts[at[n]:at[n + 1] - 1] for n in positions]
         return dates, ([sanitize(text) for text in summaries] if self.dirty else summaries)
 
+    def scored_chars(self) -> int:
+        """How much of the window's text a query searches: its newest events up to MAX_SCORED_CHARS."""
+        return min(len(self.folded), MAX_SCORED_CHARS)
+
     def matches(self, words: tuple[str, ...], inside: tuple) -> dict[int, list[tuple[str, float]]]:
-        """The events that hold a word: position -> [(word, weight), ...] in the words' order.
+        """The events that hold a word: position -> [(word, weight), ...] in the words' order; only the
+        newest events whose texts fit in scored_chars() are searched (a bound on a query's work).
 
         A word counts with weight 1 when it is one of the event's own words (recall_text.terms());
         a word with an `inside` weight (Chinese) also counts, with that weight, when found anywhere
@@ -161,11 +167,13 @@ class RecallWindow(NamedTuple):
         find, find_own = folded.find, own_words.find
         starts = memoryview(self.fold_starts).cast(_OFFSETS)
         own_starts = memoryview(self.word_starts).cast(_OFFSETS)
+        searched = bisect_right(starts, self.scored_chars() + 1) - 1  # events wholly inside it
+        end, own_end = starts[searched], own_starts[searched]
         found: dict[int, list] = {}
         for word, weight in zip(words, inside):
             marked = _WORD + word + _END
             if weight is None:  # only the events holding it as a word of their own
-                at = find_own(marked)
+                at = find_own(marked, 0, own_end)
                 while at >= 0:
                     n = bisect_right(own_starts, at) - 1
                     pairs = found.get(n)
@@ -173,12 +181,12 @@ class RecallWindow(NamedTuple):
                         found[n] = [(word, 1.0)]
                     else:
                         pairs.append((word, 1.0))
-                    at = find_own(marked, own_starts[n + 1])
+                    at = find_own(marked, own_starts[n + 1], own_end)
                 continue
-            at = find(word)
+            at = find(word, 0, end)
             while at >= 0:
                 n = bisect_right(starts, at) - 1
-                at = find(word, starts[n + 1])
+                at = find(word, starts[n + 1], end)
                 own = find_own(marked, own_starts[n], own_starts[n + 1]) >= 0
                 pairs = found.get(n)
                 if pairs is None:
@@ -196,6 +204,10 @@ def _starts(texts: list[str]) -> bytes:
         at += len(text) + 1
     starts.append(at)
     return _pack(_OFFSETS, starts)
+
+
+def _unpacked(packed: bytes):
+    return memoryview(packed).cast(_OFFSETS)
 
 
 def _pack(code: str, values: list[int]) -> bytes:
