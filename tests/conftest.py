@@ -1,5 +1,7 @@
 """Shared test setup: offscreen Qt before any Qt import, and data dirs under tmp_path only."""
+import gc
 import os
+import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -14,6 +16,28 @@ def pytest_configure(config):
 
 def pytest_generate_tests(metafunc):
     parametrize(metafunc)
+
+
+#: Test modules whose tests leave Qt objects or servers' event loops behind.
+_COLLECTED_AFTER = ("test_ui_", "test_api_", "test_mcp_", "test_cli_")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_runtest_teardown(item, nextitem):
+    """After a test that made Qt objects or ran a server (its fixtures torn down): the widgets it closed
+    deleted now, and its reference cycles collected now, while what they point to still exists.
+
+    The suite once died of a segmentation fault in a full collection that ran, much later, inside an
+    unrelated test and freed the cycles of many earlier ones at once (the wrappers of widgets whose
+    pending deletes no event loop had run). Collected here, each test's leftovers go while its own
+    state is still whole, and a crash would name the test that left them.
+    """
+    if not (item.module.__name__.startswith(_COLLECTED_AFTER) or "qtbot" in item.fixturenames):
+        return
+    qt_core = sys.modules.get("PySide6.QtCore")
+    if qt_core is not None and qt_core.QCoreApplication.instance() is not None:
+        qt_core.QCoreApplication.sendPostedEvents(None, qt_core.QEvent.Type.DeferredDelete)
+    gc.collect()
 
 
 @pytest.fixture(autouse=True)
