@@ -150,7 +150,12 @@ def test_skills_page_at_1024x700_shows_the_preview_and_the_problem_messages(qtbo
     QApplication.processEvents()
     preview = skills.workbench.preview
     assert preview.visibleRegion().boundingRect().width() >= 200
+    from kiraos_desktop.core.skills.problems import Problem
+
+    skills.workbench.problems.set_problems([Problem("warning", "description", "says nothing a host could use")])
+    QApplication.processEvents()
     view = skills.workbench.problems.view
+    assert view.isVisible()
     assert view.columnWidth(MESSAGE) >= 120
     assert view.columnViewportPosition(MESSAGE) + 120 <= view.viewport().width()
 

@@ -56,13 +56,14 @@ class PreviewPane(QWidget):
         self.mode_combo.currentIndexChanged.connect(self._on_mode_combo_current_index_changed)
 
     def _set_legend(self, colors) -> None:
+        # Each sample in one piece: a narrow pane wraps the legend between samples, never inside one.
         swatch = '<span style="background:{0}; color:{1}">&nbsp;{2}&nbsp;</span>'
         # Colours of the scheme's own (not this widget's palette, which a scheme switch may reach later).
         self.legend.setText(self.tr("Legend:") + " " + " ".join((
-            swatch.format(colors.guard_bg.name(), colors.guard_fg.name(), escape(self.tr("exclude guard"))),
+            swatch.format(colors.guard_bg.name(), colors.guard_fg.name(), _unbroken(self.tr("exclude guard"))),
             swatch.format(colors.input_bg.name(), colors.input_fg.name(),
-                          escape(self.tr("<user_input> value"))),
-            swatch.format(colors.context_bg.name(), colors.context_fg.name(), escape(self.tr("<context> memory"))))))
+                          _unbroken(self.tr("<user_input> value"))),
+            swatch.format(colors.context_bg.name(), colors.context_fg.name(), _unbroken(self.tr("<context> memory"))))))
 
     def set_colors(self, colors) -> None:
         self._colors = colors
@@ -143,3 +144,8 @@ class PreviewPane(QWidget):
 
     def _on_mode_combo_current_index_changed(self, _index: int) -> None:
         self.modeChanged.emit(self.mode())
+
+
+def _unbroken(text: str) -> str:
+    """`text` as HTML that no line break splits."""
+    return escape(text).replace(" ", "&nbsp;")

@@ -98,7 +98,7 @@ class ProblemsPanel(QWidget):
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.view.setTabKeyNavigation(False)
         self.view.verticalHeader().hide()
-        self.view.setWordWrap(False)
+        self.view.setWordWrap(True)  # a long message wraps in its row instead of being cut
         header = self.view.horizontalHeader()
         for column in (SEVERITY, LOCATION, FIELD):
             header.setSectionResizeMode(column, QHeaderView.ResizeMode.ResizeToContents)
@@ -107,12 +107,15 @@ class ProblemsPanel(QWidget):
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.summary)
         layout.addWidget(self.view, 1)
+        layout.addStretch(0)  # keeps the summary at the top while the table is hidden
         self.view.clicked.connect(self._on_view_clicked)
         self.view.activated.connect(self._on_view_clicked)
         self.set_problems([])
 
     def set_problems(self, problems: list[Problem]) -> None:
         self.model.set_problems(problems)
+        self.view.setVisible(bool(problems))  # "No problems." alone: the preview above gets the room
+        self.view.resizeRowsToContents()
         errors = sum(1 for p in problems if p.is_error)
         warnings = len(problems) - errors
         if not problems:
@@ -140,3 +143,4 @@ class ProblemsPanel(QWidget):
         narrow = self.width() < NARROW_WIDTH
         for column in (LOCATION, FIELD):
             self.view.setColumnHidden(column, narrow)
+        self.view.resizeRowsToContents()  # the messages' wrapping follows the width

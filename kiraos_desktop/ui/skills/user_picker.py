@@ -4,7 +4,7 @@ from __future__ import annotations
 import threading
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLineEdit, QWidget
+from PySide6.QtWidgets import QBoxLayout, QComboBox, QLineEdit, QWidget
 
 from kiraos_desktop.ui.query_worker import QueryWorker
 
@@ -79,6 +79,10 @@ class UserListModel(QAbstractListModel):
         return None
 
 
+#: Narrower than this, the search field goes above the list (side by side it was ~60 px wide at 1024x700).
+STACKED_BELOW = 300
+
+
 class UserPicker(QWidget):
     """Search field + combo box. `userChanged(user_id)` ("" for no user); `memoryChanged` when the
     store reports a write (the preview then rebuilds its `<context>`)."""
@@ -98,10 +102,11 @@ class UserPicker(QWidget):
         self.combo.setModel(self.model)
         self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
         self.combo.setMinimumContentsLength(16)
-        layout = QHBoxLayout(self)
+        layout = QBoxLayout(QBoxLayout.Direction.LeftToRight, self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.search_edit, 1)
         layout.addWidget(self.combo, 2)
+        self._layout = layout
         self._search_timer = QTimer(self)
         self._search_timer.setSingleShot(True)
         self._search_timer.setInterval(200)
@@ -233,3 +238,10 @@ class UserPicker(QWidget):
         search, users = result
         if search == self.model.search:  # not a list for a search typed since
             self._reload(users=users)
+
+    def resizeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        super().resizeEvent(event)
+        direction = QBoxLayout.Direction.TopToBottom if self.width() < STACKED_BELOW else \
+            QBoxLayout.Direction.LeftToRight
+        if self._layout.direction() != direction:
+            self._layout.setDirection(direction)

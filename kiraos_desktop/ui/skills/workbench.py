@@ -53,7 +53,13 @@ class Workbench(QWidget):
         self.tabs = QTabWidget(self)
         self.tabs.setDocumentMode(True)
         self.tabs.addTab(self.problems, self.tr("Problems"))
-        self.tabs.addTab(self.tester, self.tr("Slash command"))
+        # In a scroll area: the tester's fields need ~150 px, which would be taken from the preview
+        # at 1024x700 even while the Problems tab is the one shown.
+        tester_scroll = QScrollArea(self)
+        tester_scroll.setWidgetResizable(True)
+        tester_scroll.setFrameShape(QFrame.Shape.NoFrame)
+        tester_scroll.setWidget(self.tester)
+        self.tabs.addTab(tester_scroll, self.tr("Slash command"))
 
         top = QWidget(self)
         top_layout = QVBoxLayout(top)
@@ -66,7 +72,7 @@ class Workbench(QWidget):
         self.splitter.addWidget(self.tabs)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
-        self.splitter.setSizes([600, 120])  # the preview first: at 1024x700 it had some 200 px
+        self.splitter.setSizes([620, 100])  # the preview first: at 1024x700 it had some 200 px
         self.splitter.setObjectName("skillWorkbenchSplitter")
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
