@@ -222,3 +222,21 @@ def test_cached_blocks_leave_the_garbage_collectors_watch(engine):
     assert len(held) == 3 and all(len(blocks) == 3 for blocks in held)  # plain, for the message, the window
     assert not any(gc.is_tracked(blocks) for blocks in held)
     assert not any(gc.is_tracked(block) for blocks in held for block in blocks.values())
+
+
+def test_blocks_for_a_message_for_many_users_are_made_in_one_trip_off_the_loop(engine):
+    for n in range(40):
+        seed_user(engine, f"u{n}")
+    trips = []
+
+    async def read(fn, *args, **kwargs):
+        trips.append(fn)
+        return fn(*args, **kwargs)
+
+    fast = ContextFastPath(engine.context, read)
+    users = "&".join(f"user_id=u{n}" for n in range(40))
+    body = _ask(fast, f"{users}&query=%E5%B0%8F%E6%98%8E".encode())  # 小明: none of them cached yet
+    assert len(trips) == 1
+    assert body == _ask(ContextFastPath(engine.context, _run_here), f"{users}&query=%E5%B0%8F%E6%98%8E".encode())
+    _ask(fast, f"{users}&query=%E5%B0%8F%E6%98%8E".encode())  # now every block is cached: no trip
+    assert len(trips) == 1
