@@ -1,6 +1,6 @@
 """Hardening figures (round 3): what the API's writes cost other processes and the event loop.
 
-python bench/hardening_bench.py [--only lock,freeze] [--compare-with CHECKOUT] [--duration 8]
+python bench/hardening_bench.py [--only lock,freeze,query] [--compare-with CHECKOUT] [--duration 8]
 
 Each part starts `kiraos-desktop serve` on a fresh data dir (with `--compare-with`, also the other
 checkout's server, in turn, same load) and prints its figures; everything goes to
@@ -14,6 +14,11 @@ bench/out/hardening_bench.json.
 - freeze: /v1/health polled every 5 ms while one call of 200 events of 1,000 characters is written,
   and while one-event calls go to a user with 1,300 events of today (max_event_keep 0). Figures:
   health's worst latency, the calls' durations. Target: health's worst under 100 ms.
+- query: worst-case messages for `GET /v1/context?query=` while /v1/health is polled every 5 ms: a
+  one-character message and a 2,000-character one whose words every event holds, for a user with
+  1,300 events of 1,000 characters, and one request for 100 users with 100 such events each; a new
+  message every request (no cached block). Figures: the requests' median and worst, health's p99
+  and worst. Targets: a request under 20 ms; health's p99 under 50 ms, worst under 250 ms.
 """
 from __future__ import annotations
 
@@ -30,13 +35,14 @@ import tempfile
 import threading
 import time
 import urllib.request
+from urllib.parse import quote
 from datetime import datetime, timezone
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "bench" / "out"
 TOKEN = "bench-token-0123456789"
-PARTS = ("lock", "freeze")
+PARTS = ("lock", "freeze", "query")
 #: Targets: another process's worst wait for the write lock; /v1/health's worst latency.
 TARGET_OTHER_WAIT_S = 1.0
 TARGET_HEALTH_MS = 100.0
@@ -119,6 +125,16 @@ class Client:
         reply.read()
         if reply.status != 200:
             raise SystemExit(f"hardening_bench: memory_update answered {reply.status}")
+        return time.monotonic() - started
+
+    def context(self, query: str) -> float:
+        """The duration of one GET /v1/context with `query` (the query string, already encoded)."""
+        started = time.monotonic()
+        self.conn.request("GET", f"/v1/context?{query}", headers={"Authorization": f"Bearer {TOKEN}"})
+        reply = self.conn.getresponse()
+        reply.read()
+        if reply.status != 200:
+            raise SystemExit(f"hardening_bench: /v1/context answered {reply.status}")
         return time.monotonic() - started
 
     def health(self) -> float:
@@ -240,6 +256,56 @@ def part_freeze(checkout: Path, seconds: float) -> dict:
     return figures
 
 
+def _today_events(db: Path, users: dict) -> None:
+    """`users` (id -> count) events of 1,000 characters each, of today, written directly (as the plugin would)."""
+    now = datetime.now(timezone.utc).astimezone().replace(tzinfo=None).isoformat(timespec="seconds")
+    conn = sqlite3.connect(db)
+    with conn:
+        for user_id, count in users.items():
+            conn.executemany("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
+                             [(user_id, op["value"], now) for op in events(count, 1000, user_id)])
+    conn.close()
+
+
+def part_query(checkout: Path, seconds: float) -> dict:
+    server = Server(checkout, {"max_event_keep": 0})
+    figures = {}
+    try:
+        server.stop()
+        crowd = [f"crowd_{n:03d}" for n in range(100)]
+        _today_events(server.db, {"busy_user": 1300, **{user_id: 100 for user_id in crowd}})
+        server.start()
+        text = events(1, 1000, "")[0]["value"]
+        long_message = (text * 2)[:2000]
+        cases = {
+            "one_char_1300_events": lambda n: f"user_id=busy_user&query={quote('湖' + str(n))}",
+            "2000_chars_1300_events": lambda n: f"user_id=busy_user&query={quote(str(n) + long_message[:1990])}",
+            "100_users_one_request": lambda n: "&".join(f"user_id={u}" for u in crowd) + f"&query={quote('湖' + str(n))}",
+        }
+        for name, make in cases.items():
+            client, stop, latencies = server.client(), threading.Event(), []
+            client.context(make(-1))  # the users' windows cached, as in steady traffic
+            poller = threading.Thread(target=_poll_health, args=(server, stop, latencies), daemon=True)
+            poller.start()
+            time.sleep(0.3)
+            latencies.clear()
+            durations, deadline, n = [], time.monotonic() + seconds / 2, 0
+            while time.monotonic() < deadline:
+                durations.append(client.context(make(n)))
+                n += 1
+            stop.set()
+            poller.join()
+            latencies.sort()
+            figures[name] = {"requests": len(durations),
+                             "request_median_ms": round(statistics.median(durations) * 1000, 1),
+                             "request_max_ms": round(max(durations) * 1000, 1),
+                             "health_p99_ms": round(latencies[int(len(latencies) * 0.99)] * 1000, 1),
+                             "health_max_ms": round(latencies[-1] * 1000, 1)}
+    finally:
+        server.stop()
+    return figures
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(PARTS))
@@ -250,7 +316,7 @@ def main() -> int:
     checkouts = [("ours", REPO)] + ([("other", args.compare_with.resolve())] if args.compare_with else [])
     results: dict = {}
     for part in parts:
-        run = {"lock": part_lock, "freeze": part_freeze}[part]
+        run = {"lock": part_lock, "freeze": part_freeze, "query": part_query}[part]
         for name, checkout in checkouts:
             results.setdefault(part, {})[name] = run(checkout, args.duration)
             print(f"{part} {name}: {json.dumps(results[part][name], ensure_ascii=False)}", flush=True)
