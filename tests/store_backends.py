@@ -8,7 +8,7 @@ from __future__ import annotations
 import pytest
 
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 
 BACKENDS = ("sqlite", "postgres")
 SQLITE_ONLY = pytest.mark.backends("sqlite")
@@ -38,7 +38,7 @@ def new_store(backend, request, tmp_path):
             return opened[-1]
     else:
         def make(**limits):
-            opened.append(MemoryStore(tmp_path / "m.db", **limits))
+            opened.append(SqliteStore(tmp_path / "m.db", **limits))
             return opened[-1]
     yield make
     for store in opened:
@@ -52,5 +52,5 @@ def engine_backend(backend, request, monkeypatch) -> str:
         url = request.getfixturevalue("pg_url")
         from kiraos_desktop.core import engine as engine_module
 
-        monkeypatch.setattr(engine_module, "MemoryStore", lambda _path, **limits: PgMemoryStore(url, **limits))
+        monkeypatch.setattr(engine_module, "SqliteStore", lambda _path, **limits: PgMemoryStore(url, **limits))
     return backend

@@ -25,6 +25,20 @@ def imported_modules(path: Path) -> set[str]:
     return names
 
 
+#: The storage shapes: only core (the engine opens one, transfer copies between them) may name them.
+STORAGE_SHAPES = ("kiraos_desktop.core.storage.sqlite", "kiraos_desktop.core.storage.postgres")
+
+
+@pytest.mark.parametrize("layer", ["ui", "api", "cli"])
+def test_pages_routes_and_commands_hold_the_store_protocol_only(layer):
+    offenders = []
+    for path in sorted((PACKAGE / layer).rglob("*.py")):
+        for name in imported_modules(path):  # ast.walk: imports inside functions too
+            if any(name == shape or name.startswith(shape + ".") for shape in STORAGE_SHAPES):
+                offenders.append(f"{path.relative_to(PACKAGE)} imports {name}")
+    assert offenders == []
+
+
 @pytest.mark.parametrize("layer", sorted(FORBIDDEN))
 def test_layers_point_one_way(layer):
     offenders = []

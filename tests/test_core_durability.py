@@ -5,12 +5,12 @@ import sys
 import textwrap
 import time
 
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 
 _WRITER = textwrap.dedent("""
     import sys
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
-    store = MemoryStore(sys.argv[1], max_event_keep=0, max_profiles_per_user=0)
+    from kiraos_desktop.core.storage.sqlite.store import SqliteStore
+    store = SqliteStore(sys.argv[1], max_event_keep=0, max_profiles_per_user=0)
     i = 0
     while True:
         with store.batch("api") as batch:
@@ -23,7 +23,7 @@ _WRITER = textwrap.dedent("""
 
 def test_kill_minus_nine_keeps_every_acknowledged_write(tmp_path):
     db = tmp_path / "m.db"
-    MemoryStore(db).close()
+    SqliteStore(db).close()
     proc = subprocess.Popen([sys.executable, "-c", _WRITER, str(db)], stdout=subprocess.PIPE, text=True)
     acked = []
     deadline = time.time() + 30
@@ -34,7 +34,7 @@ def test_kill_minus_nine_keeps_every_acknowledged_write(tmp_path):
     proc.send_signal(signal.SIGKILL)
     proc.wait(timeout=10)
     assert len(acked) >= 200
-    store = MemoryStore(db)
+    store = SqliteStore(db)
     keys = {p.key for p in store.get_profiles("u")}
     events = {e.summary for e in store.get_events("u")}
     assert {f"k{i}" for i in acked} <= keys

@@ -13,7 +13,8 @@ from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.memory.changes import ChangeEvent
 from kiraos_desktop.core.memory.history import revert_change, revert_changes
 from kiraos_desktop.core.memory.records import LimitError, ValidationError
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore, WriterBusy
+from kiraos_desktop.core.storage.protocol import WriterBusy
+from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 from kiraos_desktop.core.storage.sqlite.write_batch import live_head
 
 

@@ -7,7 +7,7 @@ import pytest
 from core_helpers import make_engine
 from kiraos_desktop.core.transfer import export_import as transfer
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 from kiraos_desktop.core.transfer.export_import import Cancelled, TransferError
 
 
@@ -22,7 +22,7 @@ def stores(backend, tmp_path, request):
             databases.append(server.new_database())
             opened.append(PgMemoryStore(databases[-1]))
         else:
-            opened.append(MemoryStore(tmp_path / f"m{len(opened)}.db"))
+            opened.append(SqliteStore(tmp_path / f"m{len(opened)}.db"))
         return opened[-1]
 
     yield make

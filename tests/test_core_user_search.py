@@ -15,7 +15,7 @@ from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.search import user_search
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 from kiraos_desktop.core.recall.text import terms
 
 
@@ -71,7 +71,7 @@ def another(store):
     """Another store on the same memory: SQLite, another process of ours on the file; PostgreSQL, another instance."""
     if isinstance(store, PgMemoryStore):
         return PgMemoryStore(store.url)
-    return MemoryStore(store.path)
+    return SqliteStore(store.path)
 
 
 @pytest.fixture
@@ -153,7 +153,7 @@ def test_another_instance_writes_are_found_before_and_after_the_catch_up(store, 
     other = others()  # SQLite: another process of ours on the file; PostgreSQL: another instance
     # On SQLite a process of ours takes the queue before it commits, except an API's write group,
     # which leaves it to a later group (or the watcher): such a group is what leaves changes queued.
-    writes = other.group() if isinstance(other, MemoryStore) else contextlib.nullcontext()
+    writes = other.group() if isinstance(other, SqliteStore) else contextlib.nullcontext()
     with writes:
         other.set_profile("amy", "喜欢的食物", "烧烤", actor="gui")
         other.add_event("gus", "去冰岛旅行", actor="gui")

@@ -92,12 +92,12 @@ def test_migrate_copies_everything_with_its_ids_and_verifies(seeded, pg_url):
 
 
 def test_the_copy_is_a_working_store_with_the_same_memory(seeded, pg_url):
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import SqliteStore
     from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 
     db_path = seeded / "memory" / "kiraos.db"
     migrate(db_path, parse_database_url(pg_url))
-    sqlite_store, pg_store = MemoryStore(db_path), PgMemoryStore(pg_url)
+    sqlite_store, pg_store = SqliteStore(db_path), PgMemoryStore(pg_url)
     try:
         assert pg_store.stats() == sqlite_store.stats()
         assert pg_store.list_users() == sqlite_store.list_users()
@@ -205,7 +205,7 @@ def test_numbers_as_times_go_over_as_the_text_both_stores_read(data_dir, pg_url)
     from datetime import datetime, timedelta
 
     from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 
     engine = Engine.open(data_dir=data_dir)
     db_path = engine.paths.db_path
@@ -218,7 +218,7 @@ def test_numbers_as_times_go_over_as_the_text_both_stores_read(data_dir, pg_url)
     conn.commit()
     conn.close()
     migrate(db_path, parse_database_url(pg_url))
-    sqlite_store, pg_store = MemoryStore(db_path), PgMemoryStore(pg_url)
+    sqlite_store, pg_store = SqliteStore(db_path), PgMemoryStore(pg_url)
     try:
         assert pg_store.get_profiles("u", include_expired=False) == sqlite_store.get_profiles("u", include_expired=False)
         assert [p.key for p in pg_store.get_profiles("u", include_expired=False)] == ["城市"]

@@ -224,9 +224,9 @@ def test_a_stopped_server_is_store_unavailable_and_a_restarted_one_is_used_again
 
 def test_an_export_of_a_sqlite_store_imports_into_postgresql_row_for_row(tmp_path, pg_url):
     from kiraos_desktop.core.transfer import export_import as transfer
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 
-    source = MemoryStore(tmp_path / "m.db")
+    source = SqliteStore(tmp_path / "m.db")
     source.set_profile("u1", "昵称", "小明", actor="gui", confidence=0.9)
     source.set_profile("u1", "城市", "北京", actor="gui", expires_at="2099-01-01T00:00:00")
     source.set_profile("u2", "喜欢", "猫", actor="gui", category="preference", confidence=0.4)

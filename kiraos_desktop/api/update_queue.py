@@ -16,8 +16,9 @@ once: see _Lanes.
 from __future__ import annotations
 
 import asyncio
+from typing import Any
 
-from kiraos_desktop.core.storage.sqlite.store import WriterBusy
+from kiraos_desktop.core.storage.protocol import WriterBusy
 from kiraos_desktop.core.tool_registry import MEMORY_UPDATE
 
 _Call = tuple[str, dict, "asyncio.Future"]
@@ -242,7 +243,7 @@ def _group_size(pending: list[_Call]) -> int:
     return min(len(pending), MAX_GROUP)
 
 
-def _deliver(calls: list[_Call], outcomes: list[tuple[bool, object]]) -> None:
+def _deliver(calls: list[_Call], outcomes: list[tuple[bool, Any]]) -> None:
     for (_, _, future), (ok, value) in zip(calls, outcomes):
         if future.done():  # the request went away while its call was being written
             continue

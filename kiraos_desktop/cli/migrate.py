@@ -39,7 +39,6 @@ def run_migrate(args) -> int:
     from kiraos_desktop.core.paths import resolve_paths
     from kiraos_desktop.core.memory.records import StoreError
     from kiraos_desktop.core.settings import SettingsError, load_settings
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
 
     def fail(message: str) -> int:
         print(f"kiraos-desktop: error: {message}", file=sys.stderr)
@@ -59,10 +58,10 @@ def run_migrate(args) -> int:
         return fail(str(exc))
     if not paths.db_path.is_file():
         return fail(f"there is no database at {paths.db_path} to copy")
-    from kiraos_desktop.core.transfer.migrate import migrate
+    from kiraos_desktop.core.transfer.migrate import bring_source_up_to_date, migrate
 
     try:
-        MemoryStore(paths.db_path).close()  # an older version's database is brought up to date first
+        bring_source_up_to_date(paths.db_path)
         report = migrate(paths.db_path, target, progress=_Progress(), say=_say)
     except (StoreError, OSError) as exc:
         return fail(target.hide_secrets(str(exc)))

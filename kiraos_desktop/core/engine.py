@@ -14,7 +14,7 @@ from kiraos_desktop.core.storage.plugin_layout import check_kira_folder
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.settings import Settings, load_settings, save_settings
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 from kiraos_desktop.core.token import generate_token, load_or_create_token, save_token
 from kiraos_desktop.core.tool_registry import ToolRegistry
 from kiraos_desktop.core.watcher import ExternalChangeWatcher
@@ -83,7 +83,7 @@ class Engine:
     @property
     def database_label(self) -> str:
         """Which database is in use, for display: the redacted URL, or the SQLite file."""
-        return self.database_url.redacted() if self.database_url is not None else str(self.paths.db_path)
+        return self.store.location
 
     # ---- settings ------------------------------------------------------------------------
 
@@ -173,7 +173,7 @@ class Engine:
 def _open_store(paths: DataPaths, settings: Settings, database_url: DatabaseUrl | None):
     limits = {"max_profiles_per_user": settings.max_profiles_per_user, "max_event_keep": settings.max_event_keep}
     if database_url is None:
-        return MemoryStore(paths.db_path, **limits)
+        return SqliteStore(paths.db_path, **limits)
     # Only here: SQLite mode never loads the PostgreSQL store (nor needs psycopg).
     from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 

@@ -236,9 +236,9 @@ class ApiPage(QWidget):
         """The line with the database's permissions (POSIX), flagged when other users can read it; none
         for a PostgreSQL database (its server guards it)."""
         paths = getattr(self._engine, "paths", None)
-        on_server = getattr(self._engine, "database_url", None) is not None
         self._show_layout(paths)
-        modes = paths.database_modes() if paths is not None and not on_server else []
+        local_file = self._engine.store.local_file is not None
+        modes = paths.database_modes() if paths is not None and local_file else []
         self._modes_form.setRowVisible(self._modes, bool(modes))
         if not modes:
             return

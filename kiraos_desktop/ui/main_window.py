@@ -169,10 +169,10 @@ class MainWindow(QMainWindow):
         self.import_action = self.file_menu.addAction("")
         self.purge_action = self.file_menu.addAction("")
         self.migrate_action = self.file_menu.addAction("")
-        # Both copy the SQLite database: with the memory on a server they have nothing to copy.
-        on_sqlite = getattr(self._engine, "database_url", None) is None
-        self.backup_action.setEnabled(on_sqlite)
-        self.migrate_action.setEnabled(on_sqlite)
+        # Both copy the database file: with the memory on a server they have nothing to copy.
+        local_file = self._engine.store.local_file is not None
+        self.backup_action.setEnabled(local_file)
+        self.migrate_action.setEnabled(local_file)
         self.file_menu.addSeparator()
         self.quit_action = self.file_menu.addAction("")
         self.quit_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Quit))

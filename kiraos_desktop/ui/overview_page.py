@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.core.memory.records import ChangeRecord
 from kiraos_desktop.core.skills import SkillRouter
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
@@ -165,7 +165,7 @@ class OverviewPage(QWidget):
         self.api_label.setObjectName("overviewApiState")
         self.api_label.setWordWrap(True)
         self.api_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
-        self.db_label = QLabel(database_label or str(store.path))
+        self.db_label = QLabel(database_label or store.location)
         self.db_label.setObjectName("overviewDatabase")
         self.db_label.setWordWrap(True)
         self.db_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QW
 
 from kiraos_desktop.core.search import user_search
 from kiraos_desktop.core.recall.ranking import build_index
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.tasks import TaskRunner
 
 # Each build's share of the progress bar's range (the bar shows them one after the other).

@@ -13,8 +13,7 @@ from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from kiraos_desktop.core.memory.history import revert_changes
 from kiraos_desktop.core.memory.records import StoreError
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
-from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
+from kiraos_desktop.core.storage.protocol import MemoryBatch, MemoryStore
 
 T = TypeVar("T")
 GUI_ACTOR = "gui"
@@ -62,7 +61,7 @@ class UndoableWriter(QObject):
         self.store = store
         self.stack = stack
 
-    def write(self, text: str, work: Callable[[WriteBatch], T]) -> T:
+    def write(self, text: str, work: Callable[[MemoryBatch], T]) -> T:
         """Run `work(batch)` in one transaction as actor "gui"; errors propagate and nothing is kept."""
         with self.store.batch(GUI_ACTOR) as batch:
             result = work(batch)

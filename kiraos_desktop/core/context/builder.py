@@ -30,7 +30,7 @@ from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, query_terms
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.protocol import MemoryStore
 
 #: The context cache's bound, in (estimated) bytes: some 20,000 users of a dozen profiles and ten events.
 CACHE_BYTES = 256 * 1024 * 1024

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 from kiraos_desktop.core.memory.records import NotFoundError
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.protocol import MemoryStore
     from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
 
 REVERTIBLE = ("profile_set", "profile_delete", "event_add", "event_update", "event_delete",

@@ -26,7 +26,7 @@ from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
 from kiraos_desktop.core.storage.sqlite.write_batch import live_head
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.protocol import MemoryStore
 
 SUMMARY_ITEMS = 5
 #: KiraOS plugin 2.x refuses a set over a live entry more confident than the new one by more than this.

@@ -11,7 +11,7 @@ from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry
 from kiraos_desktop.core.timeutil import parse_timestamp
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.protocol import MemoryStore
 
 #: A Chinese word found only inside the text (not as a word of its own) counts this much of a whole
 #: word: one character is often part of an unrelated word, two or more seldom are.
@@ -54,6 +54,8 @@ _MICROSECOND = timedelta(microseconds=1)
 def micros(created_at: str | None) -> int:
     """A stored time as microseconds since the year 1 (NO_TIME when it cannot be read): ages are
     differences of these, exactly what subtracting the datetimes gives."""
+    if created_at is None:
+        return NO_TIME
     try:
         moment = datetime.fromisoformat(created_at)  # the usual stored text, read as parse_timestamp() reads it
         if moment.tzinfo is not None:
@@ -109,14 +111,14 @@ def matches(words: tuple[str, ...], text: str, inside: tuple | None = None) -> l
     own = set(terms(text))
     folded = None
     found = []
-    for word, inside in zip(words, inside or inside_weights(words)):
+    for word, weight in zip(words, inside or inside_weights(words)):
         if word in own:
             found.append((word, 1.0))
-        elif inside is not None:
+        elif weight is not None:
             if folded is None:
                 folded = normalise(text)
             if word in folded:
-                found.append((word, inside))
+                found.append((word, weight))
     return found
 
 

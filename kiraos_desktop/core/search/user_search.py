@@ -310,7 +310,7 @@ def search_user_ids(conn: sqlite3.Connection, text: str, state: index.BuildState
 def build_index(store, progress=None, is_cancelled=None) -> bool:
     """Index an existing database's keys, values and events for the search to the end, a batch per
     transaction (resumable: what was indexed stays when it is stopped); `progress(done, total)`
-    after each batch. False when `is_cancelled()` stopped it. `store` is the MemoryStore."""
+    after each batch. False when `is_cancelled()` stopped it. `store` is the MemoryStore (storage/protocol.py)."""
     while not store.user_search_build_complete:
         if is_cancelled is not None and is_cancelled():
             return False

@@ -41,7 +41,8 @@ from kiraos_desktop.core.storage.rows import (
 from kiraos_desktop.core.timeutil import now_iso
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+    from kiraos_desktop.core.storage.protocol import MemoryStore
+    from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 
 EXPORT_FORMAT = "kiraos-desktop-export"
 EXPORT_VERSION = 1
@@ -64,7 +65,7 @@ class Cancelled(StoreError):
     pass
 
 
-def backup(store: "MemoryStore", target: Path, progress: Progress | None = None,
+def backup(store: "SqliteStore", target: Path, progress: Progress | None = None,
            is_cancelled: IsCancelled | None = None) -> Path:
     """Consistent copy of the live database (writers may keep going); atomic at the target path."""
     target = Path(target)
@@ -102,8 +103,11 @@ _PROFILE_FIELDS = (UserProfile.user_id, UserProfile.memory_key, UserProfile.memo
                    UserProfile.confidence, UserProfile.category, UserProfile.expires_at)  # store_rows.PROFILE_COLUMNS
 
 
-def _chunk_rows(store: "MemoryStore", chunk: list[str]) -> tuple[dict[str, list], dict[str, list]]:
-    """The profile entries (in the store's order) and the events (oldest first) of these users."""
+def _chunk_rows(store: Any, chunk: list[str]) -> tuple[dict[str, list], dict[str, list]]:
+    """The profile entries (in the store's order) and the events (oldest first) of these users.
+
+    Reads SQL through the SQLite and PostgreSQL stores' `_rows`: not part of the store protocol, so
+    the KiraOS 3.x store will need an export read of its own there."""
     profiles: dict[str, list] = {uid: [] for uid in chunk}
     among = f"user_id IN ({', '.join('?' * len(chunk))})"
     # The store's column lists: times read as text whatever their stored type (storage/rows.py).
@@ -263,7 +267,7 @@ def _existing_events(batch, user_ids: list[str]) -> set[tuple]:
     return found
 
 
-def apply_import(store: "MemoryStore", plan: ImportPlan, actor: str = "import", progress: Progress | None = None,
+def apply_import(store: "SqliteStore", plan: ImportPlan, actor: str = "import", progress: Progress | None = None,
                  is_cancelled: IsCancelled | None = None) -> tuple[int, int]:
     """Merge the plan in one transaction: profiles replace same keys; identical events (same user, text
     and time, stored or earlier in the file) are not duplicated."""

@@ -243,6 +243,14 @@ def open_target(url: DatabaseUrl) -> peewee.PostgresqlDatabase:
     return db
 
 
+def bring_source_up_to_date(source_path: Path) -> None:
+    """Give a database written by an older version (or by the plugin alone) this version's tables,
+    as opening it in the window does, before it is copied."""
+    from kiraos_desktop.core.storage.sqlite.store import SqliteStore
+
+    SqliteStore(source_path).close()
+
+
 def migrate(source_path: Path, target: DatabaseUrl, progress: Progress | None = None,
             is_cancelled: IsCancelled | None = None, say: Say | None = None) -> MigrationReport:
     """Copy the SQLite database at `source_path` into the empty PostgreSQL database `target`.

@@ -7,7 +7,8 @@ from PySide6.QtGui import QColor, QFontDatabase, QSyntaxHighlighter, QTextCharFo
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListView, QPlainTextEdit, QVBoxLayout, QWidget
 
 from kiraos_desktop.core.context.builder import ContextBuilder, UserContext
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.context.recall import RecallBlock
+from kiraos_desktop.core.storage.protocol import MemoryStore
 
 # Typing in the message field waits this long for a pause before the block is made again.
 MESSAGE_DEBOUNCE_MS = 250
@@ -56,7 +57,7 @@ class ContextTab(QWidget):
         self._store = store
         self._user_id: str | None = None
         self.block: UserContext | None = None
-        self.recalled = None  # the RecallBlock shown while a message is typed
+        self.recalled: RecallBlock | None = None  # the RecallBlock shown while a message is typed
         self.text_view = QPlainTextEdit()
         self.text_view.setObjectName("contextText")
         self.text_view.setReadOnly(True)

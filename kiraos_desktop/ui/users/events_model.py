@@ -2,12 +2,14 @@
 the tag) editable in place."""
 from __future__ import annotations
 
+from typing import cast
+
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QStyledItemDelegate, QWidget
 
 from kiraos_desktop.core.memory.records import MAX_EVENT_CHARS, MAX_TAG_CHARS, EventEntry, ValidationError
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
-from kiraos_desktop.core.storage.sqlite.write_batch import KEEP_TAG
+from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import KEEP_TAG
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.expiry import format_timestamp
@@ -160,7 +162,7 @@ class EventDelegate(QStyledItemDelegate):
         if index.column() == COL_TAG:
             model.setData(index, editor.text())
             return
-        message = editor.validator().message(editor.text())
+        message = cast(CheckValidator, editor.validator()).message(editor.text())
         if message:
             self.input_refused.emit("event_summary", message)
             return
@@ -171,6 +173,6 @@ class EventDelegate(QStyledItemDelegate):
         super().destroyEditor(editor, index)
 
     def _on_editor_text_edited(self, editor: QLineEdit) -> None:
-        message = editor.validator().message(editor.text())
+        message = cast(CheckValidator, editor.validator()).message(editor.text())
         mark_invalid(editor, message)
         self.bubble.show_for(editor, message)

@@ -8,7 +8,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kiraos_desktop.core.memory.history import REVERTIBLE
 from kiraos_desktop.core.memory.records import ChangeRecord
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.users.expiry import format_timestamp
 

@@ -6,7 +6,7 @@ from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop.core.memory.records import CATEGORY_RANK, LimitError, ProfileEntry, ValidationError
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.undo import UndoableWriter

@@ -5,7 +5,7 @@ from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QPushButton, QWidget
 
 from kiraos_desktop.core.memory.records import MAX_VALUE_CHARS
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.users.field_validation import check_value_text
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog

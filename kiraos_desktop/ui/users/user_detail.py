@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTa
 
 from kiraos_desktop.core.transfer import export_import as transfer
 from kiraos_desktop.core.context.builder import ContextBuilder
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.context_tab import ContextTab
@@ -112,15 +112,15 @@ class UserDetail(QWidget):
         self._load_tab(index)
 
     def _update_header(self) -> None:
-        has_user = self._user_id is not None
-        self.export_button.setEnabled(has_user)
-        self.clear_button.setEnabled(has_user)
-        if not has_user:
+        user_id = self._user_id
+        self.export_button.setEnabled(user_id is not None)
+        self.clear_button.setEnabled(user_id is not None)
+        if user_id is None:
             self.title_label.setText(self.tr("No user selected"))
             self.summary_label.setText(self.tr("Pick a user in the list on the left."))
             return
-        self.title_label.setText(self._user_id)
-        summary = self._store.user_summary(self._user_id)
+        self.title_label.setText(user_id)
+        summary = self._store.user_summary(user_id)
         if summary is None:
             self.summary_label.setText(self.tr("No memory stored for this user."))
             self.clear_button.setEnabled(False)
@@ -134,7 +134,7 @@ class UserDetail(QWidget):
     def _on_clear_button_clicked(self) -> None:
         user_id = self._user_id
         summary = self._store.user_summary(user_id) if user_id else None
-        if summary is None:
+        if user_id is None or summary is None:
             return
         question = self.tr("Delete everything KiraOS remembers about {user}: {entries} and {events}?\n\n"
                            "The bot will no longer receive any memory for this user. You can undo this with "

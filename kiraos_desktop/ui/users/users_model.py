@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal, Slot
 
 from kiraos_desktop.core.memory.records import UserSummary
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.query_worker import QueryWorker
 from kiraos_desktop.ui.users.expiry import format_timestamp

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from kiraos_desktop.core.context.builder import ContextBuilder
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.prompts import Prompts

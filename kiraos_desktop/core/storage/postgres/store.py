@@ -1,4 +1,4 @@
-"""The memory store on PostgreSQL: MemoryStore's interface and semantics, for several processes on one database.
+"""The memory store on PostgreSQL: the store protocol (storage/protocol.py) with the SQLite store's semantics, for several processes on one database.
 
 What differs from SQLite, and why:
 - Every batch is its own transaction, also inside group(): a transaction holding several users'
@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import weakref
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Callable, Iterator, TypeVar
 
 import peewee
@@ -30,11 +31,12 @@ from kiraos_desktop.core.recall import index as recall_index
 from kiraos_desktop.core.search import user_search
 from kiraos_desktop.core.search import index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus
+from kiraos_desktop.core.storage.database_url import DatabaseUrlError, parse_database_url
 from kiraos_desktop.core.storage.dialect import PgConnection, pg_sql
 from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch
 from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry, StoreUnavailable
 from kiraos_desktop.core.storage.postgres.schema import ensure_pg_schema
-from kiraos_desktop.core.storage.sqlite.store import MemoryStore
+from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 from kiraos_desktop.core.storage.rows import (
     EVENT_SELECT,
     LIVE_CONDITION,
@@ -98,7 +100,7 @@ def _connection_lost(exc: BaseException) -> bool:
 
 class _ThreadWriter(threading.local):
     """One thread's side of the writer: its open transaction's nesting, audit ids and change events
-    waiting for the commit, whether a group() is open, and a lock only that thread takes (MemoryStore's
+    waiting for the commit, whether a group() is open, and a lock only that thread takes (SqliteStore's
     batch() and group() take `_write_lock`; here it only counts the thread's own nesting)."""
 
     def __init__(self) -> None:
@@ -128,14 +130,15 @@ def _per_thread(name: str) -> property:
                     lambda self, value: setattr(self._thread, name, value))
 
 
-class PgMemoryStore(MemoryStore):
-    """MemoryStore on a PostgreSQL database given by a postgresql:// URL."""
+class PgMemoryStore(SqliteStore):
+    """The memory store on a PostgreSQL database given by a postgresql:// URL."""
 
     inline_ok = False  # every statement is a round trip to the server, every commit waits for its flush
 
     def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.url = url
         self.path = None  # no file: backups and file copies do not apply
+        self._location = _shown_url(url)
         self.max_profiles_per_user = max_profiles_per_user
         self.max_event_keep = max_event_keep
         self.changes = ChangeBus()
@@ -241,6 +244,14 @@ class PgMemoryStore(MemoryStore):
             found = list(self._writers.items())
         return {name: conn.info.backend_pid for conn, name in found if not _dead(conn)}
 
+    @property
+    def location(self) -> str:
+        return self._location
+
+    @property
+    def local_file(self) -> Path | None:
+        return None  # on a server: nothing to back up or copy as a file
+
     def close(self) -> None:
         """Close every thread's writer connection and this thread's reader (the other threads'
         readers close when their threads end). A thread that writes afterwards connects again."""
@@ -262,7 +273,7 @@ class PgMemoryStore(MemoryStore):
 
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
-        """MemoryStore.group(): one transaction, each batch a savepoint; except that a batch whose user
+        """SqliteStore.group(): one transaction, each batch a savepoint; except that a batch whose user
         another instance holds commits what the group did so far before it waits (see split_group())."""
         with super().group(wait):
             self.in_group = True
@@ -524,3 +535,11 @@ class PgMemoryStore(MemoryStore):
 
 _CONTEXT_PROFILES = pg_sql(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}")
 _CONTEXT_EVENTS = pg_sql(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?")
+
+
+def _shown_url(url: str) -> str:
+    """The server and database of `url` without its secrets."""
+    try:
+        return parse_database_url(url).redacted()
+    except DatabaseUrlError:
+        return "PostgreSQL"

@@ -40,7 +40,8 @@ from kiraos_desktop.core.storage.rows import (
 )
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, connection_layout
-from kiraos_desktop.core.storage.sqlite.write_batch import KEEP_TAG, WriteBatch
+from kiraos_desktop.core.storage.protocol import KEEP_TAG, WriterBusy
+from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
 from kiraos_desktop.core.storage.sqlite.write_gaps import WriteGaps
 
 BUSY_TIMEOUT_S = 10
@@ -89,11 +90,7 @@ class _Events:
         del self.all[self._mark:]
 
 
-class WriterBusy(RuntimeError):
-    """A write asked not to wait found the writer busy; nothing was written."""
-
-
-class MemoryStore:
+class SqliteStore:
     """Reads use one connection per thread; writes are serialised on one writer connection.
 
     The single writer makes `PRAGMA data_version` on it change only when another process
@@ -151,6 +148,14 @@ class MemoryStore:
             self._data_version = self.writer.data_version
             self._recall_state = recall_index.read_build_state(self.writer.connection())
             self._search_state = user_search_index.read_build_state(self.writer.connection())
+
+    @property
+    def location(self) -> str:
+        return str(self.path)
+
+    @property
+    def local_file(self) -> Path | None:
+        return self.path
 
     def close(self) -> None:
         with self._write_lock:

@@ -1,0 +1,208 @@
+"""The store protocol: everything the window, the API, the command line and the rest of core may use of a
+storage shape (SQLite 1.x/2.x in storage/sqlite/, PostgreSQL in storage/postgres/, next the KiraOS 3.x
+file tree), and nothing else.
+
+Callers hold a `MemoryStore` and never ask which shape it is: what differs is stated here as
+capabilities (`location`, `local_file`, `inline_ok`, `layout`, `event_tags`, ...). Change events:
+every committed write publishes ChangeEvents on `changes` (core/memory/changes.py), on the writing
+thread, after its commit; a subscriber hands them to its own thread. Writes by another process
+arrive as ChangeEvents too, once `poll_external_change()` (the watcher) or the PostgreSQL listener
+has seen them.
+
+Each implementation is checked against this protocol by the type checker (storage/conformance.py,
+tests/test_types.py).
+"""
+from __future__ import annotations
+
+from contextlib import AbstractContextManager
+from datetime import timedelta
+from pathlib import Path
+from typing import Any, Iterable, Protocol, Sequence
+
+from kiraos_desktop.core.memory.changes import ChangeBus
+from kiraos_desktop.core.memory.records import ChangeRecord, EventEntry, ProfileEntry, Stats, UserSummary
+from kiraos_desktop.core.storage.plugin_layout import PluginLayout
+from kiraos_desktop.core.storage.rows import ProfileRow
+
+
+class WriterBusy(RuntimeError):
+    """group(wait=False) would have to wait for the write lock (the caller hands its work to a thread)."""
+
+
+class _KeepTag:
+    """The type of KEEP_TAG."""
+
+    def __repr__(self) -> str:
+        return "KEEP_TAG"
+
+
+#: update_event()'s `tag` when the event's tag stays as stored.
+KEEP_TAG: Any = _KeepTag()
+
+
+class MemoryBatch(Protocol):
+    """The writes of one transaction (MemoryStore.batch()); each records its audit row and change event."""
+
+    def set_profile(self, user_id: str, key: str, value: Any, *, confidence: Any = 0.5, category: Any = "basic",
+                    expires_at: Any = None, enforce_limit: bool = True,
+                    known: dict[str, ProfileRow] | None = None) -> ProfileEntry:
+        """`known`: profile_rows() of the user, kept current by the batch's writes (saves a read per write)."""
+        ...
+
+    def delete_profile(self, user_id: str, key: str, known: dict[str, ProfileRow] | None = None) -> bool: ...
+
+    def profile_rows(self, user_id: str) -> dict[str, ProfileRow]: ...
+
+    def is_recent_event(self, user_id: str, summary: str, window: timedelta) -> bool:
+        """Whether one of the user's events of the last `window` has the same text (recall/text.repeat_key())."""
+        ...
+
+    def add_event(self, user_id: str, summary: Any, *, created_at: str | None = None, trim: bool = True,
+                  tag: Any = None) -> int: ...
+
+    def update_event(self, user_id: str, event_id: int, summary: Any, tag: Any = KEEP_TAG) -> bool: ...
+
+    def delete_event(self, user_id: str, event_id: int) -> bool: ...
+
+    def clear_user(self, user_id: str) -> tuple[int, int]: ...
+
+    def purge_expired(self, user_id: str | None = None) -> int: ...
+
+    def restore_profile(self, data: dict) -> None: ...
+
+    def restore_event(self, data: dict) -> None: ...
+
+
+class MemoryStore(Protocol):
+    """A storage shape as its users see it."""
+
+    #: Change events of every committed write (see the module's docstring).
+    changes: ChangeBus
+    max_profiles_per_user: int
+    max_event_keep: int
+    #: Which KiraOS plugin layout the data has (storage/plugin_layout.py); None: not a plugin's data.
+    layout: PluginLayout | None
+    #: Expiries stored as epoch seconds (KiraOS plugin 2.x) rather than ISO text.
+    epoch_expiries: bool
+    #: Events have a tag (KiraOS plugin 2.x): read with them, and add_event/update_event take one.
+    event_tags: bool
+
+    # ---- capabilities ----------------------------------------------------------------------------
+
+    @property
+    def inline_ok(self) -> bool:
+        """Whether its reads and writes may run on an event loop (they cost less than a hand-off to a
+        thread); False when every operation waits on another process over a connection."""
+        ...
+
+    @property
+    def location(self) -> str:
+        """Where the memory lives, for people: a file's path, or a server's address without secrets."""
+        ...
+
+    @property
+    def local_file(self) -> Path | None:
+        """The database file when the memory is one on this machine (File > Backup and the copy to
+        PostgreSQL copy it; its permissions are shown); None on a server."""
+        ...
+
+    # ---- life and writes -------------------------------------------------------------------------
+
+    def close(self) -> None: ...
+
+    def batch(self, actor: str, users: Iterable[str] | None = None) -> AbstractContextManager[Any]:
+        """One transaction of writes (a MemoryBatch); inside another batch or a group(), a savepoint."""
+        ...
+
+    def group(self, wait: bool = True) -> AbstractContextManager[None]:
+        """Batches opened inside share one commit; wait=False raises WriterBusy instead of waiting."""
+        ...
+
+    def allocate_change_ids(self, count: int) -> Sequence[int]: ...
+
+    def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
+                    category: str = "basic", expires_at: str | None = None) -> ProfileEntry: ...
+
+    def delete_profile(self, user_id: str, key: str, *, actor: str) -> bool: ...
+
+    def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None,
+                  tag: str | None = None) -> int: ...
+
+    def update_event(self, user_id: str, event_id: int, summary: str, *, actor: str, tag: Any = KEEP_TAG) -> bool: ...
+
+    def delete_event(self, user_id: str, event_id: int, *, actor: str) -> bool: ...
+
+    def clear_user(self, user_id: str, *, actor: str) -> tuple[int, int]: ...
+
+    def purge_expired(self, *, actor: str, user_id: str | None = None) -> int: ...
+
+    # ---- other processes and background indexes ---------------------------------------------------
+
+    def poll_external_change(self) -> bool: ...
+
+    def recall_catch_up(self) -> int: ...
+
+    @property
+    def recall_build_complete(self) -> bool: ...
+
+    def recall_build_step(self, batch: int = ...) -> tuple[int, int]: ...
+
+    def recall_progress(self) -> tuple[int, int]: ...
+
+    def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
+                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]: ...
+
+    def user_search_catch_up(self, everything: bool = False) -> int: ...
+
+    @property
+    def user_search_build_complete(self) -> bool: ...
+
+    def user_search_build_step(self, users: int = ..., events: int = ...) -> tuple[int, int]: ...
+
+    def checkpoint(self) -> None: ...
+
+    def checkpoint_if_due(self) -> bool: ...
+
+    # ---- reads -----------------------------------------------------------------------------------
+
+    def stats(self) -> Stats: ...
+
+    def count_users(self, search: str = "", in_content: bool = False) -> int: ...
+
+    def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
+                   descending: bool = False, offset: int = 0, limit: int = 200) -> list[UserSummary]: ...
+
+    def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]: ...
+
+    def search_users(self, search: str, order_by: str = "user_id", descending: bool = False,
+                     page: int = 200) -> tuple[int, list[UserSummary], list[str] | None]: ...
+
+    def search_users_after(self, search: str, descending: bool, after: str,
+                           page: int = 200) -> list[UserSummary]: ...
+
+    def user_summaries(self, user_ids: list[str]) -> list[UserSummary]: ...
+
+    def user_summary(self, user_id: str) -> UserSummary | None: ...
+
+    def all_user_ids(self) -> list[str]: ...
+
+    def get_profile(self, user_id: str, key: str) -> ProfileEntry | None: ...
+
+    def get_profiles(self, user_id: str, include_expired: bool = True,
+                     now: str | None = None) -> list[ProfileEntry]: ...
+
+    def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]: ...
+
+    def get_event(self, event_id: int) -> EventEntry | None: ...
+
+    def context_rows(self, user_id: str, max_events: int,
+                     now: str) -> tuple[list[ProfileEntry], list[EventEntry]]: ...
+
+    def newest_event_rows(self, user_id: str, limit: int) -> list[tuple]: ...
+
+    def list_changes(self, user_id: str | None = None, limit: int = 100,
+                     before_id: int | None = None) -> list[ChangeRecord]: ...
+
+    def get_change(self, change_id: int) -> ChangeRecord | None: ...
+
+    def last_change_id(self) -> int: ...

@@ -1,0 +1,30 @@
+"""The type checker over the store protocol and everything that holds a store (pyproject's [tool.mypy])."""
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_store_boundary_type_checks():
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental"], cwd=REPO, capture_output=True,
+                          text=True, timeout=600)
+    assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_a_store_missing_a_protocol_method_is_caught(tmp_path):
+    # The check can fail: a store class without get_events is not a MemoryStore.
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from kiraos_desktop.core.storage.protocol import MemoryStore\n"
+        "from kiraos_desktop.core.storage.sqlite.store import SqliteStore\n"
+        "class Partial(SqliteStore):\n"
+        "    get_events = None\n"
+        "def use(store: Partial) -> MemoryStore:\n"
+        "    return store\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent",
+                           "--ignore-missing-imports", str(probe)], cwd=REPO, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 1 and "get_events" in done.stdout, done.stdout
