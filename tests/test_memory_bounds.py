@@ -240,3 +240,23 @@ def test_blocks_for_a_message_for_many_users_are_made_in_one_trip_off_the_loop(e
     assert body == _ask(ContextFastPath(engine.context, _run_here), f"{users}&query=%E5%B0%8F%E6%98%8E".encode())
     _ask(fast, f"{users}&query=%E5%B0%8F%E6%98%8E".encode())  # now every block is cached: no trip
     assert len(trips) == 1
+
+
+def test_a_new_message_is_answered_on_the_loop_once_the_users_window_is_cached(engine):
+    seed_user(engine, "u1")
+    trips = []
+
+    async def read(fn, *args, **kwargs):
+        trips.append(fn)
+        return fn(*args, **kwargs)
+
+    fast = ContextFastPath(engine.context, read)
+    _ask(fast, "user_id=u1&query=%E5%B0%8F%E6%98%8E".encode())  # 小明: the plain block and window read
+    assert len(trips) == 1
+    for message in ("%E5%90%89%E4%BB%96", "guitar", "%E5%B0%8F%E6%98%8E%E5%AD%A6"):  # 吉他, guitar, 小明学
+        query = f"user_id=u1&query={message}".encode()
+        assert _ask(fast, query) == _ask(ContextFastPath(engine.context, _run_here), query)
+    assert len(trips) == 1
+    engine.store.add_event("u1", "new", actor="test")  # a write: the cached window is stale, read again
+    _ask(fast, "user_id=u1&query=new".encode())
+    assert len(trips) == 2

@@ -3,9 +3,10 @@
 Only the plain case is handled here: a well-formed query of user_id (and max_chars, query). A plain
 block that is not cached is built right here, on the event loop: a few indexed queries cost less than
 handing the work to a thread and back while the loop is busy (writes of memory_update run on it too).
-A block for a message (`query`) is not: recall scores the user's candidate events from their text,
-which can take tens of milliseconds (a long message, a user with a thousand events), so it is built on
-a thread by `read` and awaited; cached ones are still answered here. When the store says its work
+A block for a message (`query`) is made here too when the cache holds what it needs (the user's plain
+block and recall window, no older events to read): scoring is bounded (recall/text.MAX_SCORED_CHARS,
+a couple of milliseconds at worst). Otherwise it is built on a thread by `read` and awaited, the
+blocks of every such user of the request in one trip. When the store says its work
 may not run on the loop (`inline_ok` False: PostgreSQL, where every read is a round trip), plain
 blocks are built on a thread too.
 Anything else goes through the regular route, which gives the same reply and produces the errors.
@@ -122,7 +123,9 @@ class ContextFastPath:
             else:  # cached ones answered here, others made off the loop
                 block = self._context.peek_cached(uid, max_chars=max_chars, query=query)
                 hit = block is not None
-                if not hit:
+                if not hit and query:  # a new message: made here when the cache holds all it needs
+                    block = self._context.cached_recall_block(uid, max_chars=max_chars, query=query)
+                if block is None:
                     missing.append(len(blocks))
             cached = cached and hit
             blocks.append(block)

@@ -199,6 +199,33 @@ class ContextBuilder:
             return hit, True
         return self._read(user_id, events, default)[1], False
 
+    def cached_recall_block(self, user_id: str, max_chars: int | None = None,
+                            query: str | None = None) -> CachedRecall | None:
+        """The block for a message under the configured budget when it can be made from what the cache
+        holds (the plain block, and a window that needs no older events), else None: no database read,
+        and bounded work (recall/text.MAX_SCORED_CHARS), so an event loop may run it."""
+        words = query_terms(query) if query else ()
+        events, default, budget = self._variant(None, max_chars)
+        if not words or budget != default or events <= 0:
+            return None
+        with self._lock:
+            blocks = self._cache.get(user_id)
+            if not blocks:
+                return None
+            seen = (self._epoch, self._changes.get(user_id, 0))
+            raw, plain, window = blocks.get((events, words)), blocks.get(events), blocks.get(_WINDOW_KEY)
+        now = datetime.now()
+        hit = exact(raw, CachedRecall, default, now)
+        if hit is not None:
+            return hit
+        plain = exact(plain, CachedBlock, default, now)
+        if plain is None or window is None or window[0] != max(WINDOW, events):
+            return None
+        window = RecallWindow._make(window)
+        if not window.complete and window.scored_chars() < MAX_SCORED_CHARS:
+            return None  # older events would be read from the index
+        return self._recall_made(user_id, words, events, default, seen, plain, window, now)[0]
+
     def _read(self, user_id: str, events: int, budget: int) -> tuple[UserContext, CachedBlock]:
         """The block under the configured budget from the database, cached unless its user changed meanwhile."""
         now = now_iso()
