@@ -8,6 +8,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 from starlette.concurrency import run_in_threadpool
 
+from kiraos_desktop.core.memory.records import StoreUnavailable
+
 #: Writer threads of an API whose store's work may not run on the event loop (PostgreSQL: a group of
 #: writes waits on round trips and on its commit's flush, its thread idle meanwhile). Each thread
 #: writes on its own connection, so that several groups wait at once; each gets a share of the
@@ -25,6 +27,10 @@ def writer_threads(store) -> int:
     return 1 if store.inline_ok else PG_WRITER_THREADS
 
 
+class WorkersClosed(StoreUnavailable):
+    """A write asked for after Workers.close() (the API is stopping): a 503, nothing written."""
+
+
 class Workers:
     """Writes queue up on writer threads, each in arrival order. One on SQLite: it takes one writer at a
     time anyway, and several API threads waiting on the store's write lock would only fight over the
@@ -36,6 +42,7 @@ class Workers:
     def __init__(self, writers: int = 1) -> None:
         self.writers = writers
         self._threads: list[ThreadPoolExecutor | None] = [None] * writers
+        self._closed = False
 
     def lane_of(self, user_id: str) -> int:
         """The writer thread (0 to writers - 1) of a user's writes: always the same one, so that one
@@ -48,6 +55,8 @@ class Workers:
 
     async def write_on(self, lane: int, fn, *args, **kwargs):
         """fn(*args, **kwargs) on writer thread `lane`, after the work queued there before it."""
+        if self._closed:  # a new pool now would be one that nobody shuts down
+            raise WorkersClosed("the API is stopping: the write was not made")
         thread = self._threads[lane]
         if thread is None:
             thread = self._threads[lane] = ThreadPoolExecutor(
@@ -60,6 +69,7 @@ class Workers:
 
     def close(self) -> None:
         """Let queued writes finish in the background; no new ones are accepted after the server stops."""
+        self._closed = True
         for lane, thread in enumerate(self._threads):
             if thread is not None:
                 thread.shutdown(wait=False)
