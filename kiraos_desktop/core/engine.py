@@ -178,7 +178,7 @@ def _open_store(paths: DataPaths, settings: Settings, database_url: DatabaseUrl 
     from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 
     try:
-        return PgMemoryStore(database_url.connect_url(), **limits)
+        return PgMemoryStore(database_url.connect_url(), location=database_url.redacted(), **limits)
     except StoreError as exc:
         # The store's messages hold no password; this makes sure, and says which database it was.
         exc.args = (database_url.hide_secrets(str(exc)),)

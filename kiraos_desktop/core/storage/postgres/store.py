@@ -31,7 +31,9 @@ from kiraos_desktop.core.recall import index as recall_index
 from kiraos_desktop.core.search import user_search
 from kiraos_desktop.core.search import index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus
+from kiraos_desktop.core.storage import errors
 from kiraos_desktop.core.storage.database_url import DatabaseUrlError, parse_database_url
+from kiraos_desktop.core.storage.errors import StoreBusy, store_error
 from kiraos_desktop.core.storage.dialect import PgConnection, pg_sql
 from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch
 from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry, StoreUnavailable
@@ -135,14 +137,18 @@ class PgMemoryStore(SqliteStore):
 
     inline_ok = False  # every statement is a round trip to the server, every commit waits for its flush
 
-    def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
+    def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100,
+                 location: str | None = None):
+        """`location`: what to show for the database (default: `url` without its secrets)."""
         self.url = url
         self.path = None  # no file: backups and file copies do not apply
-        self._location = _shown_url(url)
+        self._location = location or _shown_url(url)
         self.max_profiles_per_user = max_profiles_per_user
         self.max_event_keep = max_event_keep
         self.changes = ChangeBus()
-        params = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT_S}
+        params: dict = {} if "connect_timeout" in url else {"connect_timeout": CONNECT_TIMEOUT_S}
+        if "lock_timeout" not in url:  # a lock another instance keeps fails as StoreBusy, not a wait without end
+            params["options"] = f"-c lock_timeout={errors.LOCK_TIMEOUT_MS}"
         # One connection per thread for each (peewee keeps them in thread-local state). The writer
         # connections are also listed here, with their thread's name, for close() and writer_pids().
         self.writer = peewee.PostgresqlDatabase(url, thread_safe=True, **params)
@@ -363,6 +369,9 @@ class PgMemoryStore(SqliteStore):
                     pass
             if isinstance(exc, _DB_ERRORS):
                 self._raise_if_lost(self.writer, exc)
+                translated = store_error(exc, self._where)
+                if translated is not None:
+                    raise translated from exc
             raise
         finally:
             self._depth = 0
@@ -379,8 +388,8 @@ class PgMemoryStore(SqliteStore):
         for attempt in range(RETRIES):
             try:
                 return work()
-            except psycopg.errors.TransactionRollback:
-                if attempt == RETRIES - 1:
+            except StoreBusy as exc:
+                if not exc.retryable or attempt == RETRIES - 1:
                     raise
         raise AssertionError("unreachable")
 

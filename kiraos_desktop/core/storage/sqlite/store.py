@@ -40,6 +40,7 @@ from kiraos_desktop.core.storage.rows import (
 )
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, connection_layout
+from kiraos_desktop.core.storage.errors import store_error
 from kiraos_desktop.core.storage.protocol import KEEP_TAG, WriterBusy
 from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
 from kiraos_desktop.core.storage.sqlite.write_gaps import WriteGaps
@@ -299,7 +300,11 @@ class SqliteStore:
             if not wait:
                 raise WriterBusy("the write lock is left free for another process a moment; retry with wait=True")
             time.sleep(pause)
-        self._begin(execute, wait)
+        try:
+            self._begin(execute, wait)
+        except sqlite3.Error as exc:
+            self._raise_classified(exc)
+            raise
         began = time.monotonic()
         self._depth = 1
         try:
@@ -315,10 +320,12 @@ class SqliteStore:
             self.groups_undrained = self.groups_undrained + 1 if deferred else 0
             if self._in_group:
                 self.last_group_commit = time.monotonic()
-        except BaseException:
+        except BaseException as exc:
             self._profile_hints.clear()
             if self.writer.connection().in_transaction:
                 execute("ROLLBACK")
+            if isinstance(exc, sqlite3.Error):
+                self._raise_classified(exc)
             raise
         finally:
             self._depth = 0
@@ -336,6 +343,12 @@ class SqliteStore:
         first = self._next_change_id
         self._next_change_id = first + count
         return range(first, first + count)
+
+    def _raise_classified(self, exc: sqlite3.Error) -> None:
+        """Raise what storage/errors.py makes of `exc` (a lock kept too long, a full disk, ...), if anything."""
+        translated = store_error(exc, str(self.path))
+        if translated is not None:
+            raise translated from exc
 
     @staticmethod
     def _begin(execute, wait: bool) -> None:

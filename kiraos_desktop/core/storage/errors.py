@@ -1,0 +1,75 @@
+"""One classification of database errors for every entry point (window, API, MCP, command line).
+
+Both stores turn what their driver raises at a transaction's end into one of these, in words that
+say what to do; what is not classified stays as it was (a bug is not dressed up as a busy database).
+
+- busy: another writer holds the lock longer than we wait (SQLite's busy timeout, PostgreSQL's
+  lock_timeout): StoreBusy, nothing written.
+- conflict: PostgreSQL chose the transaction as a deadlock or serialization victim: StoreBusy with
+  `retryable` (running the whole operation again is safe; the store's own methods do it).
+- disk full, permission: StoreUnavailable saying what to fix.
+- connection lost: the stores already say it themselves (StoreUnavailable).
+Every StoreUnavailable is a 503 on the API and a message box in the window.
+"""
+from __future__ import annotations
+
+import sqlite3
+
+from kiraos_desktop.core.memory.records import StoreUnavailable
+
+BUSY, CONFLICT, DISK_FULL, PERMISSION = "busy", "conflict", "disk full", "permission"
+
+#: How long a PostgreSQL statement waits for a row or advisory lock before it fails as busy.
+LOCK_TIMEOUT_MS = 10_000
+
+_SQLSTATES = {
+    "40P01": CONFLICT,  # deadlock_detected
+    "40001": CONFLICT,  # serialization_failure
+    "55P03": BUSY,  # lock_not_available (lock_timeout)
+    "53100": DISK_FULL,  # disk_full
+    "42501": PERMISSION,  # insufficient_privilege
+}
+
+
+class StoreBusy(StoreUnavailable):
+    """Another writer kept the lock too long, or won a deadlock; nothing of the operation was written.
+    `retryable`: the operation may simply run again."""
+
+    def __init__(self, message: str, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.retryable = retryable
+
+
+def classify(exc: BaseException) -> str | None:
+    """BUSY, CONFLICT, DISK_FULL, PERMISSION, or None for anything else."""
+    state = getattr(exc, "sqlstate", None)
+    if state in _SQLSTATES:
+        return _SQLSTATES[state]
+    if isinstance(exc, sqlite3.Error):
+        text = str(exc).lower()
+        if "locked" in text or "busy" in text:
+            return BUSY
+        if "disk is full" in text or "disk full" in text:
+            return DISK_FULL
+        if "readonly" in text or "read-only" in text or "permission" in text:
+            return PERMISSION
+    return None
+
+
+def store_error(exc: BaseException, where: str) -> StoreUnavailable | None:
+    """The StoreUnavailable (or StoreBusy) to raise instead of `exc`, or None when it is none of
+    classify()'s kinds. `where`: the database, for the message (never a password)."""
+    kind = classify(exc)
+    if kind == BUSY:
+        return StoreBusy(f"The memory database ({where}) is busy: another program kept its lock too long. "
+                         "Nothing was written; try again in a moment.")
+    if kind == CONFLICT:
+        return StoreBusy(f"Another KiraOS Desktop instance wrote the same memory at the same moment ({where}). "
+                         "Nothing was written; try again.", retryable=True)
+    if kind == DISK_FULL:
+        return StoreUnavailable(f"The disk of the memory database ({where}) is full. Nothing was written; "
+                                "free some space and try again.")
+    if kind == PERMISSION:
+        return StoreUnavailable(f"The memory database ({where}) may not be written by this user. Nothing was "
+                                "written; check the file's or the database role's permissions.")
+    return None
