@@ -1,12 +1,14 @@
 """The memory store on PostgreSQL: the store protocol (storage/protocol.py) with the SQLite store's semantics, for several processes on one database.
 
 What differs from SQLite, and why:
-- Every batch is its own transaction, also inside group(): a transaction holding several users'
-  locks could deadlock with another instance's. (On SQLite a group is one transaction.)
+- A group() is one transaction with a savepoint per batch, as on SQLite, except that a batch about
+  to wait for a user another instance holds first commits what the group did so far (split_group()):
+  holding several users' locks while waiting could deadlock with that instance.
 - Before reading a user's rows a batch takes that user's advisory transaction lock, so the profile
-  limit, event retention and audit chain hold across instances (pg_write_batch.py).
+  limit, event retention and audit chain hold across instances (postgres/write_batch.py). A lock
+  kept past lock_timeout, or a deadlock all the same, is StoreBusy (storage/errors.py).
 - Audit ids come from a sequence; other instances' commits arrive through LISTEN/NOTIFY (the
-  triggers of pg_schema.py), so checkpoint() and poll_external_change() have nothing to do.
+  triggers of postgres/schema.py), so checkpoint() and poll_external_change() have nothing to do.
 - Every thread writes on its own connection, with its own transaction state (_ThreadWriter): several
   threads of one process write at once, and wait for each other only where instances do (the
   users' advisory locks). SQLite's store has one writer for the process.
@@ -279,7 +281,7 @@ class PgMemoryStore(SqliteStore):
 
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
-        """SqliteStore.group(): one transaction, each batch a savepoint; except that a batch whose user
+        """As the SQLite store's group(): one transaction, each batch a savepoint; except that a batch whose user
         another instance holds commits what the group did so far before it waits (see split_group())."""
         with super().group(wait):
             self.in_group = True
