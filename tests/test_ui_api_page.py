@@ -382,3 +382,16 @@ def test_the_plugin_layout_is_named_in_companion_mode_only(qtbot, page, tmp_path
         companion.dispose()
     finally:
         engine.close()
+
+
+def test_server_operations_run_off_the_gui_thread_and_report_failures():
+    from kiraos_desktop.ui.server_state import run_server_operation
+
+    seen, failures = [], []
+
+    def fail() -> None:
+        seen.append(threading.current_thread().name)
+        raise RuntimeError("port 8765 is in use")
+
+    run_server_operation("start", fail, failures.append).join(5)
+    assert seen == ["kiraos-api-start"] and failures == ["port 8765 is in use"]

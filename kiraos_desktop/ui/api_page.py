@@ -29,6 +29,7 @@ from kiraos_desktop.ui.connect_hosts import ConnectHostsBox
 from kiraos_desktop.core.paths import readable_by_others
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.prompts import prompts
+from kiraos_desktop.ui.server_state import run_server_operation
 from kiraos_desktop.ui.route_counters import RouteCountersModel
 
 log = logging.getLogger(__name__)
@@ -398,15 +399,7 @@ class ApiPage(QWidget):
     # ---- buttons -------------------------------------------------------------------------
 
     def _in_background(self, name: str, work: Callable[[], None]) -> threading.Thread:
-        def run() -> None:
-            try:
-                work()
-            except Exception as exc:  # reported on the page, never swallowed
-                log.warning("API %s failed: %s", name, exc)
-                self._emit("operation_failed", str(exc) or type(exc).__name__)
-        thread = threading.Thread(target=run, name=f"kiraos-api-{name}", daemon=True)
-        thread.start()
-        return thread
+        return run_server_operation(name, work, lambda message: self._emit("operation_failed", message))
 
     @Slot()
     def _on_start_clicked(self) -> None:

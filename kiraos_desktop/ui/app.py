@@ -7,7 +7,6 @@ import logging
 import os
 import sys
 import tempfile
-import threading
 from pathlib import Path
 
 from PySide6.QtCore import QObject, QSettings, Qt, Signal
@@ -18,6 +17,7 @@ from kiraos_desktop.core.app_log import configure_logging
 from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.interrupt import close_on_interrupt
 from kiraos_desktop.ui.prompts import prompts
+from kiraos_desktop.ui.server_state import run_server_operation
 from kiraos_desktop.ui.single_instance import SingleInstance, instance_key
 from kiraos_desktop.ui.theme import ThemeWatcher, app_icon, apply_theme, set_scheme_preference
 
@@ -49,19 +49,6 @@ def create_server(engine, args):
         return ApiServer(engine, host, port, token), ""
     except ValueError as exc:
         return None, str(exc)
-
-
-def start_server_in_background(server) -> threading.Thread:
-    """Bind and serve without holding up the window; failures arrive through the state listener."""
-    def run() -> None:
-        try:
-            server.start()
-        except Exception as exc:  # ApiStartError (port busy…) is shown in the status bar and API page
-            log.warning("the API server did not start: %s", exc)
-
-    thread = threading.Thread(target=run, name="kiraos-api-start", daemon=True)
-    thread.start()
-    return thread
 
 
 def keep_startup_objects() -> None:
@@ -103,7 +90,7 @@ class AppController(QObject):
             self._wire_window(window)
         self.engine.start_watching(build_recall=False)  # the window builds the recall index, with progress
         if self.server is not None and self._start_server:
-            start_server_in_background(self.server)
+            run_server_operation("start", self.server.start)
 
     def use_desktop_close(self) -> None:
         """The running app (not screenshots or the self-test): where a system tray exists, closing

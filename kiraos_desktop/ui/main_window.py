@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QSettings, QSize, Qt, QTimer, Signal
@@ -28,7 +27,7 @@ from kiraos_desktop.ui.overview_page import OverviewPage
 from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
 from kiraos_desktop.ui.retranslate import refresh_item_views
 from kiraos_desktop.ui.recall_build import RecallBuildIndicator
-from kiraos_desktop.ui.server_state import ServerStateRelay
+from kiraos_desktop.ui.server_state import ServerStateRelay, run_server_operation
 from kiraos_desktop.ui.store_signals import ChangeCoalescer, StoreSignals
 from kiraos_desktop.ui.theme import app_icon, apply_theme, set_scheme_preference, themed_icon
 from kiraos_desktop.ui.undo import UndoableWriter
@@ -404,14 +403,7 @@ class MainWindow(QMainWindow):
         if getattr(self._server, "token", "") is None:
             token = None  # started with --no-auth: keep serving without a token
         server = self._server
-
-        def restart() -> None:
-            try:
-                server.restart(host=new.api_host, port=new.api_port, token=token)
-            except Exception as exc:  # ApiStartError or bad options: shown through the state listener
-                log.warning("API restart failed: %s", exc)
-
-        threading.Thread(target=restart, name="kiraos-api-restart", daemon=True).start()
+        run_server_operation("restart", lambda: server.restart(host=new.api_host, port=new.api_port, token=token))
 
     # ---- state ---------------------------------------------------------------------------
 

@@ -1,9 +1,31 @@
 """Relays the API server's state (reported from any thread) to the GUI thread, with readable texts."""
 from __future__ import annotations
 
+import logging
+import threading
 from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+log = logging.getLogger(__name__)
+
+
+def run_server_operation(name: str, work: Callable[[], None],
+                         on_failure: Callable[[str], None] | None = None) -> threading.Thread:
+    """Start, stop or restart the API server off the GUI thread (binding, draining and joining its thread
+    take up to seconds). A failure is logged and given to `on_failure` (on that thread: emit a signal
+    there); the server's state listener reports it too."""
+    def run() -> None:
+        try:
+            work()
+        except Exception as exc:  # ApiStartError (port busy...) or bad options: reported, never swallowed
+            log.warning("API %s failed: %s", name, exc)
+            if on_failure is not None:
+                on_failure(str(exc) or type(exc).__name__)
+
+    thread = threading.Thread(target=run, name=f"kiraos-api-{name}", daemon=True)
+    thread.start()
+    return thread
 
 
 class ServerStateRelay(QObject):
