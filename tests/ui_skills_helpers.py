@@ -76,8 +76,15 @@ def remember(engine, user="u1"):
 
 def make_page(qtbot, engine, **kwargs):
     from kiraos_desktop.ui.skills import SkillsPage
+    from kiraos_desktop.ui.store_signals import ChangeCoalescer, StoreSignals
 
-    page = SkillsPage(engine.skills, engine.store, engine.context, engine, **kwargs)
+    # As the window gives it: the store's change events, coalesced.
+    signals = StoreSignals(engine.store.changes)
+    coalescer = ChangeCoalescer(signals)
+    page = SkillsPage(engine.skills, engine.store, coalescer.triggered, engine.context, engine, **kwargs)
+    signals.setParent(page)
+    coalescer.setParent(page)
+    page.destroyed.connect(signals.detach)
     qtbot.addWidget(page)
     page.prompter = FakePrompter()
     page.resize(1280, 800)

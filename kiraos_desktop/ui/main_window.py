@@ -145,7 +145,7 @@ class MainWindow(QMainWindow):
         except ImportError:
             return placeholder_page(self.tr("Skills"), self.tr("The skill workbench is not part of this build."))
         engine = self._engine
-        return SkillsPage(engine.skills, engine.store, engine.context, engine)
+        return SkillsPage(engine.skills, engine.store, self.coalescer.triggered, engine.context, engine)
 
     def _build_api_page(self) -> QWidget:
         if self._server is None:

@@ -34,10 +34,12 @@ PREVIEW_DELAY_MS = 150
 class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
     """Skill workbench page.
 
-    SkillsPage(router, store, context, settings_access, parent=None, *, backups_dir=None)
+    SkillsPage(router, store, store_changed, context, settings_access, parent=None, *, backups_dir=None)
 
     - router: the SkillRouter (engine.skills): lists skills, reloads after a save, matches commands.
-    - store: the MemoryStore (engine.store): the user picker lists users and follows changes.
+    - store: the MemoryStore (engine.store): the user picker lists its users.
+    - store_changed: the window's coalesced change signal (ChangeCoalescer.triggered): the picker and
+      the preview follow writes through it.
     - context: the ContextBuilder (engine.context): the memory block of the preview's `<context>`.
     - settings_access: anything with `settings` and `update_settings(new)` (the Engine will do):
       enable/disable writes `disabled_skills`; `enable_slash_commands` is shown by the tester.
@@ -48,7 +50,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
 
     _settingsChanged = Signal()  # from settings listeners on any thread; queued to the GUI thread
 
-    def __init__(self, router, store, context, settings_access, parent: QWidget | None = None,
+    def __init__(self, router, store, store_changed, context, settings_access, parent: QWidget | None = None,
                  *, backups_dir: Path | None = None, force_polling: bool = False):
         super().__init__(parent)
         self._router = router
@@ -62,7 +64,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
 
         self.list_panel = SkillListPanel(self)
         self.editor = SkillEditor(self)
-        self.workbench = Workbench(store, self._match_command, self._slash_enabled, self)
+        self.workbench = Workbench(store, store_changed, self._match_command, self._slash_enabled, self)
         self.splitter = QSplitter(Qt.Orientation.Horizontal, self)
         self.splitter.setChildrenCollapsible(False)
         for widget in (self.list_panel, self.editor, self.workbench):

@@ -1,7 +1,6 @@
 """User picker of the preview: search the store's users, choose whose memory fills `<context>`."""
 from __future__ import annotations
 
-import threading
 
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QLineEdit, QWidget
@@ -89,11 +88,13 @@ class UserPicker(QWidget):
 
     userChanged = Signal(str)
     memoryChanged = Signal()
-    _storeChanged = Signal()  # emitted on the writer's thread; queued to the GUI thread
 
-    def __init__(self, store, parent: QWidget | None = None):
+    def __init__(self, store, store_changed, parent: QWidget | None = None):
+        """`store_changed`: the window's coalesced change signal (store_signals.ChangeCoalescer.triggered),
+        the one source of refreshes for every page."""
         super().__init__(parent)
         self._store = store
+        self._store_changed = store_changed
         self.model = UserListModel(store, self)
         self.search_edit = QLineEdit(self)
         self.search_edit.setPlaceholderText(self.tr("Search users"))
@@ -114,18 +115,9 @@ class UserPicker(QWidget):
         self.search_edit.textChanged.connect(self._on_search_edit_text_changed)
         self.search_edit.returnPressed.connect(self._on_search_edit_return_pressed)
         self.combo.currentIndexChanged.connect(self._on_combo_current_index_changed)
-        self._storeChanged.connect(self._on_store_changed, Qt.ConnectionType.QueuedConnection)
-        self._unsubscribe = store.changes.subscribe(self._on_store_event)
+        store_changed.connect(self._on_store_changed)  # already coalesced: at most one per 300 ms
         self._detached = False
-        self.destroyed.connect(self._unsubscribe)
         self._current = ""
-        # Writes can arrive hundreds of times a second: one queued emit per burst, one reload per
-        # half second at most.
-        self._store_pending = threading.Event()
-        self._store_timer = QTimer(self)
-        self._store_timer.setSingleShot(True)
-        self._store_timer.setInterval(500)
-        self._store_timer.timeout.connect(self._on_store_timer_timeout)
         # After a write the list is read on this thread, off the GUI thread (the newest read wins).
         self._worker = QueryWorker("kiraos-user-picker", self)
         self._worker.finished.connect(self._on_worker_finished)
@@ -134,10 +126,10 @@ class UserPicker(QWidget):
     def detach(self) -> None:
         """Stop following the store (safe to call more than once); a change already queued is dropped,
         so nothing reads the store after the page is closed (its data dir may be gone)."""
-        self._unsubscribe()
+        if not self._detached:
+            self._store_changed.disconnect(self._on_store_changed)
         self._detached = True
         self._search_timer.stop()
-        self._store_timer.stop()
         self._worker.stop()
 
     def current_user(self) -> str:
@@ -213,21 +205,9 @@ class UserPicker(QWidget):
     def _on_combo_current_index_changed(self, row: int) -> None:
         self._select(self.model.user_id(row) if row >= 0 else "")
 
-    def _on_store_event(self, _event) -> None:
-        if self._store_pending.is_set():
-            return  # a queued notification is already on its way
-        self._store_pending.set()
-        try:
-            self._storeChanged.emit()  # writer's thread: only emit, Qt queues the slot
-        except RuntimeError:
-            pass  # the widget is being destroyed
-
-    def _on_store_changed(self) -> None:
-        self._store_pending.clear()
-        if not self._detached and not self._store_timer.isActive():
-            self._store_timer.start()
-
-    def _on_store_timer_timeout(self) -> None:
+    def _on_store_changed(self, _user_ids=None) -> None:
+        if self._detached:
+            return
         store, search = self._store, self.model.search
         self._worker.submit(lambda: (search, UserListModel.read_users(store, search)))
         self.memoryChanged.emit()

@@ -25,7 +25,7 @@ PROBLEMS_TAB, COMMAND_TAB = 0, 1
 class Workbench(QWidget):
     """Only layout: the page computes the preview and the problems and pushes them in."""
 
-    def __init__(self, store, matcher, slash_enabled, parent: QWidget | None = None):
+    def __init__(self, store, store_changed, matcher, slash_enabled, parent: QWidget | None = None):
         super().__init__(parent)
         self.args_form = SampleArgumentsForm(self)
         scroll = QScrollArea(self)
@@ -38,7 +38,7 @@ class Workbench(QWidget):
         self._fit_timer.setInterval(0)
         self._fit_timer.timeout.connect(self._on_fit_timer_timeout)
         self.args_form.schemaChanged.connect(self._on_args_form_schema_changed)
-        self.user_picker = UserPicker(store, self)
+        self.user_picker = UserPicker(store, store_changed, self)
 
         inputs = QGroupBox(self.tr("Sample call"), self)
         form = QFormLayout(inputs)
