@@ -12,9 +12,16 @@ ALL_SKILLS = ["daily_fortune", "emoji_interpret", "nickname_generator", "persona
 SKILL_LINE = SKILL_LINE_PREFIX + ", ".join(ALL_SKILLS)
 
 
-def test_health(anon, api_engine):
+def test_health(api, api_engine):
     remember(api_engine, "u1", {"op": "set", "key": "昵称", "value": "小明"})
-    assert anon.get("/v1/health").json() == {"status": "ok", "version": __version__, "users": 1, "skills": 6}
+    assert api.get("/v1/health").json() == {"status": "ok", "version": __version__, "users": 1, "skills": 6}
+
+
+def test_health_without_the_token_says_only_that_it_is_up(anon, api_engine):
+    # Any local process may ask; how many users and skills the memory holds is not its business.
+    remember(api_engine, "u1", {"op": "set", "key": "昵称", "value": "小明"})
+    for headers in ({}, {"Authorization": "Bearer nope"}):
+        assert anon.get("/v1/health", headers=headers).json() == {"status": "ok", "version": __version__}
 
 
 def test_context_of_one_user(api, api_engine):

@@ -64,7 +64,7 @@ def build_openapi() -> dict:
         {"op": "event", "value": "完成半马"}]}}
     plugin = {"plugin": True}
     paths = {
-        "/v1/health": {"get": _op("Liveness, version and counts (no token needed)", s.HEALTH, public=True)},
+        "/v1/health": {"get": _op("Liveness and version (no token needed); the counts of users and skills with the token", s.HEALTH, public=True)},
         "/v1/context": {"get": _op(
             "The memory block of one or more users, ready for a system prompt", s.CONTEXT, [422], params=[
                 {"name": "user_id", "in": "query", "required": True, "style": "form", "explode": True,

@@ -7,6 +7,7 @@ from kiraos_desktop import __version__
 from kiraos_desktop.api.bodies import int_param, query_params, read_json
 from kiraos_desktop.api.errors import from_store_error, invalid, json_reply
 from kiraos_desktop.api.inject import inject
+from kiraos_desktop.api.security import AUTHORIZED
 from kiraos_desktop.api.schemas import COMMAND_BODY, INJECT_BODY, MAX_CHARS_LIMIT, MAX_USERS_PER_REQUEST
 from kiraos_desktop.core.memory.records import StoreError, check_user_id
 
@@ -36,6 +37,10 @@ def v1_routes(engine, workers) -> list[Route]:
     context = engine.context
 
     async def health(request):
+        # Without the token only that it is up: what the memory holds is not any local process's business.
+        if not request.scope.get("state", {}).get(AUTHORIZED, True):  # absent: no guard in front (tests)
+            return json_reply({"status": "ok", "version": __version__})
+
         def read():
             return {"status": "ok", "version": __version__, "users": engine.store.count_users(),
                     "skills": len(engine.skills.enabled_skills())}

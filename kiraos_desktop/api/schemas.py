@@ -60,7 +60,7 @@ ERROR = obj({"error": obj({"code": TEXT, "message": TEXT, "details": {"type": "o
             ["error"])
 PLUGIN_ERROR = obj({"error": TEXT}, ["error"])
 HEALTH = obj({"status": {"type": "string", "enum": ["ok"]}, "version": TEXT, "users": COUNT, "skills": COUNT},
-             ["status", "version", "users", "skills"])
+             ["status", "version"])  # the counts only with the token
 CONTEXT = obj({"context": TEXT, "users": {"type": "array", "items": TEXT}, "truncated": BOOL},
               ["context", "users", "truncated"])
 INJECT_REPLY = obj({"system": INJECT["properties"]["system"], "injected": BOOL}, ["system", "injected"])

@@ -20,6 +20,8 @@ MAX_BODY_BYTES = 1024 * 1024
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 #: Paths that answer without a token.
 PUBLIC_PATHS = frozenset({"/v1/health"})
+#: The request state key of a public path's request: whether it carried the token (or none is needed).
+AUTHORIZED = "kiraos_authorized"
 JSON_TYPES = ("application/json",)
 _VERDICT_VALUE_BYTES = 128
 #: The scope key that carries the host of an absolute-form request target (set by the HTTP protocol).
@@ -226,6 +228,8 @@ class GuardedApp:
                                "requests from web pages of other origins are not allowed")
         if self._token is not None and scope["path"] not in PUBLIC_PATHS:
             self._check_token(authorization)
+        elif scope["path"] in PUBLIC_PATHS:  # answered to anyone: how much it says depends on the token
+            scope.setdefault("state", {})[AUTHORIZED] = self._token is None or self._token_ok(authorization)
         has_body = chunked
         if content_length is not None:
             if not content_length.isdigit():
@@ -259,10 +263,15 @@ class GuardedApp:
             raise ApiError(401, "unauthorized",
                            "a bearer token is required: send Authorization: Bearer <token> "
                            "(a ?token= query is not accepted); `kiraos-desktop token` prints it", headers=challenge)
+        if not self._token_ok(authorization):
+            raise ApiError(401, "unauthorized", "the bearer token is not valid", headers=challenge)
+
+    def _token_ok(self, authorization: bytes | None) -> bool:
+        if authorization is None or self._token is None:
+            return False
         scheme, _, credentials = authorization.strip().partition(b" ")
         # Constant-time comparison of the whole credential, whatever its length.
-        if scheme.lower() != b"bearer" or not hmac.compare_digest(credentials.strip(), self._token):
-            raise ApiError(401, "unauthorized", "the bearer token is not valid", headers=challenge)
+        return scheme.lower() == b"bearer" and hmac.compare_digest(credentials.strip(), self._token)
 
     async def _lifespan(self, receive, send) -> None:
         async with contextlib.AsyncExitStack() as stack:
