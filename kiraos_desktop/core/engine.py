@@ -13,6 +13,7 @@ from kiraos_desktop.core.storage.postgres.notify import ChangeListener
 from kiraos_desktop.core.storage.plugin_layout import check_kira_folder
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.settings import Settings, load_settings, save_settings
+from kiraos_desktop.core.skills.agent_io import remove_stale_staging
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
 from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 from kiraos_desktop.core.token import generate_token, load_or_create_token, save_token
@@ -48,6 +49,8 @@ class Engine:
                 copied = install_bundled_skills(paths.skills_dir)
                 log.info("installed example skills: %s", ", ".join(copied) or "none")
             save_settings(paths.settings_file, settings)
+        if paths.skills_dir.is_dir():
+            remove_stale_staging(paths.skills_dir)  # what a killed import left (it would stay for ever)
         self.skills = SkillRouter(paths.skills_dir, disabled=settings.disabled_skills)
         self.tools = ToolRegistry(self.memory_tools, self.skills, self.context.block_text)
         self._ticks = 0

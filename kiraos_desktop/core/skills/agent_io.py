@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import time
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
 
+from .remove_tree import remove_tree
 from .agent_format import (
     SKILL_FILE,
     SKILL_FILE_NAMES,
@@ -32,7 +32,9 @@ from .render import instruction_problems
 
 STAGING_PREFIX = ".importing-"
 #: A staging folder this old was left by an import that was killed: it is removed.
-STALE_STAGING_SECONDS = 3600
+#: A staging folder this old is a killed import's (an import takes seconds): removed at the next
+#: start or import.
+STALE_STAGING_SECONDS = 600
 
 
 class SkillTransferError(ValueError):
@@ -119,12 +121,13 @@ def _free_command(manifest: dict, commands: dict[str, str], replacing: str | Non
     return command, new
 
 
-def _remove_stale_staging(skills_dir: Path) -> None:
+def remove_stale_staging(skills_dir: Path) -> None:
+    """Remove what killed imports left in `skills_dir` (STALE_STAGING_SECONDS old: not one that runs now)."""
     cutoff = time.time() - STALE_STAGING_SECONDS
     for entry in skills_dir.glob(STAGING_PREFIX + "*"):
         try:
             if entry.is_dir() and not entry.is_symlink() and entry.stat().st_mtime < cutoff:
-                shutil.rmtree(entry, ignore_errors=True)
+                remove_tree(entry)
         except OSError:
             pass
 
@@ -191,7 +194,7 @@ def import_skill(source: Path, skills_dir: Path, name: str | None = None, replac
     if not source.is_dir() and not is_archive(source):
         raise SkillTransferError(f"{source.name} is neither a folder nor a .zip/.skill archive")
     skills_dir.mkdir(parents=True, exist_ok=True)
-    _remove_stale_staging(skills_dir)
+    remove_stale_staging(skills_dir)
     staging = skills_dir / f"{STAGING_PREFIX}{uuid.uuid4().hex[:12]}"
     staging.mkdir()
     try:
@@ -228,7 +231,7 @@ def import_skill(source: Path, skills_dir: Path, name: str | None = None, replac
     except OSError as exc:
         raise SkillTransferError(f"the skill cannot be written into {skills_dir}: {exc.strerror or exc}") from None
     finally:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
 
 
 def _place(built: Path, skills_dir: Path, staging: Path, name: str, existing: Path | None, restored: bool,
@@ -316,13 +319,13 @@ def export_skill(folder: Path, dest_dir: Path, overwrite: bool = False) -> Path:
         else:
             _swap_in(built, target, staging)
     except (OSError, SkillTransferError) as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
         if created:
-            shutil.rmtree(dest_dir, ignore_errors=True)
+            remove_tree(dest_dir)
         if isinstance(exc, SkillTransferError):
             raise
         raise SkillTransferError(f"cannot write into {dest_dir}: {exc.strerror or exc}") from None
-    shutil.rmtree(staging, ignore_errors=True)
+    remove_tree(staging)
     return target
 
 

@@ -14,6 +14,10 @@ ARCHIVE_SUFFIXES = (".zip", ".skill")
 MAX_FILES = 2000
 MAX_FILE_BYTES = 20 * 1024 * 1024
 MAX_TOTAL_BYTES = 100 * 1024 * 1024
+#: Folder levels below the skill's own folder, and folders in all (50,000 empty folders made every
+#: later skills fingerprint of the mcp command 700 times slower; a 1,200-level one crashed the import).
+MAX_DEPTH = 16
+MAX_FOLDERS = 500
 #: A member that inflates more than this many times its compressed size is treated as a zip bomb.
 MAX_RATIO = 200
 _CHUNK = 64 * 1024
@@ -44,6 +48,9 @@ def _safe_member_parts(name: str) -> list[str] | None:
                                "the archive is refused")
     if not parts or parts[0] in _IGNORED or parts[-1] in _IGNORED:
         return None
+    if len(parts) > MAX_DEPTH + 1:  # the skill's folder itself may be the archive's first level
+        raise SkillSourceError(f"the archive entry {name[:80]!r}... lies {len(parts)} folders deep; a skill may "
+                               f"nest folders at most {MAX_DEPTH} deep")
     return parts
 
 
@@ -72,6 +79,7 @@ def extract_archive(archive: Path, target: Path) -> None:
                                    f"{MAX_FILES} a skill may have")
         plan: list[tuple[zipfile.ZipInfo, list[str]]] = []
         seen: set[str] = set()
+        folders: set[str] = set()
         for info in members:
             parts = _safe_member_parts(info.filename)
             if parts is None:
@@ -86,6 +94,11 @@ def extract_archive(archive: Path, target: Path) -> None:
             if key in seen and not info.is_dir():
                 raise SkillSourceError(f"the archive holds {info.filename!r} twice")
             seen.add(key)
+            for depth in range(1, len(parts) if not info.is_dir() else len(parts) + 1):
+                folders.add("/".join(parts[:depth]).casefold())
+            if len(folders) > MAX_FOLDERS + 1:
+                raise SkillSourceError(f"{archive.name} holds more than {MAX_FOLDERS} folders, more than a skill "
+                                       "may have")
             if info.file_size > MAX_FILE_BYTES:
                 raise SkillSourceError(f"{info.filename!r} is {info.file_size // (1024 * 1024)} MiB, more "
                                        f"than the {MAX_FILE_BYTES // (1024 * 1024)} MiB a skill file may have")
@@ -143,11 +156,19 @@ def copy_folder(source: Path, target: Path, skip_top: tuple[str, ...] = ()) -> N
     source = Path(source)
     count = 0
     total = 0
+    folders = 0
     target.mkdir(parents=True, exist_ok=True)
     for root, dirs, files in os.walk(source, followlinks=False):
         here = Path(root)
         relative = here.relative_to(source)
         dirs[:] = sorted(d for d in dirs if d not in _IGNORED and d != "__pycache__" and not d.startswith("."))
+        # Checked before the walk goes down: os.walk recurses, and thousands of levels overflow it.
+        if dirs and len(relative.parts) >= MAX_DEPTH:
+            raise SkillSourceError(f"{source.name} nests folders more than {MAX_DEPTH} deep ({relative.parts[0]}/...); "
+                                   "a skill may not")
+        folders += len(dirs)
+        if folders > MAX_FOLDERS:
+            raise SkillSourceError(f"{source.name} holds more than {MAX_FOLDERS} folders, more than a skill may have")
         for name in dirs:
             if (here / name).is_symlink():
                 raise SkillSourceError(f"{relative / name} is a symbolic link; replace it with a real "

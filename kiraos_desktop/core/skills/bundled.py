@@ -7,6 +7,7 @@ import shutil
 import uuid
 from pathlib import Path
 
+from .remove_tree import remove_tree
 from .problems import INSTRUCTION_FILE, MANIFEST_FILE
 
 log = logging.getLogger(__name__)
@@ -54,11 +55,11 @@ def install_bundled_skills(target_dir: Path, source_dir: Path | None = None) -> 
         try:
             shutil.copytree(folder, staging, ignore=shutil.ignore_patterns("__pycache__", ".*"))
             if os.path.lexists(destination):  # created meanwhile by someone else: keep theirs
-                shutil.rmtree(staging, ignore_errors=True)
+                remove_tree(staging)
                 continue
             os.rename(staging, destination)
         except OSError as exc:
-            shutil.rmtree(staging, ignore_errors=True)
+            remove_tree(staging)
             if os.path.lexists(destination):
                 continue
             raise OSError(f"cannot install the example skill {folder.name!r} into {target}: {exc}") from exc

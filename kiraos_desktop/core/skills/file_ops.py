@@ -10,6 +10,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterable
 
+from .remove_tree import remove_tree
 from .manifest_fields import dump_manifest
 from .problems import (
     AGENT_SKILL_FILE,
@@ -206,7 +207,7 @@ def create_skill(skills_dir: Path, folder_name: str, manifest_text: str, instruc
             raise SkillFileError(f"{target} already exists")
         os.rename(staging, target)
     except OSError as exc:
-        shutil.rmtree(staging, ignore_errors=True)
+        remove_tree(staging)
         if isinstance(exc, SkillFileError):
             raise
         raise SkillFileError(f"cannot create {target}: {exc.strerror or exc}") from exc
