@@ -48,7 +48,7 @@ def _safe_member_parts(name: str) -> list[str] | None:
                                "the archive is refused")
     if not parts or parts[0] in _IGNORED or parts[-1] in _IGNORED:
         return None
-    if len(parts) > MAX_DEPTH + 1:  # the skill's folder itself may be the archive's first level
+    if len(parts) > MAX_DEPTH + 2:  # the skill's own folder and the file's name besides the levels
         raise SkillSourceError(f"the archive entry {name[:80]!r}... lies {len(parts)} folders deep; a skill may "
                                f"nest folders at most {MAX_DEPTH} deep")
     return parts
