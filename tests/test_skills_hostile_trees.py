@@ -22,6 +22,14 @@ from kiraos_desktop.core.skills.remove_tree import remove_tree
 LEVELS = 1200  # deeper than Python's recursion limit
 
 
+@pytest.fixture(autouse=True)
+def _deep_trees_removed(tmp_path):
+    """pytest removes old temporary folders with shutil.rmtree, which these trees make raise
+    RecursionError (and every later session fail at its end): each test removes its own."""
+    yield
+    assert remove_tree(tmp_path)
+
+
 def deep_folder(top: Path, levels: int = LEVELS) -> Path:
     """`top` with `levels` nested folders "d" and a file at the bottom, made without recursion."""
     here = os.fspath(top)
