@@ -235,6 +235,37 @@ def test_backup_is_a_consistent_copy_and_refuses_to_overwrite(tmp_path):
     engine.close()
 
 
+def test_a_killed_backups_copy_is_removed_by_the_next_backup(tmp_path):
+    import os
+    import time
+
+    engine = make_engine(tmp_path / "a")
+    seed(engine)
+    folder = tmp_path / "backups"
+    folder.mkdir()
+    left = [folder / ".backup.killed1.tmp", folder / ".backup.killed1.tmp-journal"]
+    for path in left:
+        path.write_bytes(b"\0" * 4096)  # what a backup killed mid-copy leaves
+        old = time.time() - transfer.STALE_PART_SECONDS - 60
+        os.utime(path, (old, old))
+    running = folder / ".backup.running.tmp"  # another backup, going on now
+    running.write_bytes(b"\0")
+    transfer.backup(engine.store, folder / "b.db")
+    assert not any(path.exists() for path in left) and running.exists()
+    assert sorted(p.name for p in folder.iterdir()) == [".backup.running.tmp", "b.db"]
+    engine.close()
+
+
+def test_a_cancelled_backup_leaves_no_part_behind(tmp_path):
+    engine = make_engine(tmp_path / "a")
+    seed(engine)
+    folder = tmp_path / "backups"
+    with pytest.raises(Cancelled):
+        transfer.backup(engine.store, folder / "b.db", is_cancelled=lambda: True)
+    assert list(folder.iterdir()) == []
+    engine.close()
+
+
 def test_export_reads_users_a_chunk_at_a_time(stores, monkeypatch):
     store = stores()
     transfer.apply_import(store, transfer.validate_import({"format": "kiraos-desktop-export", "version": 1, "users": [

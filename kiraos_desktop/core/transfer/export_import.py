@@ -10,6 +10,7 @@ import json
 import os
 import sqlite3
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
@@ -73,7 +74,8 @@ def backup(store: "SqliteStore", target: Path, progress: Progress | None = None,
         raise TransferError(f"{target} already exists; choose a new file name")
     try:
         target.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".backup.", suffix=".tmp", dir=target.parent)
+        remove_stale_backup_parts(target.parent)
+        fd, tmp = tempfile.mkstemp(prefix=_PART_PREFIX, suffix=_PART_SUFFIX, dir=target.parent)
     except OSError as exc:
         raise _write_error(target, exc) from None
     os.close(fd)
@@ -93,10 +95,32 @@ def backup(store: "SqliteStore", target: Path, progress: Progress | None = None,
     except BaseException:
         dest.close()
         Path(tmp).unlink(missing_ok=True)
+        Path(tmp + "-journal").unlink(missing_ok=True)
         raise
     finally:
         source.close()
     return target
+
+
+#: A backup's copy in progress: `.backup.<random>.tmp` (and SQLite's `-journal` beside it).
+_PART_PREFIX, _PART_SUFFIX = ".backup.", ".tmp"
+#: Older than this, such a file is what a killed backup left (a running one writes to it all the time).
+STALE_PART_SECONDS = 600
+
+
+def remove_stale_backup_parts(folder: Path) -> list[Path]:
+    """Delete what killed backups left in `folder` (an 81 MB copy stayed for ever); the removed files."""
+    cutoff = time.time() - STALE_PART_SECONDS
+    removed = []
+    for pattern in (f"{_PART_PREFIX}*{_PART_SUFFIX}", f"{_PART_PREFIX}*{_PART_SUFFIX}-journal"):
+        for path in folder.glob(pattern):
+            try:
+                if path.is_file() and not path.is_symlink() and path.stat().st_mtime < cutoff:
+                    path.unlink()
+                    removed.append(path)
+            except OSError:
+                pass
+    return removed
 
 
 _PROFILE_FIELDS = (UserProfile.user_id, UserProfile.memory_key, UserProfile.memory_value, UserProfile.updated_at,
