@@ -232,6 +232,22 @@ def test_a_head_that_never_ends_is_refused_as_it_arrives(api_server):
     assert status == 431 and json.loads(body)["error"]["code"] == "head_too_large"
 
 
+@pytest.mark.parametrize("raw", [
+    # a whole head of 90 KB in one send (it was accepted)
+    b"GET /v1/skills HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Long: " + b"a" * 90_000 + b"\r\n\r\n",
+    # a request line of 100 KB (the parser's own limit answered 400 "not valid HTTP/1.1")
+    b"GET /v1/context?user_id=" + b"u" * 100_000 + b" HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n",
+])
+def test_a_head_past_the_limit_sent_at_once_is_a_431(api_server, raw):
+    with connect(api_server) as sock:
+        try:
+            sock.sendall(raw)
+        except (BrokenPipeError, ConnectionResetError):
+            pass
+        status, _, body = read_reply(sock)
+    assert status == 431 and json.loads(body)["error"]["code"] == "head_too_large"
+
+
 def test_a_large_body_is_not_counted_as_head(api_server):
     body = json.dumps({"user_id": "u1", "text": "x" * 900_000}).encode()
     raw = (f"POST /v1/commands HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer {TOKEN}\r\n"
