@@ -128,13 +128,19 @@ def test_symlink_loop_folder_and_file(tmp_path):
     assert_good_loaded(router)
 
 
-def test_symlinked_skill_folder_is_followed(tmp_path):
+def test_a_symlinked_skill_folder_is_listed_with_an_error_and_never_served(tmp_path):
+    # DESIGN 13: nothing outside the skills folder, links included (its `file` argument read under
+    # the link's target, anywhere on the disk).
     elsewhere = tmp_path / "elsewhere"
     write_skill(elsewhere, "real", manifest("linked"))
     skills = tmp_path / "skills"
     skills.mkdir()
     os.symlink(elsewhere / "real", skills / "linked")
-    assert SkillRouter(skills).get("linked").valid
+    router = SkillRouter(skills)
+    [skill] = router.skills()
+    [problem] = problems_of(skill, "folder", "error")
+    assert "symbolic link" in problem.message
+    assert not skill.valid and router.enabled_skills() == [] and router.get("linked") is None
 
 
 def test_folder_vanishing_mid_scan(tmp_path, monkeypatch):

@@ -139,14 +139,15 @@ def load_agent_folder(folder: Path) -> LoadedSkill:
 def load_skill_folder(folder: Path) -> LoadedSkill | None:
     """Read one skill folder; None only when the folder no longer exists at all."""
     folder = Path(folder)
+    if os.path.islink(folder):  # DESIGN 13: nothing outside the skill folder, links included
+        problem = error("folder", f"The skill folder {folder.name!r} is a symbolic link; a skill must be a real "
+                                  "folder inside the skills folder (a link may lead anywhere). Move the skill's "
+                                  "folder here instead of linking it.")
+        return LoadedSkill(Skill(name=folder.name, folder=folder, problems=[problem]), [problem],
+                           TextFile(None, None))
     try:
         st = os.stat(folder)
     except OSError:
-        if os.path.islink(folder):
-            problem = error("folder", f"The skill folder {folder.name!r} is a symbolic link that cannot be "
-                                      "followed (a loop or a missing target); fix or remove the link.")
-            return LoadedSkill(Skill(name=folder.name, folder=folder, problems=[problem]), [problem],
-                               TextFile(None, None))
         return None
     if not stat.S_ISDIR(st.st_mode):
         return None
