@@ -290,3 +290,13 @@ def test_the_user_search_finds_what_it_finds_on_sqlite(pg_url, text, expected):
     if expected:
         assert [u.user_id for u in store.search_users_after(text, False, expected[0], 5)] == expected[1:6]
     store.close()
+
+
+def test_a_refusal_for_another_reason_says_what_the_server_said(pg_server):
+    # The test server has no SSL: "Cannot reach ... check host and port" would send the operator
+    # looking in the wrong place.
+    with pytest.raises(StoreUnavailable) as refused:
+        PgMemoryStore(pg_server.url("postgres") + "?sslmode=require")
+    message = str(refused.value)
+    assert "refused the connection" in message and "SSL" in message
+    assert "Cannot reach" not in message and PASSWORD not in message and "\n" not in message

@@ -83,8 +83,29 @@ def connect_error(url: str, exc: BaseException) -> StoreUnavailable:
     if isinstance(exc, psycopg.ProgrammingError) or "invalid" in text or "missing" in text:
         return StoreUnavailable("The database URL is not valid: write it as "
                                 "postgresql://user:password@host:port/database.")
-    return StoreUnavailable(f"Cannot reach PostgreSQL at {where}: check that the server is running and that "
-                            "the host and port of the database URL are right.")
+    if any(sign in text for sign in _UNREACHABLE):
+        return StoreUnavailable(f"Cannot reach PostgreSQL at {where}: check that the server is running and that "
+                                "the host and port of the database URL are right.")
+    # Reached, and refused for another reason (SSL required by one side, an option the role may not
+    # set, too many connections, ...): what the server said is what to fix.
+    return StoreUnavailable(f"PostgreSQL at {where} refused the connection: {_server_said(url, exc)}")
+
+
+#: Words of a connection attempt that never reached a server (refused, timed out, unknown host).
+_UNREACHABLE = ("connection refused", "timeout", "timed out", "could not translate host name",
+                "name or service not known", "no route to host", "network is unreachable",
+                "could not connect", "no such file or directory", "nodename nor servname")
+
+
+def _server_said(url: str, exc: BaseException) -> str:
+    """The driver's message on one line, without the URL's secrets, at most 300 characters."""
+    said = " ".join(str(exc).split())
+    said = said.split(" failed: ", 1)[-1] if " failed: " in said else said  # the server's own words
+    try:
+        said = parse_database_url(url).hide_secrets(said)
+    except DatabaseUrlError:
+        pass
+    return said[:300] or type(exc).__name__
 
 
 def _dead(conn) -> bool:
