@@ -96,12 +96,46 @@ class TooDeepError(json.JSONDecodeError):
         super().__init__("it is nested too deeply", text, 0)
 
 
+class RepeatedKeyError(json.JSONDecodeError):
+    """An object with a key twice: which value counts depends on the reader (Python's takes the last),
+    so a file that another tool reads one way is not read another here: refused, as the API does."""
+
+    def __init__(self, key: str, text: str):
+        quoted = json.dumps(key, ensure_ascii=False)
+        first = text.find(quoted)
+        second = text.find(quoted, first + 1) if first >= 0 else -1
+        super().__init__(f"the key {quoted} appears twice in one object; keep one", text, max(second, 0))
+
+
+class _Repeated(Exception):
+    def __init__(self, key: str):
+        super().__init__(key)
+        self.key = key
+
+
+def _unique_keys(pairs: list) -> dict:
+    data = dict(pairs)
+    if len(data) != len(pairs):
+        seen: set = set()
+        for key, _ in pairs:
+            if key in seen:
+                raise _Repeated(key)
+            seen.add(key)
+    return data
+
+
+_DECODER = json.JSONDecoder(object_pairs_hook=_unique_keys)
+
+
 def loads(text: str) -> Any:
-    """json.loads() that also refuses lone surrogates (LoneSurrogateError, a ValueError) and
-    nesting too deep to decode (TooDeepError, a json.JSONDecodeError)."""
+    """json.loads() that also refuses a key repeated within an object (RepeatedKeyError), lone
+    surrogates (LoneSurrogateError, a ValueError) and nesting too deep to decode (TooDeepError);
+    RepeatedKeyError and TooDeepError are json.JSONDecodeErrors, reported as invalid JSON."""
     try:
-        data = json.loads(text)
+        data = _DECODER.decode(text)
     except RecursionError:
         raise TooDeepError(text) from None
+    except _Repeated as exc:
+        raise RepeatedKeyError(exc.key, text) from None
     check_text(data, text)
     return data
