@@ -94,3 +94,18 @@ def test_a_postgres_deadlock_victim_is_a_retryable_busy_not_a_driver_error(pg_ur
     assert [e.summary for e in store.get_events("a")] == ["warm-up"]  # nothing of the batch was written
     store.add_event("b", "once more", actor="test")  # retried by the caller, it goes through
     store.close()
+
+
+def test_a_full_disk_is_a_clear_503_and_nothing_is_written(tmp_path):
+    store = SqliteStore(tmp_path / "m.db")
+    store.add_event("u", "before", actor="test")
+    conn = store.writer.connection()
+    pages = conn.execute("PRAGMA page_count").fetchone()[0]
+    conn.execute(f"PRAGMA max_page_count = {pages}")  # SQLite answers as a full disk does (SQLITE_FULL)
+    with pytest.raises(errors.StoreUnavailable, match="disk .* is full") as caught:
+        store.add_event("u", "x" * 1000 * 1, actor="test")
+        for n in range(200):
+            store.add_event("u", f"{n} " + "y" * 900, actor="test")
+    assert from_store_error(caught.value).status == 503
+    assert "free some space" in str(caught.value)
+    store.close()

@@ -23,6 +23,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass
+from kiraos_desktop.core.storage.errors import classify
 from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, TERMS_VERSION, terms
 from kiraos_desktop.core.storage.rows import EVENT_COLUMNS, EVENT_SELECT, NEWEST_EVENTS_FIRST
 
@@ -193,7 +194,9 @@ def drain(conn: sqlite3.Connection, limit: int = DRAIN_PER_COMMIT) -> int:
         nums = _indexed_nums(conn, [row[1] for row in rows if row[2] is not None])
         if nums:
             _apply(conn, *queued_term_changes([row for row in rows if row[1] in nums], nums.__getitem__))
-    except Exception:
+    except Exception as exc:
+        if classify(exc) is not None:  # the database's state (full, busy), not the queued data: the write fails
+            raise
         conn.execute("ROLLBACK TO kd_recall")
         log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))
     conn.execute("RELEASE kd_recall")

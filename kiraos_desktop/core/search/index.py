@@ -27,6 +27,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 
+from kiraos_desktop.core.storage.errors import classify
 from kiraos_desktop.core.storage.sqlite.profile_hints import pairs
 from kiraos_desktop.core.recall.text import TERMS_VERSION, terms
 
@@ -249,7 +250,9 @@ def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH,
                     deltas[(term, user_id)] += 1
         _count_events(conn, deltas)
         _reindex_profiles(conn, profile_users, hints)
-    except Exception:
+    except Exception as exc:
+        if classify(exc) is not None:  # the database's state (full, busy), not the queued data: the write fails
+            raise
         conn.execute("ROLLBACK TO kd_usearch")
         log.exception("the user search index could not take %d queued changes; they are skipped", len(rows))
     conn.execute("RELEASE kd_usearch")

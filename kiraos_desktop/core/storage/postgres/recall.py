@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 
+from kiraos_desktop.core.storage.errors import classify
 from kiraos_desktop.core.recall import index as recall_index
 from kiraos_desktop.core.storage.dialect import PgConnection
 from kiraos_desktop.core.recall.index import (
@@ -77,7 +78,9 @@ def drain(conn, limit: int = DRAIN_PER_COMMIT) -> int:
             removed, added = queued_term_changes([row for row in rows if row[1] in nums], nums.__getitem__)
             with conn.pipeline():  # its own sync: an error surfaces here, not at the commit
                 _apply(conn, removed, added)
-    except Exception:
+    except Exception as exc:
+        if classify(exc) is not None:  # the database's state (full, busy), not the queued data: the write fails
+            raise
         conn.execute("ROLLBACK TO kd_recall")
         log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))
     conn.execute("RELEASE kd_recall")
