@@ -78,7 +78,7 @@ class UserListModel(QAbstractListModel):
         return None
 
 
-#: Narrower than this, the search field goes above the list (side by side it was ~60 px wide at 1024x700).
+# Narrower than this, the search field goes above the list (side by side it was ~60 px wide at 1024x700).
 STACKED_BELOW = 300
 
 
