@@ -120,6 +120,7 @@ class MainWindow(QMainWindow):
         self.coalescer.triggered.connect(self._on_coalescer_triggered)
         self.server_state.state_changed.connect(self._on_server_state_changed)
         self.writer.failed.connect(self._on_writer_failed)
+        self.writer.refused.connect(self._on_writer_refused)
         self.users_page.status_message.connect(self._on_page_status_message)
         self.overview_page.user_activated.connect(self._on_overview_user_activated)
         self.overview_page.guide_requested.connect(self.show_guide)
@@ -322,6 +323,11 @@ class MainWindow(QMainWindow):
 
     def _on_db_outage_changed(self, unreachable: bool) -> None:
         self.statusBar().showMessage(self.db_outage.message(), 0 if unreachable else 8000)
+
+    def _on_writer_refused(self, message: str) -> None:
+        self._prompts.error(self, self.tr("Not saved"), self.tr(
+            "The change was not saved: {message}\n\nNothing else was changed; everything saved before is kept.").format(
+            message=message))
 
     def _on_writer_failed(self, message: str) -> None:
         self.statusBar().showMessage(self.tr("Undo/redo failed: {message}").format(message=message), 10000)

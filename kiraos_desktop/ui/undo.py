@@ -12,7 +12,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 
 from kiraos_desktop.core.memory.history import revert_changes
-from kiraos_desktop.core.memory.records import StoreError
+from kiraos_desktop.core.memory.records import StoreError, StoreUnavailable
 from kiraos_desktop.core.storage.protocol import MemoryBatch, MemoryStore
 
 T = TypeVar("T")
@@ -55,6 +55,9 @@ class UndoableWriter(QObject):
     """What widgets use to write: one transaction per call, pushed onto the window's undo stack."""
 
     failed = Signal(str)  # an undo or redo could not be applied (message for the status bar)
+    # A write the database refused (another program's lock, a full disk, the server gone): nothing of
+    # it was written. The window tells the user; the caller gets the StoreUnavailable and stops there.
+    refused = Signal(str)
 
     def __init__(self, store: MemoryStore, stack: QUndoStack, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -62,9 +65,14 @@ class UndoableWriter(QObject):
         self.stack = stack
 
     def write(self, text: str, work: Callable[[MemoryBatch], T]) -> T:
-        """Run `work(batch)` in one transaction as actor "gui"; errors propagate and nothing is kept."""
-        with self.store.batch(GUI_ACTOR) as batch:
-            result = work(batch)
+        """Run `work(batch)` in one transaction as actor "gui"; errors propagate and nothing is kept
+        (a StoreUnavailable is also reported on `refused`)."""
+        try:
+            with self.store.batch(GUI_ACTOR) as batch:
+                result = work(batch)
+        except StoreUnavailable as exc:
+            self.refused.emit(str(exc))
+            raise
         self.record(text, batch.change_ids)
         return result
 

@@ -1248,6 +1248,18 @@ Nothing was changed.</source>
         <translation>KiraOS {layout} 数据：</translation>
     </message>
     <message>
+        <source>Not saved</source>
+        <translation>未保存</translation>
+    </message>
+    <message>
+        <source>The change was not saved: {message}
+
+Nothing else was changed; everything saved before is kept.</source>
+        <translation>这次修改没有保存：{message}
+
+其他内容都没有改动；之前保存的一切都还在。</translation>
+    </message>
+    <message>
         <source>The API is serving at {url}. The bot loses its memory while KiraOS Desktop is closed.
 
 Quit anyway?</source>

@@ -68,8 +68,8 @@ class SkillTableView(QTableView):
         self.sourceDropped.emit(source)
 
 
-#: The skill list's width: what is left at 1024x700 beside the editor and the sample call, which
-#: need the rest; the names are shown whole, the commands take what remains.
+# The skill list's width: what is left at 1024x700 beside the editor and the sample call, which
+# need the rest; the names are shown whole, the commands take what remains.
 MIN_LIST_WIDTH = 256  # a long name and the whole Command title side by side
 
 

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.memory.records import (
     CATEGORIES,
     MAX_EVENT_CHARS,
@@ -189,6 +190,8 @@ class AddProfileDialog(QDialog):
         except ValidationError as exc:
             self.show_error(exc.field, exc.message)
             return
+        except StoreUnavailable:  # the window says why; the dialog stays open with what was typed
+            return
         except LimitError as exc:
             message = str(exc)
             if exc.limit:
@@ -240,6 +243,8 @@ class AddEventDialog(QDialog):
                 self._submit(text)
             except ValidationError as exc:
                 message = exc.message
+            except StoreUnavailable:  # the window says why; the dialog stays open with the text
+                return
         if message:
             self.error.setText(message)
             self.error.show()

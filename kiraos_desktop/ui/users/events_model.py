@@ -7,7 +7,13 @@ from typing import cast
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal
 from PySide6.QtWidgets import QLineEdit, QStyledItemDelegate, QWidget
 
-from kiraos_desktop.core.memory.records import MAX_EVENT_CHARS, MAX_TAG_CHARS, EventEntry, ValidationError
+from kiraos_desktop.core.memory.records import (
+    MAX_EVENT_CHARS,
+    MAX_TAG_CHARS,
+    EventEntry,
+    StoreUnavailable,
+    ValidationError,
+)
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
@@ -105,6 +111,8 @@ class EventsModel(KeyedTableModel):
                 title, lambda batch: batch.update_event(user_id, event.id, summary, written_tag))
         except ValidationError as exc:
             self.write_failed.emit(exc.field, exc.message)
+            return False
+        except StoreUnavailable:  # the writer reported it
             return False
         if not found:
             self.write_failed.emit("event_summary", self.tr("this event no longer exists"))

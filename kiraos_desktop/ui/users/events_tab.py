@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
+from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
@@ -95,7 +96,10 @@ class EventsTab(TableTab):
         if not user_id or not ids:
             return
         text = self.tr("Delete event") if len(ids) == 1 else self.tr("Delete %n events", "", len(ids))
-        deleted = self._writer.write(text, lambda batch: sum(1 for i in ids if batch.delete_event(user_id, i)))
+        try:
+            deleted = self._writer.write(text, lambda batch: sum(1 for i in ids if batch.delete_event(user_id, i)))
+        except StoreUnavailable:  # the writer reported it
+            return
         self.refresh()
         self.status_message.emit(self.tr("Deleted %n events. Undo with Ctrl+Z.", "", deleted))
 

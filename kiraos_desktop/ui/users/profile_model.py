@@ -5,6 +5,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, QSortFilterProxyM
 from PySide6.QtGui import QFont, QPalette
 from PySide6.QtWidgets import QApplication
 
+from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.memory.records import CATEGORY_RANK, LimitError, ProfileEntry, ValidationError
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.core.timeutil import now_iso
@@ -180,6 +181,8 @@ class ProfileModel(KeyedTableModel):
                 self.tr("Edit {key}").format(key=key),
                 lambda batch: batch.set_profile(user_id, key, changes["value"], confidence=changes["confidence"],
                                                 category=changes["category"], expires_at=changes["expires_at"]))
+        except StoreUnavailable:  # the writer reported it
+            return False
         except (ValidationError, ExpiryInputError, LimitError, ValueError, TypeError) as exc:
             message = exc.message if isinstance(exc, ValidationError) else str(exc)
             self.write_failed.emit(getattr(exc, "field", field), message)

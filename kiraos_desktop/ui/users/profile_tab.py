@@ -4,6 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QItemSelectionModel, Qt, QTimer
 from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QPushButton, QWidget
 
+from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.memory.records import MAX_VALUE_CHARS
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.users.field_validation import check_value_text
@@ -136,7 +137,10 @@ class ProfileTab(TableTab):
             return
         text = (self.tr("Delete {key}").format(key=keys[0]) if len(keys) == 1
                 else self.tr("Delete %n entries", "", len(keys)))
-        deleted = self._writer.write(text, lambda batch: sum(1 for k in keys if batch.delete_profile(user_id, k)))
+        try:
+            deleted = self._writer.write(text, lambda batch: sum(1 for k in keys if batch.delete_profile(user_id, k)))
+        except StoreUnavailable:  # the writer reported it
+            return
         self.refresh()
         self.status_message.emit(self.tr("Deleted %n entries. Undo with Ctrl+Z.", "", deleted))
 
@@ -144,7 +148,10 @@ class ProfileTab(TableTab):
         user_id = self.model.user_id
         if not user_id:
             return
-        purged = self._writer.write(self.tr("Purge expired entries"), lambda batch: batch.purge_expired(user_id))
+        try:
+            purged = self._writer.write(self.tr("Purge expired entries"), lambda batch: batch.purge_expired(user_id))
+        except StoreUnavailable:  # the writer reported it
+            return
         self.refresh()
         self.status_message.emit(self.tr("Purged %n expired entries.", "", purged))
 

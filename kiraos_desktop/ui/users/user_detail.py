@@ -7,6 +7,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTabWidget, QVBoxLayout, QWidget
 
+from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.transfer import export_import as transfer
 from kiraos_desktop.core.context.builder import ContextBuilder
 from kiraos_desktop.core.storage.protocol import MemoryStore
@@ -143,8 +144,11 @@ class UserDetail(QWidget):
             events=self.tr("%n events", "", summary.event_count))
         if not self._prompts.confirm(self, self.tr("Clear memory"), question, self.tr("Clear memory")):
             return
-        profiles, events = self._writer.write(self.tr("Clear memory of {user}").format(user=user_id),
-                                              lambda batch: batch.clear_user(user_id))
+        try:
+            profiles, events = self._writer.write(self.tr("Clear memory of {user}").format(user=user_id),
+                                                  lambda batch: batch.clear_user(user_id))
+        except StoreUnavailable:  # the writer reported it
+            return
         self.refresh(None)
         self.status_message.emit(self.tr("Cleared {user}: {entries} and {events} deleted.").format(
             user=user_id, entries=self.tr("%n profile entries", "", profiles), events=self.tr("%n events", "", events)))
