@@ -120,11 +120,14 @@ class ContextFastPath:
             # one not cached, or for another budget, is made now (and cached when it can be).
             if self._inline_plain and not query:
                 block, hit = build(uid, max_chars=max_chars, query=query)
-            else:  # cached ones answered here, others made off the loop
-                block = self._context.peek_cached(uid, max_chars=max_chars, query=query)
-                hit = block is not None
-                if not hit and query:  # a new message: made here when the cache holds all it needs
-                    block = self._context.cached_recall_block(uid, max_chars=max_chars, query=query)
+            else:  # cached ones answered here (a new message too, when the cache holds all it needs),
+                # others made off the loop
+                if query:
+                    block, hit = self._context.cached_recall_block(uid, max_chars=max_chars, query=query) \
+                        or (None, False)
+                else:
+                    block = self._context.peek_cached(uid, max_chars=max_chars)
+                    hit = block is not None
                 if block is None:
                     missing.append(len(blocks))
             cached = cached and hit

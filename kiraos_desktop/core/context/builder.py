@@ -26,7 +26,7 @@ from kiraos_desktop.core.context.entries import CachedBlock, CachedRecall, exact
 from kiraos_desktop.core.context.recall import MadeBlock, RecallBlock, make_block, made_items, recalled_events
 from kiraos_desktop.core.recall.ranking import scoring_window
 from kiraos_desktop.core.recall.window import WINDOW, RecallWindow
-from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, query_terms
+from kiraos_desktop.core.recall.text import query_terms
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
 
 if TYPE_CHECKING:
@@ -200,31 +200,16 @@ class ContextBuilder:
         return self._read(user_id, events, default)[1], False
 
     def cached_recall_block(self, user_id: str, max_chars: int | None = None,
-                            query: str | None = None) -> CachedRecall | None:
-        """The block for a message under the configured budget when it can be made from what the cache
-        holds (the plain block, and a window that needs no older events), else None: no database read,
-        and bounded work (recall/text.MAX_SCORED_CHARS), so an event loop may run it."""
+                            query: str | None = None) -> tuple[CachedRecall, bool] | None:
+        """(the block for a message under the configured budget, whether it was cached) when it is cached
+        or can be made from what the cache holds (the plain block, and a window that needs no older
+        events), else None: no database read, and bounded work (recall/text.MAX_SCORED_CHARS), so an
+        event loop may run it."""
         words = query_terms(query) if query else ()
         events, default, budget = self._variant(None, max_chars)
         if not words or budget != default or events <= 0:
             return None
-        with self._lock:
-            blocks = self._cache.get(user_id)
-            if not blocks:
-                return None
-            seen = (self._epoch, self._changes.get(user_id, 0))
-            raw, plain, window = blocks.get((events, words)), blocks.get(events), blocks.get(_WINDOW_KEY)
-        now = datetime.now()
-        hit = exact(raw, CachedRecall, default, now)
-        if hit is not None:
-            return hit
-        plain = exact(plain, CachedBlock, default, now)
-        if plain is None or window is None or window[0] != max(WINDOW, events):
-            return None
-        window = RecallWindow._make(window)
-        if not window.complete and window.scored_chars() < MAX_SCORED_CHARS:
-            return None  # older events would be read from the index
-        return self._recall_made(user_id, words, events, default, seen, plain, window, now)[0]
+        return self._recall_entry(user_id, words, events, default, read=False)
 
     def _read(self, user_id: str, events: int, budget: int) -> tuple[UserContext, CachedBlock]:
         """The block under the configured budget from the database, cached unless its user changed meanwhile."""
@@ -273,18 +258,18 @@ class ContextBuilder:
             return None, None
         window = window or self._window(user_id, events)
         older, total = [], window.count()
-        # Older events: those the index finds (the window's were searched here), unless the window's
-        # text already takes the whole of a query's budget (recall_text.MAX_SCORED_CHARS).
-        if not window.complete and window.scored_chars() < MAX_SCORED_CHARS:
+        if window.needs_older():  # those the index finds (the window's were searched here)
             _, found, total = self._store.recall_rows(user_id, words, 0, scan=False)
             held = set(window.event_ids())
             older = [event for event in found if event.id not in held]
         return window, make_block(user_id, words, plain, window, older, total, events, budget, moment)
 
-    def _recall_entry(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> tuple:
+    def _recall_entry(self, user_id: str, words: tuple[str, ...], events: int, default: int,
+                      read: bool = True) -> tuple | None:
         """(the block for a message's words under the configured budget, whether it was cached): cached,
         or made from the user's cached entries, all looked up at once (a new message on every request
-        is what a bot sends)."""
+        is what a bot sends). Without `read`, None when that would read the database (the plain block
+        or the window not cached, or older events needed)."""
         with self._lock:
             blocks = self._cache.get(user_id)
             seen = (self._epoch, self._changes.get(user_id, 0))
@@ -296,8 +281,14 @@ class ContextBuilder:
         hit = exact(raw, CachedRecall, default, now)
         if hit is not None:
             return hit, True
-        plain = self._plain(user_id, events, default, plain, now)
-        window = self._window(user_id, events, window, seen) if events > 0 else None
+        if read:
+            plain = self._plain(user_id, events, default, plain, now)
+            window = self._window(user_id, events, window, seen) if events > 0 else None
+        else:
+            plain = exact(plain, CachedBlock, default, now)
+            window = RecallWindow._make(window) if window is not None and window[0] == max(WINDOW, events) else None
+            if plain is None or window is None or window.needs_older():
+                return None
         return self._recall_made(user_id, words, events, default, seen, plain, window, now)[0], False
 
     def _recall_cached(self, user_id: str, words: tuple[str, ...], events: int, default: int) -> CachedRecall:

@@ -156,6 +156,11 @@ class RecallWindow(NamedTuple):
         """How much of the window's text a query searches: its newest events up to MAX_SCORED_CHARS."""
         return min(len(self.folded), MAX_SCORED_CHARS)
 
+    def needs_older(self) -> bool:
+        """Whether a query also scores the user's events older than the window: the window does not hold
+        them all and its own text leaves some of the budget (recall/text.MAX_SCORED_CHARS)."""
+        return not self.complete and self.scored_chars() < MAX_SCORED_CHARS
+
     def matches(self, words: tuple[str, ...], inside: tuple) -> dict[int, list[tuple[str, float]]]:
         """The events that hold a word: position -> [(word, weight), ...] in the words' order; only the
         newest events whose texts fit in scored_chars() are searched (a bound on a query's work).
