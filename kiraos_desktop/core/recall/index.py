@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import sqlite3
 from dataclasses import dataclass
-from kiraos_desktop.core.storage.errors import classify
+from kiraos_desktop.core.storage.errors import queued_rows_skipped_on_error
 from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, TERMS_VERSION, terms
 from kiraos_desktop.core.storage.rows import EVENT_COLUMNS, EVENT_SELECT, NEWEST_EVENTS_FIRST
 
@@ -189,17 +189,10 @@ def drain(conn: sqlite3.Connection, limit: int = DRAIN_PER_COMMIT) -> int:
         return len(rows)
     if not rows:
         return 0
-    conn.execute("SAVEPOINT kd_recall")
-    try:
+    with queued_rows_skipped_on_error(conn, "kd_recall", "recall index", len(rows)):
         nums = _indexed_nums(conn, [row[1] for row in rows if row[2] is not None])
         if nums:
             _apply(conn, *queued_term_changes([row for row in rows if row[1] in nums], nums.__getitem__))
-    except Exception as exc:
-        if classify(exc) is not None:  # the database's state (full, busy), not the queued data: the write fails
-            raise
-        conn.execute("ROLLBACK TO kd_recall")
-        log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))
-    conn.execute("RELEASE kd_recall")
     conn.execute("DELETE FROM recall_queue WHERE seq <= ?", (rows[-1][0],))
     return len(rows)
 

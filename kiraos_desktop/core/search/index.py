@@ -27,7 +27,7 @@ import sqlite3
 from collections import Counter
 from dataclasses import dataclass
 
-from kiraos_desktop.core.storage.errors import classify
+from kiraos_desktop.core.storage.errors import queued_rows_skipped_on_error
 from kiraos_desktop.core.storage.sqlite.profile_hints import pairs
 from kiraos_desktop.core.recall.text import TERMS_VERSION, terms
 
@@ -236,8 +236,7 @@ def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH,
         return len(rows)
     if not rows:
         return 0
-    conn.execute("SAVEPOINT kd_usearch")
-    try:
+    with queued_rows_skipped_on_error(conn, "kd_usearch", "user search index", len(rows)):
         profile_users: dict[str, None] = {}
         deltas: Counter = Counter()
         for _, user_id, event_id, old_text, new_text in rows:
@@ -250,12 +249,6 @@ def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH,
                     deltas[(term, user_id)] += 1
         _count_events(conn, deltas)
         _reindex_profiles(conn, profile_users, hints)
-    except Exception as exc:
-        if classify(exc) is not None:  # the database's state (full, busy), not the queued data: the write fails
-            raise
-        conn.execute("ROLLBACK TO kd_usearch")
-        log.exception("the user search index could not take %d queued changes; they are skipped", len(rows))
-    conn.execute("RELEASE kd_usearch")
     if isinstance(conn, sqlite3.Connection):  # one writer: nothing was queued meanwhile below the last
         conn.execute("DELETE FROM usersearch_queue WHERE seq <= ?", (rows[-1][0],))
     else:

@@ -13,9 +13,14 @@ Every StoreUnavailable is a 503 on the API and a message box in the window.
 """
 from __future__ import annotations
 
+import logging
 import sqlite3
+from contextlib import contextmanager
+from typing import Iterator
 
 from kiraos_desktop.core.memory.records import StoreUnavailable
+
+log = logging.getLogger(__name__)
 
 BUSY, CONFLICT, DISK_FULL, PERMISSION = "busy", "conflict", "disk full", "permission"
 
@@ -73,3 +78,19 @@ def store_error(exc: BaseException, where: str) -> StoreUnavailable | None:
         return StoreUnavailable(f"The memory database ({where}) may not be written by this user. Nothing was "
                                 "written; check the file's or the database role's permissions.")
     return None
+
+
+@contextmanager
+def queued_rows_skipped_on_error(conn, savepoint: str, what: str, count: int) -> Iterator[None]:
+    """Index work on `count` queued rows inside SAVEPOINT `savepoint` (SQLite or psycopg connection): an
+    error of the rows' data rolls that work back and is logged, the rows skipped (they would fail the
+    same way at every drain); one of the database's state (classify(): full, busy) fails the write."""
+    conn.execute(f"SAVEPOINT {savepoint}")
+    try:
+        yield
+    except Exception as exc:
+        if classify(exc) is not None:
+            raise
+        conn.execute(f"ROLLBACK TO {savepoint}")
+        log.exception("the %s could not take %d queued changes; they are skipped", what, count)
+    conn.execute(f"RELEASE {savepoint}")

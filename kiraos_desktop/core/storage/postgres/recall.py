@@ -6,9 +6,8 @@ user numbers come from a sequence, and two processes may index the same user at 
 """
 from __future__ import annotations
 
-import logging
 
-from kiraos_desktop.core.storage.errors import classify
+from kiraos_desktop.core.storage.errors import queued_rows_skipped_on_error
 from kiraos_desktop.core.recall import index as recall_index
 from kiraos_desktop.core.storage.dialect import PgConnection
 from kiraos_desktop.core.recall.index import (
@@ -19,7 +18,6 @@ from kiraos_desktop.core.recall.index import (
     read_build_state,
 )
 
-log = logging.getLogger(__name__)
 
 _INSERT_TERM = "INSERT INTO recall_terms (u, term, event_id) VALUES (%s, %s, %s) ON CONFLICT DO NOTHING"
 _DELETE_TERM = "DELETE FROM recall_terms WHERE u = %s AND term = %s AND event_id = %s"
@@ -71,19 +69,12 @@ def drain(conn, limit: int = DRAIN_PER_COMMIT) -> int:
                         "ORDER BY seq LIMIT %s FOR UPDATE SKIP LOCKED", (limit,)).fetchall()
     if not rows:
         return 0
-    conn.execute("SAVEPOINT kd_recall")
-    try:
+    with queued_rows_skipped_on_error(conn, "kd_recall", "recall index", len(rows)):
         nums = _indexed_nums(conn, PgConnection(conn), [row[1] for row in rows if row[2] is not None])
         if nums:
             removed, added = queued_term_changes([row for row in rows if row[1] in nums], nums.__getitem__)
             with conn.pipeline():  # its own sync: an error surfaces here, not at the commit
                 _apply(conn, removed, added)
-    except Exception as exc:
-        if classify(exc) is not None:  # the database's state (full, busy), not the queued data: the write fails
-            raise
-        conn.execute("ROLLBACK TO kd_recall")
-        log.exception("the recall index could not take %d queued changes; they are skipped", len(rows))
-    conn.execute("RELEASE kd_recall")
     conn.execute("DELETE FROM recall_queue WHERE seq = ANY(%s)", ([row[0] for row in rows],))
     return len(rows)
 
