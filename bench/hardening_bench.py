@@ -229,14 +229,8 @@ def part_freeze(checkout: Path, seconds: float) -> dict:
         server.stop()
     server = Server(checkout, {"max_event_keep": 0})
     try:
-        # 1,300 events of today for one user, written directly (as the plugin would have).
         server.stop()
-        now = datetime.now(timezone.utc).astimezone().replace(tzinfo=None).isoformat(timespec="seconds")
-        conn = sqlite3.connect(server.db)
-        with conn:
-            conn.executemany("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES (?, ?, ?)",
-                             [("busy_user", op["value"], now) for op in events(1300, 1000, "today")])
-        conn.close()
+        _today_events(server.db, {"busy_user": 1300})
         server.start()
         client, stop, latencies = server.client(), threading.Event(), []
         client.update("busy_user", [{"op": "event", "value": "warm-up"}])

@@ -40,7 +40,7 @@ from kiraos_desktop.core.storage.rows import (
 )
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, connection_layout
-from kiraos_desktop.core.storage.errors import store_error
+from kiraos_desktop.core.storage.errors import BUSY, classify, store_error
 from kiraos_desktop.core.storage.protocol import KEEP_TAG, WriterBusy
 from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
 from kiraos_desktop.core.storage.sqlite.write_gaps import WriteGaps
@@ -359,7 +359,7 @@ class SqliteStore:
         try:
             execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:
-            if "locked" in str(exc) or "busy" in str(exc):
+            if classify(exc) == BUSY:
                 raise WriterBusy("another process is writing to the database; retry with wait=True") from None
             raise
         finally:
