@@ -37,7 +37,7 @@ def test_a_sqlite_lock_kept_by_another_program_is_busy_after_a_bounded_wait(tmp_
         with pytest.raises(StoreBusy, match="busy") as caught:
             store.add_event("u", "学吉他", actor="test")
         assert time.monotonic() - started < 5
-        assert not caught.value.retryable
+        assert not caught.value.retryable and caught.value.kind == BUSY
         assert from_store_error(caught.value).status == 503
     finally:
         other.execute("ROLLBACK")
@@ -106,6 +106,6 @@ def test_a_full_disk_is_a_clear_503_and_nothing_is_written(tmp_path):
         store.add_event("u", "x" * 1000 * 1, actor="test")
         for n in range(200):
             store.add_event("u", f"{n} " + "y" * 900, actor="test")
-    assert from_store_error(caught.value).status == 503
+    assert from_store_error(caught.value).status == 503 and caught.value.kind == DISK_FULL
     assert "free some space" in str(caught.value)
     store.close()

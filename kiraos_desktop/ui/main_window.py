@@ -20,6 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kiraos_desktop.core.storage.errors import BUSY, CONFLICT, DISK_FULL, PERMISSION
 from kiraos_desktop.ui import file_actions
 from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.db_state import DatabaseOutageLabel
@@ -324,10 +325,19 @@ class MainWindow(QMainWindow):
     def _on_db_outage_changed(self, unreachable: bool) -> None:
         self.statusBar().showMessage(self.db_outage.message(), 0 if unreachable else 8000)
 
-    def _on_writer_refused(self, message: str) -> None:
+    def _on_writer_refused(self, kind: str, message: str) -> None:
+        reasons = {
+            BUSY: self.tr("The memory database is busy: another program kept its lock too long. "
+                          "Try again in a moment."),
+            CONFLICT: self.tr("Another KiraOS Desktop instance wrote the same memory at the same moment. "
+                              "Try again."),
+            DISK_FULL: self.tr("The disk of the memory database is full. Free some space and try again."),
+            PERMISSION: self.tr("This user may not write the memory database. Check the file's or the "
+                                "database role's permissions."),
+        }
         self._prompts.error(self, self.tr("Not saved"), self.tr(
-            "The change was not saved: {message}\n\nNothing else was changed; everything saved before is kept.").format(
-            message=message))
+            "The change was not saved.\n\n{reason}\n\nNothing else was changed; everything saved before is "
+            "kept.").format(reason=reasons.get(kind, message)))
 
     def _on_writer_failed(self, message: str) -> None:
         self.statusBar().showMessage(self.tr("Undo/redo failed: {message}").format(message=message), 10000)

@@ -57,7 +57,7 @@ class UndoableWriter(QObject):
     failed = Signal(str)  # an undo or redo could not be applied (message for the status bar)
     # A write the database refused (another program's lock, a full disk, the server gone): nothing of
     # it was written. The window tells the user; the caller gets the StoreUnavailable and stops there.
-    refused = Signal(str)
+    refused = Signal(str, str)  # (kind: storage/errors.classify()'s or "", the store's message)
 
     def __init__(self, store: MemoryStore, stack: QUndoStack, parent: QObject | None = None) -> None:
         super().__init__(parent)
@@ -71,7 +71,7 @@ class UndoableWriter(QObject):
             with self.store.batch(GUI_ACTOR) as batch:
                 result = work(batch)
         except StoreUnavailable as exc:
-            self.refused.emit(str(exc))
+            self.refused.emit(exc.kind or "", str(exc))
             raise
         self.record(text, batch.change_ids)
         return result

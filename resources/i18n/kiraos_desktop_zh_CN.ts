@@ -1248,16 +1248,24 @@ Nothing was changed.</source>
         <translation>KiraOS {layout} 数据：</translation>
     </message>
     <message>
-        <source>Not saved</source>
-        <translation>未保存</translation>
+        <source>The memory database is busy: another program kept its lock too long. Try again in a moment.</source>
+        <translation>记忆数据库正忙：另一个程序占用锁的时间太长。请稍后再试。</translation>
     </message>
     <message>
-        <source>The change was not saved: {message}
-
-Nothing else was changed; everything saved before is kept.</source>
-        <translation>这次修改没有保存：{message}
-
-其他内容都没有改动；之前保存的一切都还在。</translation>
+        <source>Another KiraOS Desktop instance wrote the same memory at the same moment. Try again.</source>
+        <translation>另一个 KiraOS Desktop 实例在同一时刻写入了同一份记忆。请重试。</translation>
+    </message>
+    <message>
+        <source>The disk of the memory database is full. Free some space and try again.</source>
+        <translation>记忆数据库所在的磁盘已满。请腾出一些空间后重试。</translation>
+    </message>
+    <message>
+        <source>This user may not write the memory database. Check the file&apos;s or the database role&apos;s permissions.</source>
+        <translation>当前用户无权写入记忆数据库。请检查文件或数据库角色的权限。</translation>
+    </message>
+    <message>
+        <source>Not saved</source>
+        <translation>未保存</translation>
     </message>
     <message>
         <source>The API is serving at {url}. The bot loses its memory while KiraOS Desktop is closed.
@@ -1298,6 +1306,18 @@ Quit anyway?</source>
     <message>
         <source>Database: </source>
         <translation>数据库：</translation>
+    </message>
+    <message>
+        <source>The change was not saved.
+
+{reason}
+
+Nothing else was changed; everything saved before is kept.</source>
+        <translation>这次修改没有保存。
+
+{reason}
+
+其他内容都没有改动；之前保存的一切都还在。</translation>
     </message>
     <message>
         <source>Undo/redo failed: {message}</source>

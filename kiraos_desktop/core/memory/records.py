@@ -44,6 +44,9 @@ class StoreUnavailable(StoreError):
     connection); nothing of the failed operation was written. The message says what to do and
     never holds a password. The store reconnects by itself on a later operation."""
 
+    #: What storage/errors.py classified it as (busy, conflict, disk full, permission), None otherwise.
+    kind: str | None = None
+
 
 @dataclass(frozen=True)
 class ProfileEntry:

@@ -65,6 +65,13 @@ def store_error(exc: BaseException, where: str) -> StoreUnavailable | None:
     """The StoreUnavailable (or StoreBusy) to raise instead of `exc`, or None when it is none of
     classify()'s kinds. `where`: the database, for the message (never a password)."""
     kind = classify(exc)
+    made = _made(kind, where)
+    if made is not None:
+        made.kind = kind  # a window says it in its own language
+    return made
+
+
+def _made(kind: str | None, where: str) -> StoreUnavailable | None:
     if kind == BUSY:
         return StoreBusy(f"The memory database ({where}) is busy: another program kept its lock too long. "
                          "Nothing was written; try again in a moment.")
