@@ -173,15 +173,24 @@ def test_the_mcp_context_resource_takes_a_query(api, api_engine, api_server):
     assert PLANTED not in plain and hostile == plain
 
 
-def test_a_block_for_a_message_is_made_off_the_loop_and_a_plain_one_on_it(api, api_engine, monkeypatch):
-    """Recall scores candidate events from their text (tens of ms for a long message or a user with
-    many events): on SQLite the fast path builds it on a reader thread; a plain block stays on the loop."""
-    api_engine.memory_tools.update("u1", [{"op": "event", "value": "今天去跑了半马"}])
-    threads: list[tuple[str | None, str]] = []
+def test_a_block_for_a_message_is_made_on_the_loop_for_a_small_window_and_off_it_for_a_large_one(
+        api, api_engine, monkeypatch):
+    """Recall scores candidate events from their text: a user whose newest events are short (the usual
+    case) has the first block for a message made on the loop, as a plain block is (handing it to a
+    thread cost the API about four times the work); a user whose window holds more text than
+    LOOP_WINDOW_CHARS, and every cold user of a request but one, on a reader thread."""
+    from kiraos_desktop.core.context.builder import LOOP_WINDOW_CHARS
+
+    tools = api_engine.memory_tools
+    for user in ("small", "other1", "other2"):
+        tools.update(user, [{"op": "event", "value": "今天去跑了半马"}])
+    long_events = LOOP_WINDOW_CHARS // 240 + 2  # each shown in the block (500 characters), more than the bound together
+    tools.update("large", [{"op": "event", "value": f"第{n}次 半马 " + "长" * 240} for n in range(long_events)])
+    threads: list[tuple[str, str | None, str]] = []
     real = api_engine.context.fast_block
 
     def fast_block(user_id, max_chars=None, query=None):
-        threads.append((query, threading.current_thread().name))
+        threads.append((user_id, query, threading.current_thread().name))
         return real(user_id, max_chars=max_chars, query=query)
 
     monkeypatch.setattr(api_engine.context, "fast_block", fast_block)
@@ -194,10 +203,19 @@ def test_a_block_for_a_message_is_made_off_the_loop_and_a_plain_one_on_it(api, a
     server.start()
     try:
         with httpx.Client(base_url=server.url, headers=AUTH, timeout=30) as client:
-            assert "半马" in client.get("/v1/context", params={"user_id": "u1", "query": "半马"}).json()["context"]
-            assert "半马" in client.get("/v1/context", params={"user_id": "u1"}).json()["context"]
+            def ask(*users, query="半马"):
+                params = [("user_id", user) for user in users] + ([("query", query)] if query else [])
+                return client.get("/v1/context", params=params).json()["context"]
+
+            assert "半马" in ask("small", query=None)  # plain: built on the loop
+            loop_thread = threads[-1][2]
+            assert "半马" in ask("small")
+            assert threads[-1][0] == "small" and threads[-1][1] is None  # no thread asked for the message's block
+            assert "半马" in ask("large")
+            assert threads[-1][:2] == ("large", "半马") and threads[-1][2] != loop_thread
+            assert "半马" in ask("other1", "other2")
+            assert threads[-1][:2] == ("other2", "半马") and threads[-1][2] != loop_thread
     finally:
         server.stop()
-    (query_at, query_thread), (plain_at, plain_thread) = threads
-    assert query_at == "半马" and plain_at is None
-    assert query_thread != plain_thread and not query_thread.startswith("kiraos-api-writer")
+    assert not loop_thread.startswith("kiraos-api-writer")
+    assert [user for user, query, _ in threads if query] == ["large", "other2"]

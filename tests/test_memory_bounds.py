@@ -242,21 +242,28 @@ def test_blocks_for_a_message_for_many_users_are_made_in_one_trip_off_the_loop(e
     assert len(trips) == 1
 
 
-def test_a_new_message_is_answered_on_the_loop_once_the_users_window_is_cached(engine):
+def test_a_new_message_is_answered_on_the_loop_its_small_window_read_once(engine, monkeypatch):
     seed_user(engine, "u1")
-    trips = []
+    trips, window_reads = [], []
+    real_rows = engine.store.newest_event_rows
+
+    def newest_event_rows(user_id, limit):
+        window_reads.append(user_id)
+        return real_rows(user_id, limit)
+
+    monkeypatch.setattr(engine.store, "newest_event_rows", newest_event_rows)
 
     async def read(fn, *args, **kwargs):
         trips.append(fn)
         return fn(*args, **kwargs)
 
     fast = ContextFastPath(engine.context, read)
-    _ask(fast, "user_id=u1&query=%E5%B0%8F%E6%98%8E".encode())  # 小明: the plain block and window read
-    assert len(trips) == 1
+    _ask(fast, "user_id=u1&query=%E5%B0%8F%E6%98%8E".encode())  # 小明: the plain block and window read here
+    assert window_reads == ["u1"]
     for message in ("%E5%90%89%E4%BB%96", "guitar", "%E5%B0%8F%E6%98%8E%E5%AD%A6"):  # 吉他, guitar, 小明学
         query = f"user_id=u1&query={message}".encode()
         assert _ask(fast, query) == _ask(ContextFastPath(engine.context, _run_here), query)
-    assert len(trips) == 1
+    assert window_reads == ["u1"]  # cached
     engine.store.add_event("u1", "new", actor="test")  # a write: the cached window is stale, read again
     _ask(fast, "user_id=u1&query=new".encode())
-    assert len(trips) == 2
+    assert window_reads == ["u1", "u1"] and trips == []  # never handed to a thread: the window is small

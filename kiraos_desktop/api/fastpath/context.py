@@ -4,7 +4,8 @@ Only the plain case is handled here: a well-formed query of user_id (and max_cha
 block that is not cached is built right here, on the event loop: a few indexed queries cost less than
 handing the work to a thread and back while the loop is busy (writes of memory_update run on it too).
 A block for a message (`query`) is made here too when the cache holds what it needs (the user's plain
-block and recall window, no older events to read): scoring is bounded (recall/text.MAX_SCORED_CHARS,
+block and recall window, no older events to read), or the user's window is small enough to read and
+segment here (context/builder.LOOP_WINDOW_CHARS): scoring is bounded (recall/text.MAX_SCORED_CHARS,
 a couple of milliseconds at worst). Otherwise it is built on a thread by `read` and awaited, the
 blocks of every such user of the request in one trip. When the store says its work
 may not run on the loop (`inline_ok` False: PostgreSQL, where every read is a round trip), plain
@@ -115,6 +116,7 @@ class ContextFastPath:
         blocks = []
         cached = True
         missing = []  # positions of the blocks to make off the loop
+        read_small = self._inline_plain
         for uid in user_ids:
             # The plain block, or the one for the message in `query` (cached like it, per message);
             # one not cached, or for another budget, is made now (and cached when it can be).
@@ -122,9 +124,11 @@ class ContextFastPath:
                 block, hit = build(uid, max_chars=max_chars, query=query)
             else:  # cached ones answered here (a new message too, when the cache holds all it needs),
                 # others made off the loop
-                if query:
-                    block, hit = self._context.cached_recall_block(uid, max_chars=max_chars, query=query) \
-                        or (None, False)
+                if query:  # a small window not cached yet is read here too (where plain blocks are),
+                    # for one user of the request: the loop's share stays one window's worth
+                    block, hit = self._context.cached_recall_block(
+                        uid, max_chars=max_chars, query=query, read_small=read_small) or (None, False)
+                    read_small = read_small and hit
                 else:
                     block = self._context.peek_cached(uid, max_chars=max_chars)
                     hit = block is not None

@@ -27,6 +27,7 @@ from kiraos_desktop.core.context.recall import MadeBlock, RecallBlock, make_bloc
 from kiraos_desktop.core.recall.ranking import scoring_window
 from kiraos_desktop.core.recall.window import WINDOW, RecallWindow
 from kiraos_desktop.core.recall.text import query_terms
+from kiraos_desktop.core.storage.rows import EVENT_ROW_SUMMARY
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
 
 if TYPE_CHECKING:
@@ -58,6 +59,13 @@ _ASKED_HASH_BYTES = 40  # and each hash in it (an int and its slot)
 #: the user's blocks.
 _ASKED_KEY = "asked once"
 
+
+#: A block for a message whose user's plain block or recall window is not cached is made on the event
+#: loop (cached_recall_block(read_small=True)) when the window's texts come to at most this many
+#: characters (segmenting that much Chinese takes some 4 ms): handing a user's first block for a
+#: message to a thread cost the API about four times the work itself (bench/api_bench.py's query part).
+LOOP_WINDOW_CHARS = 20_000
+_READ_ALL, _READ_SMALL, _READ_NONE = "all", "small", "none"  # what _recall_entry() may read
 
 #: What a user's cached block is kept under: the number of events (the plain block), or that and
 #: a message's words (the block for a message: recall_block()); the user's RecallWindow under _WINDOW_KEY.
@@ -199,17 +207,18 @@ class ContextBuilder:
             return hit, True
         return self._read(user_id, events, default)[1], False
 
-    def cached_recall_block(self, user_id: str, max_chars: int | None = None,
-                            query: str | None = None) -> tuple[CachedRecall, bool] | None:
+    def cached_recall_block(self, user_id: str, max_chars: int | None = None, query: str | None = None,
+                            read_small: bool = False) -> tuple[CachedRecall, bool] | None:
         """(the block for a message under the configured budget, whether it was cached) when it is cached
         or can be made from what the cache holds (the plain block, and a window that needs no older
-        events), else None: no database read, and bounded work (recall/text.MAX_SCORED_CHARS), so an
-        event loop may run it."""
+        events), else None: bounded work (recall/text.MAX_SCORED_CHARS), so an event loop may run it.
+        Without `read_small` no database read; with it, a plain block or window not cached is read
+        too when the window's texts come to at most LOOP_WINDOW_CHARS (a few indexed reads)."""
         words = query_terms(query) if query else ()
         events, default, budget = self._variant(None, max_chars)
         if not words or budget != default or events <= 0:
             return None
-        return self._recall_entry(user_id, words, events, default, read=False)
+        return self._recall_entry(user_id, words, events, default, read=_READ_SMALL if read_small else _READ_NONE)
 
     def _read(self, user_id: str, events: int, budget: int) -> tuple[UserContext, CachedBlock]:
         """The block under the configured budget from the database, cached unless its user changed meanwhile."""
@@ -233,9 +242,18 @@ class ContextBuilder:
         hit = self._hit(user_id, events, default) if raw is None else exact(raw, CachedBlock, default, now)
         return hit if hit is not None else self._read(user_id, events, default)[1]
 
-    def _window(self, user_id: str, events: int, raw: tuple | None = None, seen: tuple | None = None) -> RecallWindow:
+    def _small_window(self, user_id: str, events: int, seen: tuple) -> RecallWindow | None:
+        """The user's window read (not cached yet) when its texts come to at most LOOP_WINDOW_CHARS, else None."""
+        limit = max(WINDOW, events)
+        rows = self._store.newest_event_rows(user_id, limit + 1)
+        if sum(len(row[EVENT_ROW_SUMMARY] or "") for row in rows[:limit]) > LOOP_WINDOW_CHARS:
+            return None
+        return self._window(user_id, events, None, seen, rows)
+
+    def _window(self, user_id: str, events: int, raw: tuple | None = None, seen: tuple | None = None,
+                rows: list | None = None) -> RecallWindow:
         """The user's newest events for recall (at least `events`): cached or read. `raw` and `seen`: the
-        cache entry and the user's change count when looked up already."""
+        cache entry and the user's change count when looked up already; `rows`: the event rows when read."""
         limit = max(WINDOW, events)
         if seen is None:
             with self._lock:
@@ -244,7 +262,7 @@ class ContextBuilder:
                 seen = (self._epoch, self._changes.get(user_id, 0))
         if raw is not None and raw[0] == limit:
             return RecallWindow._make(raw)
-        window = RecallWindow.of(self._store.newest_event_rows(user_id, limit + 1), limit)
+        window = RecallWindow.of(rows if rows is not None else self._store.newest_event_rows(user_id, limit + 1), limit)
         with self._lock:
             if seen == (self._epoch, self._changes.get(user_id, 0)):
                 self._store_block(user_id, _WINDOW_KEY, window)
@@ -265,11 +283,12 @@ class ContextBuilder:
         return window, make_block(user_id, words, plain, window, older, total, events, budget, moment)
 
     def _recall_entry(self, user_id: str, words: tuple[str, ...], events: int, default: int,
-                      read: bool = True) -> tuple | None:
+                      read: str = _READ_ALL) -> tuple | None:
         """(the block for a message's words under the configured budget, whether it was cached): cached,
         or made from the user's cached entries, all looked up at once (a new message on every request
-        is what a bot sends). Without `read`, None when that would read the database (the plain block
-        or the window not cached, or older events needed)."""
+        is what a bot sends). `read` _READ_NONE: None when that would read the database (the plain
+        block or the window not cached, or older events needed); _READ_SMALL: reads them when the
+        window is small (_small_window()), but not older events."""
         with self._lock:
             blocks = self._cache.get(user_id)
             seen = (self._epoch, self._changes.get(user_id, 0))
@@ -281,12 +300,16 @@ class ContextBuilder:
         hit = exact(raw, CachedRecall, default, now)
         if hit is not None:
             return hit, True
-        if read:
+        if read == _READ_ALL:
             plain = self._plain(user_id, events, default, plain, now)
             window = self._window(user_id, events, window, seen) if events > 0 else None
         else:
             plain = exact(plain, CachedBlock, default, now)
             window = RecallWindow._make(window) if window is not None and window[0] == max(WINDOW, events) else None
+            if read == _READ_SMALL and (plain is None or window is None):
+                window = window or self._small_window(user_id, events, seen)
+                if window is not None and plain is None:
+                    plain = self._read(user_id, events, default)[1]
             if plain is None or window is None or window.needs_older():
                 return None
         return self._recall_made(user_id, words, events, default, seen, plain, window, now)[0], False

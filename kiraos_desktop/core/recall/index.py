@@ -25,7 +25,7 @@ import sqlite3
 from dataclasses import dataclass
 from kiraos_desktop.core.storage.errors import queued_rows_skipped_on_error
 from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, TERMS_VERSION, terms
-from kiraos_desktop.core.storage.rows import EVENT_COLUMNS, EVENT_SELECT, NEWEST_EVENTS_FIRST
+from kiraos_desktop.core.storage.rows import EVENT_COLUMNS, EVENT_ROW_SUMMARY, EVENT_SELECT, NEWEST_EVENTS_FIRST
 
 log = logging.getLogger(__name__)
 
@@ -44,7 +44,6 @@ INDEX_PAST = SCAN_LIMIT
 
 #: Candidate events read from the index per statement (newest first, until MAX_SCORED_CHARS of text).
 _FETCH_CHUNK = 100
-_SUMMARY = EVENT_COLUMNS.split(", ").index("event_summary")
 
 RECALL_TRIGGER_NAMES = ("kd_recall_ins", "kd_recall_del", "kd_recall_upd")
 
@@ -308,7 +307,7 @@ def recall_rows(conn: sqlite3.Connection, user_id: str, words: tuple[str, ...], 
         chunk = listed[start:start + _FETCH_CHUNK]
         rows = conn.execute(f"{EVENT_SELECT} WHERE id IN ({','.join('?' * len(chunk))}) AND user_id = ?",
                             (*chunk, user_id)).fetchall()
-        text += sum(len(row[_SUMMARY] or "") for row in rows)
+        text += sum(len(row[EVENT_ROW_SUMMARY] or "") for row in rows)
         found.extend(rows)
     latest = conn.execute(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?",
                           (user_id, newest)).fetchall() if newest else []

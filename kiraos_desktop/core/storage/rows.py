@@ -22,6 +22,8 @@ EXPIRED_CONDITION = f"(expires_at IS NOT NULL AND datetime({EXPIRES_TEXT}) <= da
 #: The columns of an event, in the order of EventEntry's fields; the time as text.
 EVENT_COLUMNS = f"id, user_id, event_summary, {time_text('created_at')} AS created_at"
 EVENT_SELECT = f"SELECT {EVENT_COLUMNS} FROM event_logs"
+#: Where an event row (EVENT_COLUMNS) holds the summary.
+EVENT_ROW_SUMMARY = EVENT_COLUMNS.split(", ").index("event_summary")
 #: The same with the event's tag, on data that has the column (KiraOS plugin 2.x; EventEntry.tag).
 TAGGED_EVENT_SELECT = f"SELECT {EVENT_COLUMNS}, tag FROM event_logs"
 #: The order events are shown and kept in.
