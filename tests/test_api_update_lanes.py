@@ -5,8 +5,8 @@ import asyncio
 import threading
 
 from api_helpers import api_engine  # noqa: F401
-from kiraos_desktop.api.update_queue import UpdateQueue
-from kiraos_desktop.api.workers import Workers
+from kiraos_desktop.core.writes.update_queue import UpdateQueue
+from kiraos_desktop.core.writes.workers import Workers
 
 
 def test_each_users_calls_go_to_one_writer_thread_in_arrival_order(api_engine, monkeypatch):

@@ -13,8 +13,8 @@ import pytest
 from api_helpers import AUTH, api, api_engine, api_server, error_of  # noqa: F401
 from core_helpers import WriterHolder
 from kiraos_desktop.api.fastpath.update import plain_update_call
-from kiraos_desktop.api.update_queue import UpdateQueue
-from kiraos_desktop.api.workers import Workers
+from kiraos_desktop.core.writes.update_queue import UpdateQueue
+from kiraos_desktop.core.writes.workers import Workers
 from kiraos_desktop.core.memory.records import ValidationError
 
 OPERATIONS = [
@@ -185,7 +185,7 @@ def test_calls_arriving_turn_after_turn_join_one_group(api_engine, monkeypatch):
 
 
 def test_a_steady_stream_of_calls_is_still_written_in_bounded_groups(api_engine, monkeypatch):
-    from kiraos_desktop.api.update_queue import MAX_WAIT_TURNS
+    from kiraos_desktop.core.writes.update_queue import MAX_WAIT_TURNS
 
     sizes = _group_sizes(api_engine, monkeypatch)
     workers = Workers()
@@ -279,7 +279,7 @@ def test_calls_arriving_while_a_group_is_on_the_writer_thread_wait_and_go_back_t
 
 
 def test_update_queue_splits_a_crowd_into_bounded_groups(api_engine, monkeypatch):
-    from kiraos_desktop.api import update_queue
+    from kiraos_desktop.core.writes import update_queue
 
     store = api_engine.store
     sizes = _group_sizes(api_engine, monkeypatch)
@@ -329,7 +329,7 @@ def _on_loop_or_thread(api_engine, monkeypatch, calls: list[tuple[str, list]]) -
 
 
 def test_the_loops_share_is_bounded_by_cost_not_bytes(api_engine, monkeypatch):
-    from kiraos_desktop.api.update_queue import LOOP_OPERATIONS, call_cost
+    from kiraos_desktop.core.writes.update_queue import LOOP_OPERATIONS, call_cost
 
     events = [{"op": "event", "value": f"e{n}"} for n in range(LOOP_OPERATIONS + 1)]
     fits = max(n for n in range(LOOP_OPERATIONS + 1) if call_cost({"operations": events[:n]}) <= LOOP_OPERATIONS)
@@ -350,7 +350,7 @@ def test_a_call_of_few_long_events_is_written_off_the_loop(api_engine, monkeypat
 
 
 def test_groups_close_before_their_operations_pass_the_loops_share(api_engine, monkeypatch):
-    from kiraos_desktop.api import update_queue
+    from kiraos_desktop.core.writes import update_queue
 
     monkeypatch.setattr(update_queue, "LOOP_OPERATIONS", 200)
     sizes = _group_sizes(api_engine, monkeypatch)

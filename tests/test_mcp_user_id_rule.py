@@ -5,7 +5,7 @@ import anyio
 
 from kiraos_desktop.api.mcp.server import build_mcp_server
 from kiraos_desktop.api.tool_calls import ToolCaller
-from kiraos_desktop.api.workers import Workers
+from kiraos_desktop.core.writes.workers import Workers
 from kiraos_desktop.core.skills.manifest import validate_manifest_text
 from skills_helpers import manifest, params, write_skill
 

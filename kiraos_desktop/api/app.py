@@ -15,8 +15,7 @@ from kiraos_desktop.api.routes_tools import tool_routes
 from kiraos_desktop.api.routes_v1 import v1_routes
 from kiraos_desktop.api.security import GuardedApp
 from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
-from kiraos_desktop.api.update_queue import UpdateQueue
-from kiraos_desktop.api.workers import Workers, writer_threads
+from kiraos_desktop.core.writes import WriteScheduler
 
 
 async def _no_route(scope, receive, send) -> None:
@@ -31,13 +30,13 @@ def create_app(engine, token: str | None, extra_hosts=(), counters: RequestCount
     async def openapi(request):
         return Response(spec_body, media_type="application/json")
 
-    workers = Workers(writer_threads(engine.store))
-    update_queue = UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR)
+    scheduler = WriteScheduler(engine.store, engine.tools, TOOL_ACTOR)
+    workers = scheduler.workers
+    update_queue = scheduler.update_queue()
     caller = ToolCaller(engine.tools, workers, update_queue)
     # MCP calls reach the handlers one per turn of the loop (the SDK hands each message over in
     # turn), so their memory_update group waits more turns than /v1's to fill up.
-    mcp_queue = UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR, max_wait_turns=MCP_WAIT_TURNS,
-                            max_quiet_turns=MCP_QUIET_TURNS)
+    mcp_queue = scheduler.update_queue(max_wait_turns=MCP_WAIT_TURNS, max_quiet_turns=MCP_QUIET_TURNS)
     mcp = McpEndpoint(engine, ToolCaller(engine.tools, workers, mcp_queue), workers)  # new one per app
     routes = v1_routes(engine, workers) + tool_routes(engine, workers, caller) + plugin_routes(engine, workers)
     routes.append(Route("/v1/openapi.json", openapi, methods=["GET"]))

@@ -20,9 +20,8 @@ from pydantic import ValidationError
 from kiraos_desktop.api.mcp.changes import ListChangeNotifier
 from kiraos_desktop.api.mcp.server import build_mcp_server
 from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
-from kiraos_desktop.api.update_queue import UpdateQueue
-from kiraos_desktop.api.workers import Workers
 from kiraos_desktop.core.exit_codes import EXIT_OK, EXIT_USAGE
+from kiraos_desktop.core.writes import WriteScheduler
 
 log = logging.getLogger(__name__)
 
@@ -90,8 +89,9 @@ def serve_stdio(engine) -> int:
         log.error("`mcp` needs standard input and output: start the console program kiraos-desktop, "
                   "not kiraos-desktop-gui")
         return EXIT_USAGE
-    workers = Workers()
-    caller = ToolCaller(engine.tools, workers, UpdateQueue(engine.store, engine.tools, workers, TOOL_ACTOR))
+    scheduler = WriteScheduler(engine.store, engine.tools, TOOL_ACTOR)  # the HTTP API's writer lanes too
+    workers = scheduler.workers
+    caller = ToolCaller(engine.tools, workers, scheduler.update_queue())
     server, _handlers, bus = build_mcp_server(engine, caller, workers)
     changes = ListChangeNotifier(engine, bus, follow_disk=True)
     changes.attach(server)
@@ -106,5 +106,5 @@ def serve_stdio(engine) -> int:
     try:
         anyio.run(main)
     finally:
-        workers.close()
+        scheduler.close()
     return EXIT_OK

@@ -6,8 +6,6 @@ import functools
 import zlib
 from concurrent.futures import ThreadPoolExecutor
 
-from starlette.concurrency import run_in_threadpool
-
 from kiraos_desktop.core.memory.records import StoreUnavailable
 
 #: Writer threads of an API whose store's work may not run on the event loop (PostgreSQL: a group of
@@ -65,7 +63,8 @@ class Workers:
         return await loop.run_in_executor(thread, functools.partial(fn, *args, **kwargs))
 
     async def read(self, fn, *args, **kwargs):
-        return await run_in_threadpool(fn, *args, **kwargs)
+        """fn(*args, **kwargs) on the loop's shared pool (reads wait on nothing, so any thread will do)."""
+        return await asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args, **kwargs))
 
     def close(self) -> None:
         """Let queued writes finish in the background; no new ones are accepted after the server stops."""

@@ -1,0 +1,84 @@
+"""Where writes run (core/writes): worker threads, the scheduler every server takes them from, the grouping rule."""
+from __future__ import annotations
+
+import asyncio
+import threading
+
+import pytest
+
+from kiraos_desktop.core.writes.workers import Workers, WorkersClosed
+
+
+def test_a_write_after_close_is_refused_and_starts_no_thread():
+    workers = Workers(writers=2)
+    assert asyncio.run(workers.write(lambda: 1)) == 1
+    workers.close()
+    before = {t.name for t in threading.enumerate()}
+    with pytest.raises(WorkersClosed, match="stopping"):
+        asyncio.run(workers.write_on(1, lambda: 2))
+    started = {t.name for t in threading.enumerate()} - before
+    assert not any(name.startswith("kiraos-api-writer") for name in started)
+    assert workers._threads == [None, None]
+
+
+class _Store:
+    """What the scheduler asks of a store: whether its work may run on the event loop."""
+
+    def __init__(self, inline_ok: bool) -> None:
+        self.inline_ok = inline_ok
+
+
+def test_stdio_mcp_writes_on_the_same_lanes_as_the_http_api(monkeypatch):
+    """A store whose work may not run on the loop (PostgreSQL) has PG_WRITER_THREADS writer lanes for
+    every server: the stdio MCP server had one writer thread whatever the store."""
+    from types import SimpleNamespace
+
+    from kiraos_desktop.api.mcp import stdio
+    from kiraos_desktop.core.writes.workers import PG_WRITER_THREADS
+
+    built = []
+
+    def build_mcp_server(engine, caller, workers):
+        built.append((caller, workers))
+        raise RuntimeError("stop here: the server is not needed")
+
+    monkeypatch.setattr(stdio, "build_mcp_server", build_mcp_server)
+    monkeypatch.setattr(stdio.sys, "stdin", object())
+    monkeypatch.setattr(stdio.sys, "stdout", object())
+    engine = SimpleNamespace(store=_Store(inline_ok=False), tools=object())
+    with pytest.raises(RuntimeError, match="stop here"):
+        stdio.serve_stdio(engine)
+    [(caller, workers)] = built
+    assert workers.writers == PG_WRITER_THREADS > 1
+    assert caller._queue._lanes is not None and caller._queue._workers is workers
+
+
+@pytest.mark.parametrize("inline_ok, writers", [(True, 1), (False, None)])
+def test_the_scheduler_sizes_its_writers_from_the_store(inline_ok, writers):
+    from kiraos_desktop.core.writes import WriteScheduler
+    from kiraos_desktop.core.writes.workers import PG_WRITER_THREADS
+
+    scheduler = WriteScheduler(_Store(inline_ok), tools=object(), actor="tool")
+    assert scheduler.workers.writers == (writers or PG_WRITER_THREADS)
+    first, second = scheduler.update_queue(), scheduler.update_queue(max_wait_turns=9)
+    assert first._workers is second._workers is scheduler.workers
+    scheduler.close()
+    with pytest.raises(WorkersClosed):
+        asyncio.run(scheduler.workers.write(lambda: 1))
+
+
+def test_a_group_waits_while_calls_keep_arriving_and_no_longer_than_its_turns():
+    from kiraos_desktop.core.writes.update_queue import MAX_GROUP, GroupWait
+
+    wait = GroupWait(max_wait_turns=3, max_quiet_turns=1)
+    assert wait.again(arrived=1, pending=1)  # the first check: calls just came
+    assert wait.again(arrived=3, pending=3)  # more came during the turn
+    assert not wait.again(arrived=3, pending=3)  # a quiet turn ends it
+    wait.start()
+    assert [wait.again(arrived=n, pending=n) for n in range(1, 6)] == [True, True, True, False, False]
+    wait.start()
+    assert not wait.again(arrived=MAX_GROUP, pending=MAX_GROUP)  # full
+    patient = GroupWait(max_wait_turns=5, max_quiet_turns=2)
+    assert patient.again(1, 1) and patient.again(1, 1) and not patient.again(1, 1)  # two quiet turns
+    patient.restart(arrived=7)  # calls left over from the last group: wait for new arrivals only
+    assert not patient.again(7, 3) or not patient.again(7, 3)
