@@ -82,7 +82,7 @@ def engine(data_dir):
 def pg_server():
     """The session's PostgreSQL server. Skipped with the reason when none can be had, unless
     KIRAOS_REQUIRE_POSTGRES=1 (CI), where that is a failure: CI never skips these tests."""
-    from tests.pg_server import PostgresUnavailable, start_server
+    from pg_server import PostgresUnavailable, start_server
 
     try:
         server = start_server()

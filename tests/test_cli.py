@@ -8,12 +8,7 @@ import sys
 import pytest
 
 from kiraos_desktop.cli import main
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
+from cli_helpers import run
 
 
 def test_update_then_context_prints_the_plugin_block(capsys, data_dir):

@@ -8,14 +8,9 @@ import pytest
 
 from kiraos_desktop.cli import main
 from kiraos_desktop.core.settings import SettingsError, settings_from_dict
+from cli_helpers import run
 
 PASSWORD = "Zq9-very-secret"
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_the_setting_is_checked_and_its_error_hides_the_password():
@@ -105,7 +100,7 @@ print("ok")
 @pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 def test_window_on_a_bad_url_offers_quit_or_local_data(qtbot, capsys, monkeypatch, data_dir):
     """A real message box through the event loop: Quit exits 2; Open local data goes on with SQLite."""
-    from tests.modal_driver import ModalDriver
+    from modal_driver import ModalDriver
 
     import kiraos_desktop.ui.app as ui_app
 

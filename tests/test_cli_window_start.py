@@ -30,7 +30,7 @@ def _no_window(monkeypatch) -> list:
 
 @pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 def test_a_settings_file_it_cannot_read_is_said_in_a_box(qtbot, capsys, monkeypatch, data_dir):
-    from tests.modal_driver import ModalDriver
+    from modal_driver import ModalDriver
 
     opened = _no_window(monkeypatch)
     (data_dir / "settings.json").write_text(json.dumps({"max_event_keep": "many"}), encoding="utf-8")
@@ -48,7 +48,7 @@ def test_a_settings_file_it_cannot_read_is_said_in_a_box(qtbot, capsys, monkeypa
 @pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 def test_a_database_of_a_newer_version_is_said_in_a_box_in_the_chosen_language(qtbot, capsys, monkeypatch,
                                                                                 data_dir):
-    from tests.modal_driver import ModalDriver
+    from modal_driver import ModalDriver
 
     engine = Engine.open(data_dir=data_dir, install_examples=False)
     path = engine.paths.db_path

@@ -15,7 +15,7 @@ from PySide6.QtWidgets import QAbstractButton, QComboBox, QLineEdit, QTabWidget
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.ui.i18n import language_manager, resolve_language, system_language
 from kiraos_desktop.ui.main_window import PAGE_USERS
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window, ui_settings
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 REPO = Path(__file__).resolve().parent.parent

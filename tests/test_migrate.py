@@ -11,7 +11,7 @@ from kiraos_desktop.core.storage.database_url import parse_database_url
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.transfer.migrate import TABLES, MigrationError, migrate
 from kiraos_desktop.core.transfer.export_import import Cancelled
-from tests.migrate_helpers import pg_table_names, seed_memory
+from migrate_helpers import pg_table_names, seed_memory
 
 # Which columns order each table's rows, to compare both sides row for row.
 ORDER = {"kiraos_desktop_meta": "key", "user_profiles": "user_id, memory_key", "event_logs": "id",

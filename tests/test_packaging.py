@@ -12,7 +12,7 @@ import pytest
 from kiraos_desktop import selftest
 from kiraos_desktop.core import resources
 from kiraos_desktop.core.templates import TEMPLATE_NAMES
-from tests.pg_server import PASSWORD
+from pg_server import PASSWORD
 
 REPO = Path(__file__).resolve().parent.parent
 BUNDLED_SKILLS = sorted(p.name for p in (REPO / "skills").iterdir()

@@ -10,7 +10,7 @@ import pytest
 
 from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.core.engine import Engine
-from tests.api_helpers import AUTH, TOKEN
+from api_helpers import AUTH, TOKEN
 
 #: A request the loop is free to answer comes back in milliseconds; one stuck behind the held lock
 #: would wait until the test releases it, so this bound only turns a hang into a failure.

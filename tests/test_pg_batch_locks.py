@@ -13,7 +13,7 @@ from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch, UndeclaredUser
 from kiraos_desktop.core.memory.records import ProfileEntry
 from kiraos_desktop.core.transfer.export_import import ImportPlan
-from tests.core_helpers import run_threads
+from core_helpers import run_threads
 
 _WAITERS = ("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
             "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")

@@ -8,7 +8,7 @@ from collections import Counter
 import pytest
 
 from kiraos_desktop.core.engine import Engine
-from tests.pg_instances import two_instances
+from pg_instances import two_instances
 
 USERS = ("u0", "u1", "u2")
 THREADS = 3  # per instance

@@ -9,8 +9,8 @@ import pytest
 from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.core.memory.changes import ChangeEvent
 from kiraos_desktop.core.engine import Engine
-from tests.api_helpers import AUTH, TOKEN, error_of, plugin_error_of
-from tests.mcp_helpers import INITIALIZE, MCP_HEADERS
+from api_helpers import AUTH, TOKEN, error_of, plugin_error_of
+from mcp_helpers import INITIALIZE, MCP_HEADERS
 
 UPDATE = {"user_id": "w", "arguments": {"operations": [{"op": "set", "key": "城市", "value": "北京"},
                                                        {"op": "event", "value": "搬家"}]}}

@@ -5,7 +5,7 @@ import pytest
 
 from kiraos_desktop.core.memory.changes import ChangeEvent
 from kiraos_desktop.core.storage.postgres.notify import ChangeListener
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 WAIT_MS = 15000
@@ -46,7 +46,7 @@ def test_on_sqlite_the_outage_label_never_shows(qtbot, engine, tmp_path):
 def test_another_instances_write_refreshes_the_open_user_within_a_second(qtbot, tmp_path, pg_url):
     from kiraos_desktop.core.engine import Engine
     from kiraos_desktop.ui.main_window import PAGE_USERS
-    from tests.pg_instances import serve, write_settings
+    from pg_instances import serve, write_settings
 
     engine = Engine.open(data_dir=tmp_path / "window", database_url=pg_url)
     try:

@@ -6,7 +6,7 @@ import pytest
 
 from kiraos_desktop.cli import build_parser, main
 from kiraos_desktop.core.engine import Engine
-from tests.migrate_helpers import pg_table_names, seed_memory
+from migrate_helpers import pg_table_names, seed_memory
 
 
 def test_an_engine_on_postgresql_creates_no_sqlite_database_in_the_data_dir(data_dir, pg_url):

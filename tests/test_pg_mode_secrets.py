@@ -12,16 +12,11 @@ from PySide6.QtWidgets import QApplication, QLabel, QLineEdit
 from kiraos_desktop.cli import main
 from kiraos_desktop.core.storage.database_url import parse_database_url
 from kiraos_desktop.core.engine import Engine
-from tests.pg_server import PASSWORD
-from tests.ui_helpers import shown_window
+from pg_server import PASSWORD
+from ui_helpers import shown_window
+from cli_helpers import run
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
-
-
-def run(capsys, *argv):
-    code = main(list(argv))
-    out, err = capsys.readouterr()
-    return code, out, err
 
 
 def test_commands_work_on_the_server_and_never_print_the_password(capsys, data_dir, pg_url):
@@ -93,7 +88,7 @@ def test_the_window_shows_the_redacted_url_and_never_the_password(qtbot, tmp_pat
 
 
 def test_the_window_on_an_unreachable_server_can_go_on_with_local_data(qtbot, monkeypatch, capsys, data_dir):
-    from tests.modal_driver import ModalDriver
+    from modal_driver import ModalDriver
 
     import kiraos_desktop.ui.app as ui_app
 
@@ -117,7 +112,7 @@ def test_a_new_database_url_setting_reopens_the_window_there_or_explains(qtbot, 
 
     from kiraos_desktop.ui import app as app_module
     from kiraos_desktop.ui.app import AppController
-    from tests.ui_helpers import ui_settings
+    from ui_helpers import ui_settings
 
     shown = []
     monkeypatch.setattr(app_module.prompts, "error", lambda parent, title, text: shown.append((title, text)))

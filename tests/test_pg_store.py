@@ -12,8 +12,8 @@ from kiraos_desktop.core.memory.tools import MemoryTools
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.settings import Settings
-from tests.pg_server import PASSWORD
-from tests.core_helpers import run_threads
+from pg_server import PASSWORD
+from core_helpers import run_threads
 
 USERS = ("a", "b", "c")
 

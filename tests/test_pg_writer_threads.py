@@ -15,10 +15,10 @@ from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.memory.tools import MemoryTools
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.settings import Settings
-from tests.api_helpers import AUTH, TOKEN
-from tests.pg_instances import write_settings
+from api_helpers import AUTH, TOKEN
+from pg_instances import write_settings
 from tests.test_pg_instances import check_audit_chains
-from tests.core_helpers import run_threads
+from core_helpers import run_threads
 
 #: Bounds a wait that the code under test must end by itself (a failure, not a pause of the test).
 WAIT_S = 30

@@ -6,7 +6,7 @@ import pytest
 from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
 from tests.test_ui_profile_tab import engine, stack, tab  # noqa: F401 (fixtures)
-from tests.ui_helpers import OFFSCREEN_NOTE, snapshot
+from ui_helpers import OFFSCREEN_NOTE, snapshot
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

@@ -10,8 +10,8 @@ from PySide6.QtWidgets import QApplication, QPushButton
 
 from kiraos_desktop.ui import file_actions, tasks
 from kiraos_desktop.ui.prompts import prompts
-from tests.modal_driver import ModalDriver, busy_boxes, visible_busy_boxes
-from tests.ui_helpers import OFFSCREEN_NOTE, seed, shown_window
+from modal_driver import ModalDriver, busy_boxes, visible_busy_boxes
+from ui_helpers import OFFSCREEN_NOTE, seed, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

@@ -6,7 +6,7 @@ from PySide6.QtGui import QUndoStack
 
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT, UserDetail
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 PLANTED = "养了一只橘猫叫咪咪"

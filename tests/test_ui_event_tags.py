@@ -13,7 +13,7 @@ from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.events_model import COL_TAG
 from kiraos_desktop.ui.users.user_detail import TAB_EVENTS, UserDetail
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

@@ -6,7 +6,7 @@ import pytest
 from kiraos_desktop.ui.help_dialog import HelpDialog, guide_text
 from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.main_window import MainWindow
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE, "This plugin does not support raise")
 

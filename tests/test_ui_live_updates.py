@@ -12,7 +12,7 @@ from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
 from kiraos_desktop.ui.users.profile_model import COL_VALUE
 from kiraos_desktop.ui.users.user_detail import TAB_EVENTS
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 TOKEN = "test-token-123"

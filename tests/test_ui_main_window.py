@@ -13,7 +13,7 @@ from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.ui.app import AppController
 from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
 from kiraos_desktop.ui.screenshot import take_screenshots
-from tests.ui_helpers import (OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, shown_window, snapshot,
+from ui_helpers import (OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, shown_window, snapshot,
                              ui_settings)
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)

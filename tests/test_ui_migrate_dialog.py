@@ -8,9 +8,9 @@ from PySide6.QtWidgets import QLineEdit
 
 from kiraos_desktop.core.transfer.migrate import migrate
 from kiraos_desktop.ui.migrate_dialog import MigrateDialog
-from tests.migrate_helpers import pg_count, pg_table_names, seed_memory
-from tests.modal_driver import visible_busy_boxes
-from tests.ui_helpers import ScriptedPrompts
+from migrate_helpers import pg_count, pg_table_names, seed_memory
+from modal_driver import visible_busy_boxes
+from ui_helpers import ScriptedPrompts
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 

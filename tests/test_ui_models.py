@@ -13,7 +13,7 @@ from kiraos_desktop.ui.users.events_model import EventsModel
 from kiraos_desktop.ui.users.history_model import HistoryModel
 from kiraos_desktop.ui.users.profile_model import ProfileFilterProxy, ProfileModel
 from kiraos_desktop.ui.users.users_model import UsersModel
-from tests.ui_helpers import OFFSCREEN_NOTE, seed
+from ui_helpers import OFFSCREEN_NOTE, seed
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

@@ -18,7 +18,7 @@ from kiraos_desktop.ui.users.profile_model import (
     COL_VALUE,
 )
 from kiraos_desktop.ui.users.profile_tab import ProfileTab
-from tests.ui_helpers import OFFSCREEN_NOTE, seed, snapshot
+from ui_helpers import OFFSCREEN_NOTE, seed, snapshot
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

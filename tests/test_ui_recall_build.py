@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from core_helpers import PLUGIN_DDL, plugin_db
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.ui.recall_build import RecallBuildIndicator
-from tests.ui_helpers import OFFSCREEN_NOTE
+from ui_helpers import OFFSCREEN_NOTE
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
@@ -62,7 +62,7 @@ def test_the_build_shows_progress_stops_on_request_and_resumes(qtbot, old_engine
 
 def test_the_window_starts_the_build_and_stops_it_on_close(qtbot, old_engine, tmp_path):
     from kiraos_desktop.ui.main_window import MainWindow
-    from tests.ui_helpers import ScriptedPrompts, ui_settings
+    from ui_helpers import ScriptedPrompts, ui_settings
 
     window = MainWindow(old_engine, None, ui_settings(tmp_path), ScriptedPrompts())
     qtbot.addWidget(window)

@@ -7,7 +7,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QDialogButtonBox, QLabel, QLineEdit
 
 from kiraos_desktop.ui.settings_dialog import SettingsDialog
-from tests.ui_helpers import shown_window
+from ui_helpers import shown_window
 
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
 SECRET = "Db-Pw/9@x"

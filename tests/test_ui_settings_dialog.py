@@ -259,7 +259,7 @@ def test_hints_are_readable_in_both_schemes(qtbot, dialog, scheme):
     from PySide6.QtWidgets import QApplication, QLabel
 
     from kiraos_desktop.ui.theme import apply_theme, set_scheme_preference
-    from tests.ui_helpers import contrast
+    from ui_helpers import contrast
 
     set_scheme_preference(scheme)
     apply_theme(QApplication.instance())

@@ -9,7 +9,7 @@ import pytest
 
 from kiraos_desktop.core.paths import DataPaths
 from kiraos_desktop.ui.single_instance import SingleInstance, instance_key
-from tests.ui_helpers import OFFSCREEN_NOTE, open_engine
+from ui_helpers import OFFSCREEN_NOTE, open_engine
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE, "This plugin does not support raise")
 
@@ -89,7 +89,7 @@ def test_after_opening_another_folder_later_launches_on_that_folder_come_here(qt
     from types import SimpleNamespace
 
     from kiraos_desktop.ui.app import AppController
-    from tests.ui_helpers import ui_settings
+    from ui_helpers import ui_settings
 
     engine = open_engine(tmp_path / "first")
     controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path), start_server=False)

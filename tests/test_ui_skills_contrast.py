@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop.ui.skills.theme import colors_for
 from kiraos_desktop.ui.theme import apply_theme, set_scheme_preference
-from tests.ui_helpers import contrast
+from ui_helpers import contrast
 
 
 @pytest.fixture(params=["light", "dark"])

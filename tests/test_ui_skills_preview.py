@@ -277,7 +277,7 @@ def test_a_language_switch_keeps_every_argument_field_in_view(qtbot, engine, tmp
 
     from kiraos_desktop.ui.i18n import apply_language, language_manager
     from kiraos_desktop.ui.main_window import PAGE_SKILLS
-    from tests.ui_helpers import shown_window
+    from ui_helpers import shown_window
 
     with shown_window(qtbot, engine, tmp_path) as window:
         window.show_page(PAGE_SKILLS)

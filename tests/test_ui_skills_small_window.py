@@ -8,7 +8,7 @@ from kiraos_desktop.core.skills.problems import Problem
 from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.main_window import PAGE_SKILLS
 from kiraos_desktop.ui.skills.skill_list import COMMAND
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

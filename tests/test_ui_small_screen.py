@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QApplication, QScrollArea
 
 from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
@@ -40,7 +40,7 @@ def test_skill_names_are_not_cut_at_1024x700(qtbot, engine, tmp_path):
     """"nickna…erator" beside its command: the list is as wide as its names need (up to a bound)."""
     from kiraos_desktop.ui.main_window import PAGE_SKILLS
     from kiraos_desktop.ui.skills.list_panel import NAME
-    from tests.ui_helpers import ScriptedPrompts, shown_window
+    from ui_helpers import ScriptedPrompts, shown_window
 
     with shown_window(qtbot, engine, tmp_path, ScriptedPrompts()) as window:
         window.resize(1024, 700)

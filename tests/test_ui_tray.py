@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtWidgets import QApplication, QSystemTrayIcon
 
 from kiraos_desktop.ui.app import AppController
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE, "This plugin does not support raise")
 

@@ -8,7 +8,7 @@ import pytest
 from PySide6.QtCore import Qt
 
 from kiraos_desktop.ui.main_window import PAGE_USERS
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

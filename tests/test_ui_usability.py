@@ -12,7 +12,7 @@ from kiraos_desktop.ui.i18n import apply_language, language_manager
 from kiraos_desktop.ui.main_window import PAGE_API, PAGE_OVERVIEW, PAGE_SKILLS, PAGE_USERS, MainWindow
 from kiraos_desktop.ui.users.expiry import describe_remaining
 from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window, ui_settings
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, shown_window, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

@@ -12,7 +12,7 @@ from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.events_model import COL_SUMMARY
 from kiraos_desktop.ui.users.history_model import CHANGE_ID_ROLE
 from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT, TAB_EVENTS, TAB_HISTORY, UserDetail
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, snapshot
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, seed, snapshot
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

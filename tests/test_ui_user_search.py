@@ -11,7 +11,7 @@ from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.ui.main_window import PAGE_USERS
 from kiraos_desktop.ui.recall_build import RecallBuildIndicator
 from kiraos_desktop.ui.users.users_model import COL_EVENTS, PAGE_SIZE
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

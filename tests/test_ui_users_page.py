@@ -6,7 +6,7 @@ from PySide6.QtCore import Qt
 
 from kiraos_desktop.ui.main_window import PAGE_USERS, MainWindow
 from kiraos_desktop.ui.users.users_model import COL_EVENTS
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, open_engine, seed, ui_settings
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop.core.storage.errors import BUSY, StoreBusy
 from kiraos_desktop.ui.main_window import PAGE_USERS
-from tests.ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
+from ui_helpers import OFFSCREEN_NOTE, ScriptedPrompts, shown_window
 
 pytestmark = pytest.mark.qt_log_ignore(OFFSCREEN_NOTE)
 
