@@ -111,6 +111,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kiraos_desktop.cli.info import add_info_parser
 
     add_info_parser(sub, [common])
+    from kiraos_desktop.cli.entities import add_entity_parsers
+
+    add_entity_parsers(sub, [common])
     p = sub.add_parser("token", parents=[common], help="print the API token")
     p.add_argument("--regenerate", action="store_true", help="make a new token first")
     return parser
@@ -253,6 +256,13 @@ def _run_command(args) -> int:
 
         try:
             return run_info(args)
+        except (StoreError, OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+    if args.command in ("entities", "entity"):
+        from kiraos_desktop.cli.entities import run_entities
+
+        try:
+            return run_entities(args)
         except (StoreError, OSError, ValueError) as exc:
             raise UsageError(str(exc)) from None
     if args.command == "migrate":

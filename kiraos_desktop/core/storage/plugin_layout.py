@@ -123,9 +123,10 @@ def refuse_unsupported(layout: PluginLayout, root: str | Path) -> None:
     """Raise UnsupportedLayout for data this version cannot open yet."""
     if layout.name == LAYOUT_3X:
         raise UnsupportedLayout(
-            f"{root} holds KiraOS plugin 3.x data (memory as a tree of files: {layout.reason}). This version "
-            "of KiraOS Desktop reads the plugin's 1.x and 2.x databases only; 3.x support is coming. "
-            "Until then, open a backup of the data from before the plugin's upgrade "
+            f"{root} holds KiraOS plugin 3.x data (memory as a tree of files: {layout.reason}). The window and "
+            "the API of this version open the plugin's 1.x and 2.x databases only; `kiraos-desktop entities "
+            "--kira-data DIR` and `entity show TYPE:ID --kira-data DIR` list the 3.x tree. To edit, open a backup "
+            "of the data from before the plugin's upgrade "
             "(memory/kiraos.db.bak_<number> copied to memory/kiraos.db in another folder), or use the "
             "plugin's own web page.")
 

@@ -7,6 +7,8 @@ from typing import Any
 
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.paths import SQLITE_SIDE_FILES
+from kiraos_desktop.core.storage.tree.layout import ENTITY_TYPES, INDEX_FILE
+from kiraos_desktop.core.storage.tree.tree import EntityTree
 from kiraos_desktop.core.storage.plugin_layout import (
     DATABASE,
     LAYOUT_3X,
@@ -17,8 +19,6 @@ from kiraos_desktop.core.storage.plugin_layout import (
     tree_layout,
 )
 
-#: The entity types of a 3.x tree (memory/entities/{type}_{quoted id}/).
-ENTITY_TYPES = ("user", "group", "channel")
 
 
 def describe_folder(root: str | Path) -> dict[str, Any]:
@@ -69,34 +69,28 @@ def _database_info(path: Path, folder: Path | None = None) -> dict[str, Any]:
 
 
 def _tree_info(root: Path, layout: PluginLayout) -> dict[str, Any]:
+    """The counts of a 3.x tree, as its reader (storage/tree) takes the files."""
     memory = root / "memory"
     entities = {kind: 0 for kind in ENTITY_TYPES}
-    facts = reflections = 0
-    entities_dir = memory / "entities"
-    if entities_dir.is_dir():
-        for folder in entities_dir.iterdir():
-            kind = folder.name.partition("_")[0]
-            if folder.is_dir() and kind in entities:
-                entities[kind] += 1
-                facts += _count_toml(folder / "facts")
-                reflections += _count_toml(folder / "reflections")
-    global_dir = memory / "global"
-    facts += _count_toml(global_dir / "facts") + _count_toml(global_dir / "self" / "facts")
-    reflections += _count_toml(global_dir / "self" / "reflections")
-    index = memory / "memory_index.db"
+    folders = {"facts": 0, "reflections": 0, "skills": 0}
+    archived = problems = 0
+    tree = EntityTree(memory)
+    for row in tree.entities():
+        if row.ref.kind in entities:
+            entities[row.ref.kind] += 1
+        for folder, count in row.counts.items():
+            folders[folder] += count
+        archived += row.archived
+    problems = len(tree.problems())
+    index = memory / INDEX_FILE
     info = _header(layout, root)
     info.update({
         "database": None,
-        "counts": {"entities": entities, "facts": facts, "reflections": reflections,
-                   "skills": _count_toml(global_dir / "skills"), "archived": _count_toml(memory / "archive")},
+        "counts": {"entities": entities, **folders, "archived": archived, "problems": problems},
         "files": {p.name: p.stat().st_size for p in [index] + sorted(memory.glob("kiraos.db.bak_*")) if p.is_file()},
         "journal_mode": None,
     })
     return info
-
-
-def _count_toml(folder: Path) -> int:
-    return sum(1 for p in folder.glob("*.toml") if p.is_file()) if folder.is_dir() else 0
 
 
 def info_lines(info: dict[str, Any]) -> list[str]:
@@ -112,11 +106,13 @@ def info_lines(info: dict[str, Any]) -> list[str]:
         lines.append(f"entities: {kinds}")
         lines.append(f"memories: {counts['facts']} facts, {counts['reflections']} reflections, "
                      f"{counts['skills']} skills, {counts['archived']} archived")
+        if counts["problems"]:
+            lines.append(f"problems: {counts['problems']} file(s) that cannot be read (see `entity show`)")
     else:
         lines.append(f"users: {counts['users']}, profile entries: {counts['profile_entries']}, "
                      f"events: {counts['events']}")
     for name, size in info["files"].items():
         lines.append(f"file: {name} {size:,} bytes")
     if info["layout"] == LAYOUT_3X:
-        lines.append("this version opens 1.x and 2.x data only: 3.x support is coming")
+        lines.append("the window does not open 3.x data yet: list it with `entities` and `entity show TYPE:ID`")
     return lines

@@ -1,0 +1,156 @@
+"""Reading the files of a 3.x memory tree: memory TOML files and profile.json, never rewriting them.
+
+A file that cannot be read (not UTF-8, not TOML/JSON, the wrong shape, too large, a link) becomes a
+`Problem` with its path and the reason, and hides nothing else. A readable memory is taken as the
+plugin takes it (`Memory.from_toml_dict` at v3.0.1): the file name is the id, importance an integer
+(or a text of one) clamped to 1-10 else 5, tags a list else none, source a table else none.
+"""
+from __future__ import annotations
+
+import json
+import os
+import stat
+import tomllib
+from dataclasses import dataclass, field
+from typing import Any
+
+#: A memory file or profile larger than this is not read (the plugin writes a few hundred bytes).
+MAX_FILE_BYTES = 1024 * 1024
+DEFAULT_IMPORTANCE = 5
+#: The fields of profile.json (the plugin's EntityProfile) with the JSON types it keeps them as.
+PROFILE_FIELDS: dict[str, tuple[type, ...]] = {
+    "entity_id": (str,), "entity_type": (str,), "name": (str,), "nickname": (str,), "description": (str,),
+    "platform": (str,), "traits": (list,), "preferences": (dict,), "relationships": (dict,), "facts": (list,),
+    "aliases": (list,), "interaction_count": (int,), "last_interaction": (int, float), "metadata": (dict,),
+}
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A file of the tree that could not be taken: where (relative to the memory root) and why."""
+
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class TreeMemory:
+    """One memory file: a fact, reflection or skill of an entity or of the bot."""
+
+    id: str
+    folder: str  # facts, reflections or skills
+    type: str  # as the file says (fact or reflection)
+    text: str
+    importance: int
+    tags: tuple[str, ...]
+    source: dict = field(default_factory=dict, compare=False)
+    path: str = ""  # relative to the memory root
+    meta: dict = field(default_factory=dict, compare=False)  # an archived file's [meta] table
+
+    @property
+    def time(self) -> str:
+        """source.time as the file holds it (an ISO text), or ""."""
+        value = self.source.get("time", "")
+        return value.isoformat() if hasattr(value, "isoformat") else str(value)
+
+    @property
+    def session(self) -> str:
+        return str(self.source.get("session", ""))
+
+
+class FileRefused(Exception):
+    """A file of the tree cannot be taken; the message is the Problem's reason."""
+
+
+def read_bytes(path: str) -> bytes:
+    """A regular file's bytes, not following a link, at most MAX_FILE_BYTES; FileRefused otherwise."""
+    try:
+        info = os.lstat(path)
+    except OSError as exc:
+        raise FileRefused(f"cannot be read: {exc.strerror or exc}") from None
+    if stat.S_ISLNK(info.st_mode):
+        raise FileRefused("a link: not followed (nothing outside the tree is read)")
+    if not stat.S_ISREG(info.st_mode):
+        raise FileRefused("not a regular file")
+    if info.st_size > MAX_FILE_BYTES:
+        raise FileRefused(f"larger than {MAX_FILE_BYTES // 1024} KiB ({info.st_size:,} bytes): not read")
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        raise FileRefused(f"cannot be read: {exc.strerror or exc}") from None
+    with os.fdopen(fd, "rb") as handle:
+        return handle.read(MAX_FILE_BYTES + 1)
+
+
+def _text(data: bytes) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise FileRefused(f"not UTF-8 text (byte {exc.start})") from None
+
+
+def _importance(value: Any) -> int:
+    if isinstance(value, bool):
+        value = int(value)
+    try:
+        return max(1, min(10, int(value)))
+    except (TypeError, ValueError, OverflowError):
+        return DEFAULT_IMPORTANCE
+
+
+def parse_memory(data: bytes, memory_id: str, folder: str, path: str) -> TreeMemory:
+    """A memory file's content as the plugin reads it; FileRefused when it is not a TOML table."""
+    try:
+        table = tomllib.loads(_text(data))
+    except tomllib.TOMLDecodeError as exc:
+        raise FileRefused(f"not valid TOML: {exc}") from None
+    tags = table.get("tags", [])
+    source = table.get("source", {})
+    meta = table.get("meta", {})
+    text = table.get("text", "")
+    return TreeMemory(
+        id=memory_id, folder=folder, type=str(table.get("type", "fact")),
+        text=text if isinstance(text, str) else str(text), importance=_importance(table.get("importance", 5)),
+        tags=tuple(str(tag) for tag in tags) if isinstance(tags, list) else (),
+        source=source if isinstance(source, dict) else {}, path=path, meta=meta if isinstance(meta, dict) else {})
+
+
+def read_memory(root: str, relative: str, memory_id: str, folder: str) -> TreeMemory:
+    """The memory file at `relative` under the memory root; FileRefused when it cannot be taken."""
+    return parse_memory(read_bytes(os.path.join(root, relative)), memory_id, folder, relative)
+
+
+def read_profile(root: str, relative: str) -> tuple[dict[str, Any], list[Problem]]:
+    """profile.json's known fields as the file holds them, and its problems (the whole file unreadable,
+    or a field of the wrong type: that field is left out, the others kept)."""
+    try:
+        data = json.loads(_text(read_bytes(os.path.join(root, relative))))
+    except FileRefused as exc:
+        return {}, [Problem(relative, str(exc))]
+    except ValueError as exc:
+        return {}, [Problem(relative, f"not valid JSON: {exc}")]
+    if not isinstance(data, dict):
+        return {}, [Problem(relative, "not a JSON object")]
+    profile, problems = {}, []
+    for name, kinds in PROFILE_FIELDS.items():
+        if name not in data:
+            continue
+        value = data[name]
+        if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
+            profile[name] = value
+        else:
+            problems.append(Problem(relative, f"{name} should be {' or '.join(_JSON_NAMES[k] for k in kinds)}, "
+                                              f"not {_json_name(value)}: left out"))
+    return profile, problems
+
+
+_JSON_NAMES = {str: "text", list: "a list", dict: "an object", int: "an integer", float: "a number"}
+
+
+def _json_name(value: Any) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    return _JSON_NAMES.get(type(value), type(value).__name__)

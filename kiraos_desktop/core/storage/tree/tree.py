@@ -1,0 +1,267 @@
+"""A KiraOS plugin 3.x memory tree, read: its entities, their profiles and memories, the archive, problems.
+
+The files are the truth (the plugin rebuilds its index from them at every start), so everything here
+is read from them, never written. Each file is read once and kept while its size and modification
+time stay the same, so listing or searching again after another process changed a few files reads
+only those. Nothing outside the tree is followed: links to folders or files are reported as problems.
+"""
+from __future__ import annotations
+
+import os
+import stat
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterator
+
+from kiraos_desktop.core.memory.records import NotFoundError
+from kiraos_desktop.core.recall.text import normalise, query_terms
+from kiraos_desktop.core.storage.tree.files import FileRefused, Problem, TreeMemory, read_bytes, parse_memory, read_profile
+from kiraos_desktop.core.storage.tree.layout import (
+    ARCHIVE_DIR,
+    ENTITIES_DIR,
+    ENTITY_TYPES,
+    GLOBAL_SCOPES,
+    MEMORY_SUFFIX,
+    PROFILE_FILE,
+    EntityRef,
+    entity_dir_name,
+    parse_archive_name,
+    parse_entity_dir,
+    scope_dirs,
+)
+
+#: The kinds a list can be filtered on, in the order the tree shows them.
+KINDS = ENTITY_TYPES + tuple(kind for kind, _, _ in GLOBAL_SCOPES)
+
+
+@dataclass(frozen=True)
+class EntitySummary:
+    """One row of the entity list."""
+
+    ref: EntityRef
+    name: str
+    nickname: str
+    counts: dict[str, int]  # memories per folder (facts, reflections, skills)
+    archived: int
+    problems: int
+
+    @property
+    def memories(self) -> int:
+        return sum(self.counts.values())
+
+
+@dataclass(frozen=True)
+class EntityDetail:
+    """Everything the tree holds of one entity (or of the bot's global or self memory)."""
+
+    ref: EntityRef
+    profile: dict[str, Any]
+    memories: dict[str, list[TreeMemory]]  # by folder, each sorted by id
+    archived: list[TreeMemory]
+    problems: list[Problem] = field(default_factory=list)
+
+
+class EntityTree:
+    """The tree under a plugin's `memory/` folder (the one holding entities/, global/, archive/)."""
+
+    def __init__(self, memory_root: str | Path) -> None:
+        self.root = str(Path(memory_root))
+        self._lock = threading.Lock()
+        self._files: dict[str, tuple[tuple, Any]] = {}  # relative path -> (stat key, what was read)
+
+    # ---- listing ------------------------------------------------------------------------
+
+    def refs(self) -> tuple[list[EntityRef], list[Problem]]:
+        """Every entity of entities/ (sorted by kind, then id) followed by the global and self memory,
+        and the problems of the entities/ folder itself (names the plugin never makes, links)."""
+        refs, problems = [], []
+        for entry in _entries(os.path.join(self.root, ENTITIES_DIR)):
+            relative = f"{ENTITIES_DIR}/{entry.name}"
+            ref = parse_entity_dir(entry.name)
+            if entry.is_symlink():
+                problems.append(Problem(relative, "a link: not followed (nothing outside the tree is read)"))
+            elif ref is None or not entry.is_dir(follow_symlinks=False):
+                if entry.is_dir(follow_symlinks=False):
+                    problems.append(Problem(relative, "not an entity folder ({type}_{id} with type "
+                                                      f"{', '.join(ENTITY_TYPES)}): left out"))
+            else:
+                refs.append(ref)
+        refs.sort(key=lambda r: (ENTITY_TYPES.index(r.kind), r.id))
+        return refs + [EntityRef(kind) for kind, _, _ in GLOBAL_SCOPES], problems
+
+    def entities(self, kind: str | None = None, search: str | None = None) -> list[EntitySummary]:
+        """The entity list, of one kind or all, and only those whose profile fields or memories hold
+        every word of `search` (its words as recall cuts them, case and width folded)."""
+        if kind is not None and kind not in KINDS:
+            raise ValueError(f"unknown entity type {kind!r}: one of {', '.join(KINDS)}")
+        refs, _ = self.refs()
+        archive = self._archive_by_ref()
+        words = _search_words(search) if search else ()
+        found = []
+        for ref in refs:
+            if kind is not None and ref.kind != kind:
+                continue
+            detail = self.entity(ref, archive)
+            if words and not all(word in _haystack(detail) for word in words):
+                continue
+            found.append(_summary(detail))
+        return found
+
+    # ---- one entity ---------------------------------------------------------------------
+
+    def entity(self, ref: EntityRef, archive: dict | None = None) -> EntityDetail:
+        """The entity's profile, memories, archived memories and problems; NotFoundError when the
+        tree has no such entity (the global and self memory always exist, maybe empty)."""
+        base, folders = scope_dirs(ref)
+        folder_path = os.path.join(self.root, base)
+        if not ref.is_global and not _is_real_dir(folder_path):
+            raise NotFoundError(f"the tree has no {ref.label()} (looked for {base}/)")
+        profile, problems = self._profile(ref)
+        memories: dict[str, list[TreeMemory]] = {}
+        for folder in folders:
+            memories[folder] = []
+            for name in sorted(_memory_names(os.path.join(folder_path, folder))):
+                relative = f"{base}/{folder}/{name}"
+                item = self._memory(relative, name[:-len(MEMORY_SUFFIX)], folder)
+                (problems if isinstance(item, Problem) else memories[folder]).append(item)
+        archived = []
+        for item in (archive if archive is not None else self._archive_by_ref()).get(ref, []):
+            (problems if isinstance(item, Problem) else archived).append(item)
+        return EntityDetail(ref, profile, memories, archived, problems)
+
+    def _profile(self, ref: EntityRef) -> tuple[dict[str, Any], list[Problem]]:
+        if ref.is_global:
+            return {}, []
+        relative = f"{scope_dirs(ref)[0]}/{PROFILE_FILE}"
+        path = os.path.join(self.root, relative)
+        key = _stat_key(path)
+        if key is None:
+            return {}, []
+        cached = self._cached(relative, key)
+        if cached is None:
+            cached = self._keep(relative, key, read_profile(self.root, relative))
+        profile, problems = cached
+        return dict(profile), list(problems)
+
+    def _memory(self, relative: str, memory_id: str, folder: str) -> TreeMemory | Problem:
+        path = os.path.join(self.root, relative)
+        key = _stat_key(path)
+        cached = self._cached(relative, key) if key is not None else None
+        if cached is None:
+            try:
+                cached = parse_memory(read_bytes(path), memory_id, folder, relative)
+            except FileRefused as exc:
+                cached = Problem(relative, str(exc))
+            if key is not None:
+                self._keep(relative, key, cached)
+        return cached
+
+    def _archive_by_ref(self) -> dict[EntityRef, list[TreeMemory | Problem]]:
+        """The archive's files by the entity they came from (names the plugin never makes: problems of
+        no entity, under the global memory so that they are seen)."""
+        by_ref: dict[EntityRef, list] = {}
+        entities = os.path.join(self.root, ENTITIES_DIR)
+
+        def exists(ref: EntityRef) -> bool:
+            return ref.is_global or _is_real_dir(os.path.join(entities, entity_dir_name(ref)))
+
+        for name in sorted(_memory_names(os.path.join(self.root, ARCHIVE_DIR))):
+            relative = f"{ARCHIVE_DIR}/{name}"
+            parsed = parse_archive_name(name, exists)
+            if parsed is None:
+                by_ref.setdefault(EntityRef("global"), []).append(
+                    Problem(relative, "an archive name the plugin does not make: left out"))
+                continue
+            ref, folder, memory_id = parsed
+            by_ref.setdefault(ref, []).append(self._memory(relative, memory_id, folder))
+        return by_ref
+
+    def problems(self) -> list[Problem]:
+        """Every problem of the tree: folders, profiles, memory files, archived files."""
+        refs, problems = self.refs()
+        archive = self._archive_by_ref()
+        for ref in refs:
+            problems.extend(self.entity(ref, archive).problems)
+        return problems
+
+    # ---- the file cache -----------------------------------------------------------------
+
+    def _cached(self, relative: str, key: tuple) -> Any:
+        with self._lock:
+            entry = self._files.get(relative)
+        return entry[1] if entry is not None and entry[0] == key else None
+
+    def _keep(self, relative: str, key: tuple, value: Any) -> Any:
+        with self._lock:
+            self._files[relative] = (key, value)
+        return value
+
+
+def _summary(detail: EntityDetail) -> EntitySummary:
+    profile = detail.profile
+    return EntitySummary(detail.ref, str(profile.get("name", "")), str(profile.get("nickname", "")),
+                         {folder: len(items) for folder, items in detail.memories.items()}, len(detail.archived),
+                         len(detail.problems))
+
+
+def _entries(folder: str) -> Iterator[os.DirEntry]:
+    try:
+        with os.scandir(folder) as listing:
+            yield from list(listing)
+    except (FileNotFoundError, NotADirectoryError):
+        return
+
+
+def _is_real_dir(path: str) -> bool:
+    try:
+        return stat.S_ISDIR(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _memory_names(folder: str) -> Iterator[str]:
+    """The .toml names in a real folder (a link to a folder is not listed: its files are outside the
+    tree); a link among the files is listed, and reading it reports it."""
+    if not _is_real_dir(folder):
+        return
+    for entry in _entries(folder):
+        if entry.name.endswith(MEMORY_SUFFIX) and (entry.is_symlink() or entry.is_file(follow_symlinks=False)):
+            yield entry.name
+
+
+def _stat_key(path: str) -> tuple | None:
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return None
+    return info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode
+
+
+def _search_words(search: str) -> tuple[str, ...]:
+    words = query_terms(search)
+    return words if words else (normalise(search.strip()),)
+
+
+def _haystack(detail: EntityDetail) -> str:
+    """Everything a search looks in, folded as recall folds text, one piece a line."""
+    pieces: list[str] = [detail.ref.id]
+    for value in detail.profile.values():
+        pieces.extend(_strings(value))
+    for items in detail.memories.values():
+        for memory in items:
+            pieces.append(memory.text)
+            pieces.extend(memory.tags)
+    return normalise("\n".join(pieces))
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield str(key)
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+    elif value is not None:
+        yield str(value)
