@@ -19,7 +19,7 @@ def test_entities_lists_with_counts_and_filters(capsys, kira):
     assert code == 0 and err == ""
     lines = out.splitlines()
     assert lines[0] == "user:qq:10001 (小明): 2 facts, 1 reflections, 0 skills, 1 archived"
-    assert "user:qq:10002 (小红): 1 facts, 0 reflections, 0 skills, 3 problem(s)" in lines
+    assert "user:qq:10002 (小红): 3 facts, 0 reflections, 0 skills, 1 problem(s)" in lines  # files, profile.json
     assert lines[-2:] == ["global: 1 facts, 1 skills, 1 problem(s)", "self: 0 facts, 1 reflections, 1 archived"]
     code, out, _ = run(capsys, "entities", "--kira-data", kira, "--type", "group", "--search", "吉他")
     assert code == 0 and out == "group:qq:g1 (吉他交流群): 1 facts, 0 reflections, 0 skills\n"

@@ -41,8 +41,13 @@ def test_the_list_holds_every_entity_then_the_bots_own_memory(kira):
     assert by[XIAOMING].counts == {"facts": 2, "reflections": 1, "skills": 0} and by[XIAOMING].archived == 1
     assert by[EntityRef("global")].counts == {"facts": 1, "skills": 1}
     assert by[EntityRef("self")].counts == {"facts": 0, "reflections": 1} and by[EntityRef("self")].archived == 1
-    assert by[EntityRef("user", "qq:10002")].problems == 3  # a profile field, two files
     assert by[EntityRef("user", "qq:10004")].problems == 1
+    # listed without reading memory files: their count is of the files, the problems of profile.json
+    listed = by[EntityRef("user", "qq:10002")]
+    assert (listed.counts["facts"], listed.problems) == (3, 1)
+    read = {row.ref: row for row in open_tree(kira).entities(read=True)}[EntityRef("user", "qq:10002")]
+    assert (read.counts["facts"], read.problems) == (1, 3)  # a profile field, two files
+    assert [row.ref for row in open_tree(kira).entities(read=True)] == [row.ref for row in rows]
 
 
 def test_the_type_filter_and_search_over_profiles_and_memories(kira):

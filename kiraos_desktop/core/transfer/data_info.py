@@ -75,7 +75,7 @@ def _tree_info(root: Path, layout: PluginLayout) -> dict[str, Any]:
     folders = {"facts": 0, "reflections": 0, "skills": 0}
     archived = problems = 0
     tree = EntityTree(memory)
-    for row in tree.entities():
+    for row in tree.entities(read=True):
         if row.ref.kind in entities:
             entities[row.ref.kind] += 1
         for folder, count in row.counts.items():

@@ -4,13 +4,16 @@ A file that cannot be read (not UTF-8, not TOML/JSON, the wrong shape, too large
 `Problem` with its path and the reason, and hides nothing else. A readable memory is taken as the
 plugin takes it (`Memory.from_toml_dict` at v3.0.1): the file name is the id, importance an integer
 (or a text of one) clamped to 1-10 else 5, tags a list else none, source a table else none.
+TOML is parsed by tomli, the parser the standard library's tomllib was taken from (the same rules and
+messages as the plugin's tomllib), compiled: three times as fast, and a 10,000-entity tree holds
+some 80,000 files (bench/tree_bench.py).
 """
 from __future__ import annotations
 
 import json
 import os
 import stat
-import tomllib
+import tomli
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -102,8 +105,8 @@ def _importance(value: Any) -> int:
 def parse_memory(data: bytes, memory_id: str, folder: str, path: str) -> TreeMemory:
     """A memory file's content as the plugin reads it; FileRefused when it is not a TOML table."""
     try:
-        table = tomllib.loads(_text(data))
-    except tomllib.TOMLDecodeError as exc:
+        table = tomli.loads(_text(data))
+    except tomli.TOMLDecodeError as exc:
         raise FileRefused(f"not valid TOML: {exc}") from None
     tags = table.get("tags", [])
     source = table.get("source", {})

@@ -37,7 +37,9 @@ KINDS = ENTITY_TYPES + tuple(kind for kind, _, _ in GLOBAL_SCOPES)
 
 @dataclass(frozen=True)
 class EntitySummary:
-    """One row of the entity list."""
+    """One row of the entity list. Listed without a search, nothing but profile.json is read: the
+    counts are the folders' .toml files, and `problems` those of profile.json and of archive names
+    (a memory file that cannot be read is found by entity() and problems())."""
 
     ref: EntityRef
     name: str
@@ -69,6 +71,9 @@ class EntityTree:
         self.root = str(Path(memory_root))
         self._lock = threading.Lock()
         self._files: dict[str, tuple[tuple, Any]] = {}  # relative path -> (stat key, what was read)
+        # entity -> (its memories as read, its profile, the folded text a search looks in): a memory read
+        # again is a new object, so the text is made again only for an entity something changed in
+        self._haystacks: dict[EntityRef, tuple[tuple, dict, str]] = {}
 
     # ---- listing ------------------------------------------------------------------------
 
@@ -90,23 +95,35 @@ class EntityTree:
         refs.sort(key=lambda r: (ENTITY_TYPES.index(r.kind), r.id))
         return refs + [EntityRef(kind) for kind, _, _ in GLOBAL_SCOPES], problems
 
-    def entities(self, kind: str | None = None, search: str | None = None) -> list[EntitySummary]:
+    def entities(self, kind: str | None = None, search: str | None = None, read: bool = False) -> list[EntitySummary]:
         """The entity list, of one kind or all, and only those whose profile fields or memories hold
-        every word of `search` (its words as recall cuts them, case and width folded)."""
+        every word of `search` (its words as recall cuts them, case and width folded). With a search
+        or `read`, every memory file is read: the counts are then of the memories that could be
+        taken, and every problem is counted."""
         if kind is not None and kind not in KINDS:
             raise ValueError(f"unknown entity type {kind!r}: one of {', '.join(KINDS)}")
         refs, _ = self.refs()
-        archive = self._archive_by_ref()
+        archive = self._archive_index()
         words = _search_words(search) if search else ()
         found = []
         for ref in refs:
             if kind is not None and ref.kind != kind:
                 continue
-            detail = self.entity(ref, archive)
-            if words and not all(word in _haystack(detail) for word in words):
+            if not words and not read:  # counted from the folders' names: no memory file is read
+                found.append(self._listed(ref, archive.get(ref, [])))
                 continue
-            found.append(_summary(detail))
+            detail = self.entity(ref, archive)
+            if not words or all(word in self._haystack(detail) for word in words):
+                found.append(_summary(detail))
         return found
+
+    def _listed(self, ref: EntityRef, archived: list) -> EntitySummary:
+        base, folders = scope_dirs(ref)
+        profile, problems = self._profile(ref)
+        counts = {folder: sum(1 for _ in _memory_names(os.path.join(self.root, base, folder))) for folder in folders}
+        stray = sum(1 for item in archived if isinstance(item, Problem))
+        return EntitySummary(ref, str(profile.get("name", "")), str(profile.get("nickname", "")), counts,
+                             len(archived) - stray, len(problems) + stray)
 
     # ---- one entity ---------------------------------------------------------------------
 
@@ -126,7 +143,10 @@ class EntityTree:
                 item = self._memory(relative, name[:-len(MEMORY_SUFFIX)], folder)
                 (problems if isinstance(item, Problem) else memories[folder]).append(item)
         archived = []
-        for item in (archive if archive is not None else self._archive_by_ref()).get(ref, []):
+        for item in (archive if archive is not None else self._archive_index()).get(ref, []):
+            if not isinstance(item, Problem):
+                relative, folder, memory_id = item
+                item = self._memory(relative, memory_id, folder)
             (problems if isinstance(item, Problem) else archived).append(item)
         return EntityDetail(ref, profile, memories, archived, problems)
 
@@ -157,9 +177,9 @@ class EntityTree:
                 self._keep(relative, key, cached)
         return cached
 
-    def _archive_by_ref(self) -> dict[EntityRef, list[TreeMemory | Problem]]:
-        """The archive's files by the entity they came from (names the plugin never makes: problems of
-        no entity, under the global memory so that they are seen)."""
+    def _archive_index(self) -> dict[EntityRef, list[tuple[str, str, str] | Problem]]:
+        """archive/'s files by the entity they came from, as (path, folder, id), unread; a name the
+        plugin never makes is a Problem of the global memory (so that it is seen)."""
         by_ref: dict[EntityRef, list] = {}
         entities = os.path.join(self.root, ENTITIES_DIR)
 
@@ -174,16 +194,28 @@ class EntityTree:
                     Problem(relative, "an archive name the plugin does not make: left out"))
                 continue
             ref, folder, memory_id = parsed
-            by_ref.setdefault(ref, []).append(self._memory(relative, memory_id, folder))
+            by_ref.setdefault(ref, []).append((relative, folder, memory_id))
         return by_ref
 
     def problems(self) -> list[Problem]:
         """Every problem of the tree: folders, profiles, memory files, archived files."""
         refs, problems = self.refs()
-        archive = self._archive_by_ref()
+        archive = self._archive_index()
         for ref in refs:
             problems.extend(self.entity(ref, archive).problems)
         return problems
+
+    def _haystack(self, detail: EntityDetail) -> str:
+        items = tuple(memory for folder in detail.memories.values() for memory in folder)
+        with self._lock:
+            known = self._haystacks.get(detail.ref)
+        if known is not None and known[1] == detail.profile and len(known[0]) == len(items) \
+                and all(old is new for old, new in zip(known[0], items)):
+            return known[2]
+        text = _haystack(detail)
+        with self._lock:
+            self._haystacks[detail.ref] = (items, detail.profile, text)
+        return text
 
     # ---- the file cache -----------------------------------------------------------------
 

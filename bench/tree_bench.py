@@ -1,0 +1,132 @@
+"""Reading a KiraOS plugin 3.x memory tree of 10,000 entities: open and list, search, list again after a change.
+
+python bench/tree_bench.py [--entities 10000] [--rounds 5]
+
+Generates the tree once (bench/out/tree-<entities>/, written by plain code in the plugin's formats:
+profile.json, facts/ and reflections/ TOML, global memory, an archive) and times, medians of the rounds:
+- open: a new reader lists every entity with its counts (every file read: a cold start of the window
+  or `entities`; the files are in the OS cache after the first round);
+- list again: the same reader lists again, nothing changed (each file's size and mtime looked at);
+- search: a Chinese word many entities hold (the first search of a reader: every memory file read),
+  then a word one entity holds (the files kept: each one's size and mtime looked at);
+- after a change: one file added and one changed by another process, then the list again.
+Targets (exit 1 when missed): list again under 1 s, a search once the files are read under 2 s.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import statistics
+import sys
+import time
+import urllib.parse
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from kiraos_desktop.core.storage.tree.tree import EntityTree  # noqa: E402
+
+OUT = REPO / "bench" / "out"
+TARGET_SECONDS = 1.0
+TOPICS = ["吉他", "猫", "面试", "跑步", "咖啡", "旅行", "摄影", "考研", "游戏", "做饭", "篮球", "读书"]
+RARE = "独一无二的暗号"
+
+
+def toml_string(text: str) -> str:
+    return json.dumps(text, ensure_ascii=False)
+
+
+def memory_text(memory_id: str, text: str, importance: int, kind: str) -> str:
+    return (f"id = {toml_string(memory_id)}\ntype = {toml_string(kind)}\ntext = {toml_string(text)}\n"
+            f"importance = {importance}\ntags = []\n\n[source]\nsession = \"qq:pm:1\"\n"
+            f"time = \"2026-05-20T10:00:00+00:00\"\n")
+
+
+def generate(root: Path, entities: int) -> None:
+    rng = random.Random(7)
+    memory = root / "memory"
+    (memory / "entities").mkdir(parents=True)
+    (memory / ".migrated_v3").write_text("", encoding="utf-8")
+    for n in range(entities):
+        kind = "user" if n % 10 < 8 else ("group" if n % 10 < 9 else "channel")
+        entity_id = f"qq:{100000 + n}"
+        folder = memory / "entities" / f"{kind}_{urllib.parse.quote(entity_id, safe='-._~')}"
+        folders = ("facts", "reflections") if kind != "channel" else ("facts",)
+        for sub in folders:
+            (folder / sub).mkdir(parents=True)
+        profile = {"entity_id": entity_id, "entity_type": kind, "name": f"名字{n}", "nickname": "",
+                   "description": "", "platform": "qq", "traits": [rng.choice(TOPICS)],
+                   "preferences": {"饮料": rng.choice(["奶茶", "咖啡", "茶"])}, "relationships": {}, "facts": [],
+                   "aliases": [], "interaction_count": rng.randint(0, 500), "last_interaction": 0.0, "metadata": {}}
+        (folder / "profile.json").write_text(json.dumps(profile, ensure_ascii=False, indent=2), encoding="utf-8")
+        for i in range(rng.randint(0, 12)):
+            topic = rng.choice(TOPICS)
+            text = f"第{i}条：最近在{topic}方面有新进展" + (RARE if n == entities // 2 and i == 0 else "")
+            (folder / "facts" / f"fact_{i}.toml").write_text(memory_text(f"fact_{i}", text, rng.randint(1, 10), "fact"),
+                                                            encoding="utf-8")
+        if "reflections" in folders:
+            for i in range(rng.randint(0, 4)):
+                (folder / "reflections" / f"reflection_{i}.toml").write_text(
+                    memory_text(f"reflection_{i}", f"反思{i}：{rng.choice(TOPICS)}", 5, "reflection"), encoding="utf-8")
+    (memory / "global" / "facts").mkdir(parents=True)
+    (memory / "global" / "facts" / "bot.toml").write_text(memory_text("bot", "机器人的名字是小K", 8, "fact"),
+                                                         encoding="utf-8")
+    (memory / "archive").mkdir()
+    for n in range(0, entities, 50):
+        (memory / "archive" / f"user__qq%3A{100000 + n}__facts__old.toml").write_text(
+            memory_text("old", "以前的事", 3, "fact"), encoding="utf-8")
+
+
+def timed(fn) -> tuple[float, object]:
+    started = time.perf_counter()
+    value = fn()
+    return time.perf_counter() - started, value
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--entities", type=int, default=10000)
+    parser.add_argument("--rounds", type=int, default=5)
+    args = parser.parse_args()
+    root = OUT / f"tree-{args.entities}"
+    if not (root / "memory" / ".migrated_v3").exists():
+        print(f"generating {args.entities} entities in {root} ...", flush=True)
+        spent, _ = timed(lambda: generate(root, args.entities))
+        print(f"  generated in {spent:.1f} s", flush=True)
+    memory = root / "memory"
+    figures: dict[str, list[float]] = {"open": [], "list_again": [], "search_common": [], "search_rare": [],
+                                       "after_change": []}
+    for round_number in range(args.rounds):
+        tree = EntityTree(memory)
+        spent, rows = timed(tree.entities)
+        figures["open"].append(spent)
+        figures["list_again"].append(timed(tree.entities)[0])
+        spent, common = timed(lambda: tree.entities(search="吉他"))
+        figures["search_common"].append(spent)
+        spent, rare = timed(lambda: tree.entities(search=RARE))
+        figures["search_rare"].append(spent)
+        assert len(rare) == 1, rare
+        changed = memory / "entities" / "user_qq%3A100001" / "facts"
+        (changed / f"bench_{round_number}.toml").write_text(memory_text("b", "新的", 5, "fact"), encoding="utf-8")
+        figures["after_change"].append(timed(tree.entities)[0])
+        (changed / f"bench_{round_number}.toml").unlink()
+    files = sum(row.memories + row.archived for row in rows)
+    print(f"{len(rows)} entities, {files} memory files; {len(common)} entities hold 吉他")
+    medians = {name: statistics.median(values) for name, values in figures.items()}
+    for name, value in medians.items():
+        print(f"  {name:14s} median {value * 1000:8.1f} ms   (rounds: "
+              + ", ".join(f"{v * 1000:.0f}" for v in figures[name]) + ")")
+    OUT.mkdir(exist_ok=True)
+    (OUT / "tree_bench.json").write_text(json.dumps({"entities": len(rows), "files": files, "medians_s": medians}),
+                                         encoding="utf-8")
+    targets = {"list_again": TARGET_SECONDS, "search_rare": 2 * TARGET_SECONDS}
+    missed = [name for name, target in targets.items() if medians[name] > target]
+    for name in missed:
+        print(f"  MISS  {name} {medians[name]:.2f} s (target < {targets[name]} s)")
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
