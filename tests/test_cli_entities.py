@@ -80,3 +80,20 @@ def test_info_counts_the_tree_as_its_reader_takes_it(capsys, kira):
                               "skills": 1, "archived": 2, "problems": 5}
     code, out, _ = run(capsys, "info", "--kira-data", kira)
     assert "problems: 5 file(s) that cannot be read" in out and "entity show TYPE:ID" in out
+
+
+def test_entity_show_message_prints_what_the_bot_sees(capsys, tmp_path):
+    from tree_fixtures import write_index
+
+    root = build_tree(tmp_path / "kira")
+    write_index(root / "memory", [{"id": "learning_guitar", "entity_id": "qq:10001", "text": "小明最近在学吉他",
+                                   "importance": 7, "tags": ["hobby"], "last_accessed": 1.7e9}])
+    code, out, _ = run(capsys, "entity", "show", "user:qq:10001", "--message", "吉他", "--kira-data", str(root))
+    assert code == 0 and out.startswith("[用户 qq:10001 画像]\n名字: 小明\n")
+    assert out.endswith("[相关记忆]\n- [fact] [hobby] 小明最近在学吉他\n")
+    code, out, _ = run(capsys, "entity", "show", "user:qq:10001", "--message", "吉他", "--json",
+                       "--kira-data", str(root))
+    shown = json.loads(out)
+    assert code == 0 and shown["fts_query"] == "吉他" and [m["id"] for m in shown["recalled"]] == ["learning_guitar"]
+    code, out, err = run(capsys, "entity", "show", "user:nobody", "--message", "吉他", "--kira-data", str(root))
+    assert code == 2 and "the tree has no user:nobody" in err

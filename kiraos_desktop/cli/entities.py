@@ -26,6 +26,9 @@ def add_entity_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
                                           "(user:qq:12345, group:..., channel:...), or global / self for the bot's "
                                           f"own memory; {_KIRA_DATA_NOTE}.")
     show.add_argument("ref", metavar="TYPE:ID")
+    show.add_argument("--message", metavar="TEXT",
+                      help="print instead what the bot adds to its prompt when this user sends TEXT: the profile "
+                           "text and the memories it recalls, ranked as the plugin ranks them")
     show.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
 
 
@@ -48,12 +51,27 @@ def run_entities(args: argparse.Namespace) -> int:
             if not rows:
                 print("no entity matches" if args.search or args.type else "the tree holds no entity yet")
         return EXIT_OK
-    detail = tree.entity(parse_ref(args.ref))
+    ref = parse_ref(args.ref)
+    if args.message is not None:
+        tree.entity(ref)  # NotFoundError for an entity the tree does not hold
+        injection = tree.injection(ref, args.message)
+        if args.json:
+            print(json.dumps(injection_json(injection), ensure_ascii=False))
+        else:
+            print(injection.text or "(the bot adds nothing for this message: the plugin injects users' memory only)")
+        return EXIT_OK
+    detail = tree.entity(ref)
     if args.json:
         print(json.dumps(detail_json(detail), ensure_ascii=False))
     else:
         print("\n".join(detail_lines(detail)))
     return EXIT_OK
+
+
+def injection_json(injection) -> dict[str, Any]:
+    return {"text": injection.text, "profile_prompt": injection.profile_prompt, "fts_query": injection.fts_query,
+            "recalled": [{"id": m.id, "folder": m.folder, "type": m.type, "text": m.text, "tags": list(m.tags),
+                          "importance": m.importance, "bm25": m.bm25, "score": m.score} for m in injection.recalled]}
 
 
 def summary_json(row) -> dict[str, Any]:

@@ -17,9 +17,11 @@ from typing import Any, Iterator
 from kiraos_desktop.core.memory.records import NotFoundError
 from kiraos_desktop.core.recall.text import normalise, query_terms
 from kiraos_desktop.core.storage.tree.files import FileRefused, Problem, TreeMemory, read_bytes, parse_memory, read_profile
+from kiraos_desktop.core.storage.tree.injection import TOP_K, Injection, injection_text, profile_prompt, recall
 from kiraos_desktop.core.storage.tree.layout import (
     ARCHIVE_DIR,
     ENTITIES_DIR,
+    INDEX_FILE,
     ENTITY_TYPES,
     GLOBAL_SCOPES,
     MEMORY_SUFFIX,
@@ -216,6 +218,21 @@ class EntityTree:
         with self._lock:
             self._haystacks[detail.ref] = (items, detail.profile, text)
         return text
+
+    def injection(self, ref: EntityRef, message: str, k: int = TOP_K, now: float | None = None) -> Injection:
+        """What the bot adds to its prompt for a message from this user (the plugin injects users' only:
+        for any other kind this is empty); NotFoundError when the tree has no such user."""
+        if ref.kind != "user":
+            return Injection("", "")
+        prompt = profile_prompt(self.entity(ref).profile)
+        query, recalled = recall(os.path.join(self.root, INDEX_FILE), ref, message, self._readable, k, now)
+        return Injection(injection_text(ref, prompt, recalled), prompt, recalled, query)
+
+    def _readable(self, relative: str, memory_id: str, folder: str) -> TreeMemory:
+        item = self._memory(relative, memory_id, folder)
+        if isinstance(item, Problem):
+            raise FileRefused(item.reason)
+        return item
 
     # ---- the file cache -----------------------------------------------------------------
 
