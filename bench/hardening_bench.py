@@ -19,6 +19,10 @@ bench/out/hardening_bench.json.
   1,300 events of 1,000 characters, and one request for 100 users with 100 such events each; a new
   message every request (no cached block). Figures: the requests' median and worst, health's p99
   and worst. Targets: a request under 20 ms; health's p99 under 50 ms, worst under 250 ms.
+- flood: a local process without the token holds 300 idle connections, opening a new one as soon
+  as the server closes one, while a client asks /v1/skills on a new connection every 20 ms. Figures:
+  the client's requests, how many failed (503, reset, no reply) and their median and worst latency.
+  Target: none failed.
 """
 from __future__ import annotations
 
@@ -42,7 +46,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parent.parent
 OUT = REPO / "bench" / "out"
 TOKEN = "bench-token-0123456789"
-PARTS = ("lock", "freeze", "query")
+PARTS = ("lock", "freeze", "query", "flood")
 #: Targets: another process's worst wait for the write lock; /v1/health's worst latency.
 TARGET_OTHER_WAIT_S = 1.0
 TARGET_HEALTH_MS = 100.0
@@ -300,6 +304,66 @@ def part_query(checkout: Path, seconds: float) -> dict:
     return figures
 
 
+def _flooder(port: int, count: int, stop: threading.Event) -> None:
+    """Hold `count` idle connections, replacing each one the server closes (at once, as a flood would)."""
+    import selectors
+
+    selector = selectors.DefaultSelector()
+
+    def open_one() -> None:
+        try:
+            sock = socket.create_connection(("127.0.0.1", port), timeout=2)
+        except OSError:
+            return
+        sock.setblocking(False)
+        selector.register(sock, selectors.EVENT_READ)
+
+    for _ in range(count):
+        open_one()
+    while not stop.is_set():
+        for key, _ in selector.select(timeout=0.05):
+            selector.unregister(key.fileobj)
+            key.fileobj.close()
+            open_one()
+    for key in list(selector.get_map().values()):
+        key.fileobj.close()
+
+
+def part_flood(checkout: Path, seconds: float) -> dict:
+    server = Server(checkout)
+    stop = threading.Event()
+    flooder = threading.Thread(target=_flooder, args=(server.port, 300, stop), daemon=True)
+    try:
+        flooder.start()
+        time.sleep(1.0)
+        latencies, failed = [], 0
+        deadline = time.monotonic() + seconds
+        while time.monotonic() < deadline:
+            started = time.monotonic()
+            try:
+                conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=5)
+                conn.request("GET", "/v1/skills", headers={"Authorization": f"Bearer {TOKEN}"})
+                reply = conn.getresponse()
+                reply.read()
+                conn.close()
+                ok = reply.status == 200
+            except (http.client.HTTPException, OSError):
+                ok = False
+            if ok:
+                latencies.append(time.monotonic() - started)
+            else:
+                failed += 1
+            time.sleep(0.02)
+    finally:
+        stop.set()
+        flooder.join(10)
+        server.stop()
+    latencies.sort()
+    return {"requests": len(latencies) + failed, "failed": failed,
+            "median_ms": round(statistics.median(latencies) * 1000, 1) if latencies else None,
+            "max_ms": round(latencies[-1] * 1000, 1) if latencies else None}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--only", default=",".join(PARTS))
@@ -310,7 +374,7 @@ def main() -> int:
     checkouts = [("ours", REPO)] + ([("other", args.compare_with.resolve())] if args.compare_with else [])
     results: dict = {}
     for part in parts:
-        run = {"lock": part_lock, "freeze": part_freeze, "query": part_query}[part]
+        run = {"lock": part_lock, "freeze": part_freeze, "query": part_query, "flood": part_flood}[part]
         for name, checkout in checkouts:
             results.setdefault(part, {})[name] = run(checkout, args.duration)
             print(f"{part} {name}: {json.dumps(results[part][name], ensure_ascii=False)}", flush=True)

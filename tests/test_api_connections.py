@@ -104,27 +104,64 @@ def test_requests_are_answered_while_silent_connections_are_open(api_server):
             sock.close()
 
 
-def test_past_the_cap_a_request_gets_503_and_connections_past_the_hard_cap_are_closed(api_server, monkeypatch):
+def test_past_the_cap_idle_connections_make_room_for_a_request_oldest_first(api_server, monkeypatch):
+    """A flood of idle connections (a local process without the token) costs a request nothing: the
+    connections idle longest are closed to make room (before: 503 for every request past the cap)."""
     monkeypatch.setattr(protocol, "MAX_CONNECTIONS", 8)
     monkeypatch.setattr(protocol, "HARD_MAX_CONNECTIONS", 12)
-    held = [connect(api_server) for _ in range(8)]
+    held = [connect(api_server, timeout=3) for _ in range(8)]
     try:
+        time.sleep(0.2)  # all accepted, in order
+        status, _, body = exchange(api_server, request())
+        assert status == 200 and "skills" in json.loads(body)
+        assert closed_by_server(held[0])  # the oldest idle one made the room
+        extra = [connect(api_server, timeout=3) for _ in range(8)]
+        held += extra
+        time.sleep(0.2)
+        # past the hard cap new connections are kept, the oldest idle ones closed
+        assert closed_by_server(held[1]) and closed_by_server(held[2])
+        extra[-1].sendall(request())
+        assert read_reply(extra[-1])[0] == 200
+    finally:
+        for sock in held:
+            sock.close()
+
+
+def test_past_the_cap_a_request_gets_503_only_when_no_connection_is_idle(api_server, monkeypatch):
+    monkeypatch.setattr(protocol, "MAX_CONNECTIONS", 8)
+    monkeypatch.setattr(protocol, "HARD_MAX_CONNECTIONS", 12)
+    busy = [connect(api_server) for _ in range(8)]
+    try:
+        for sock in busy:  # each in the middle of a head: not idle
+            sock.sendall(b"GET /v1/skills HTTP/1.1\r\nHost: 127.0.0.1\r\n")
+        time.sleep(0.2)
         status, headers, body = exchange(api_server, request())
         assert status == 503
         assert headers["content-type"] == "application/json"
         assert json.loads(body)["error"]["code"] == "too_many_connections"
-        extra = [connect(api_server) for _ in range(8)]
-        held += extra
-        assert closed_by_server(extra[-1])  # the 17th is past the hard cap
+        time.sleep(0.2)  # the refused connection is gone
+        busy[0].sendall(f"Authorization: Bearer {TOKEN}\r\n\r\n".encode())  # requests under way are never cut
+        assert read_reply(busy[0])[0] == 200
     finally:
-        for sock in held:
+        for sock in busy:
             sock.close()
-    deadline = time.monotonic() + 10
-    while True:  # once the others are gone, requests are served again
-        status, _, _ = exchange(api_server, request())
-        if status == 200 or time.monotonic() > deadline:
-            break
-    assert status == 200
+
+
+def test_a_flood_of_connections_is_logged_once_with_a_count(api_server, monkeypatch, caplog):
+    monkeypatch.setattr(protocol, "MAX_CONNECTIONS", 4)
+    monkeypatch.setattr(protocol, "HARD_MAX_CONNECTIONS", 6)
+    held = []
+    with caplog.at_level("WARNING", logger=protocol.__name__):
+        try:
+            for _ in range(30):
+                held.append(connect(api_server, timeout=3))
+            time.sleep(0.3)
+            assert exchange(api_server, request())[0] == 200
+        finally:
+            for sock in held:
+                sock.close()
+    lines = [r for r in caplog.records if r.name == protocol.__name__]
+    assert len(lines) == 1 and "closed" in lines[0].getMessage()  # before: one line per connection
 
 
 @pytest.mark.parametrize("raw", [b"GARBAGE\r\n\r\n", b"GET /v1/health HTTP/1.1\r\nHost 127.0.0.1\r\n\r\n",

@@ -2,15 +2,19 @@
 
 A local process without the token can still open connections. Each connection must deliver a whole
 request (head and body) within REQUEST_SECONDS of being opened or of its last reply, else it is
-closed; past MAX_CONNECTIONS open connections a request is answered 503, and connections past
-HARD_MAX_CONNECTIONS are closed at once, so file descriptors stay bounded and other clients keep
-being answered. A request head past MAX_HEAD_BYTES is refused (431) as it arrives. Requests the
+closed. Past MAX_CONNECTIONS open connections, a request that arrives closes the connections idle
+longest (no request under way: never used, or kept alive after a reply) to make room, and only when
+none is idle is it answered 503; past HARD_MAX_CONNECTIONS a new connection likewise closes the one
+idle longest, or is closed itself. So a flood of idle connections (a local process reopening them
+as they are closed) costs the clients with requests nothing, file descriptors stay bounded, and what
+is closed is logged once per LOG_EVERY_SECONDS with a count, not once per connection. A request head past MAX_HEAD_BYTES is refused (431) as it arrives. Requests the
 parser refuses get the API's JSON error instead of uvicorn's text.
 An absolute-form request target (`GET http://host/path`) is passed on to the app's Host check
 (`AUTHORITY_KEY` in the scope): the target's host is the one that counts (RFC 9112 3.2.2).
 """
 from __future__ import annotations
 
+import itertools
 import logging
 
 from kiraos_desktop.api.errors import dump_json, send_json_body
@@ -32,6 +36,48 @@ MAX_CONNECTIONS = 256
 HARD_MAX_CONNECTIONS = 512
 #: Bytes a request head (request line and headers) may take; the parser would keep any amount.
 MAX_HEAD_BYTES = 64 * 1024
+#: The order connections became idle in (the loop's clock is too coarse: several open in one of its ticks).
+_IDLE_ORDER = itertools.count()
+#: Connections closed to make room are logged at most this often (a count of them since the last line).
+LOG_EVERY_SECONDS = 60.0
+
+
+class _RoomLog:
+    """One warning per LOG_EVERY_SECONDS for the connections closed to make room, with their count."""
+
+    def __init__(self) -> None:
+        self.closed = 0
+        self.refused = 0
+        self._last = float("-inf")
+
+    def note(self, now: float, closed: int = 0, refused: int = 0) -> None:
+        self.closed += closed
+        self.refused += refused
+        if now - self._last >= LOG_EVERY_SECONDS:
+            log.warning("too many open connections: closed %d idle one(s) and refused %d request(s) or "
+                        "connection(s) since the last report", self.closed, self.refused)
+            self.closed = self.refused = 0
+            self._last = now
+
+
+def _idle(connection) -> bool:
+    """No request under way: nothing of a head received, no request being answered."""
+    cycle = connection.cycle
+    return (connection._in_head and not connection._head_bytes and not connection.transport.is_closing()
+            and (cycle is None or cycle.response_complete))
+
+
+def make_room(connections, keep, limit: int) -> int:
+    """Close the connections idle longest until at most `limit` are open (never `keep`); how many closed."""
+    excess = len(connections) - limit
+    if excess <= 0:
+        return 0
+    idle = sorted((c for c in connections if c is not keep and isinstance(c, GuardedHttpProtocol) and _idle(c)),
+                  key=lambda c: c.idle_since)
+    for connection in idle[:excess]:
+        connection.transport.close()
+        connections.discard(connection)  # gone now: it is not counted again before connection_lost
+    return min(excess, len(idle))
 
 
 def _error_body(status: int, code: str, message: str) -> bytes:
@@ -111,6 +157,7 @@ if HttpToolsProtocol is not None:
         """
 
         owing: tuple | None = None
+        idle_since = 0  # when it became idle, in _IDLE_ORDER: which idle connection goes first
         _head_bytes = 0  # received since the last request was complete (or the opening): the next head
         _in_head = True  # False from a head's end to its request's end (the app bounds the body)
         _ended = False  # a request ended in the chunk being fed
@@ -120,11 +167,15 @@ if HttpToolsProtocol is not None:
             super().connection_made(transport)
             self.transport = WriteCombiner(transport, self.loop)  # a reply's head and body: one send
             self._app = self.app
-            if len(self.connections) > HARD_MAX_CONNECTIONS:
-                log.warning("closing a new connection: %d are open", len(self.connections))
-                transport.abort()
-                return
+            self.idle_since = next(_IDLE_ORDER)
             state = self.server_state
+            if len(self.connections) > HARD_MAX_CONNECTIONS:
+                closed = make_room(self.connections, self, HARD_MAX_CONNECTIONS)
+                refused = int(len(self.connections) > HARD_MAX_CONNECTIONS)
+                _room_log(state).note(self.loop.time(), closed, refused)
+                if refused:
+                    transport.abort()
+                    return
             if not getattr(state, "kiraos_sweeping", False):  # one sweep per server, while connections are open
                 state.kiraos_sweeping = True
                 self.loop.call_later(_sweep_every(), _sweep, self.loop, state)
@@ -162,8 +213,17 @@ if HttpToolsProtocol is not None:
                 authority = _authority(self.url)
                 if authority is not None:
                     self.scope[AUTHORITY_KEY] = authority
-            self.app = _busy if len(self.connections) > MAX_CONNECTIONS else self._app
+            self.app = self._app
+            if len(self.connections) > MAX_CONNECTIONS:
+                closed = make_room(self.connections, self, MAX_CONNECTIONS)
+                if len(self.connections) > MAX_CONNECTIONS:
+                    self.app = _busy
+                _room_log(self.server_state).note(self.loop.time(), closed, int(self.app is _busy))
             super().on_headers_complete()
+
+        def on_response_complete(self) -> None:
+            self.idle_since = next(_IDLE_ORDER)
+            super().on_response_complete()
 
         def send_400_response(self, msg: str) -> None:
             if self._raw_target:  # what a shell's curl sends for '...&query=我最近在学吉他'
@@ -173,6 +233,12 @@ if HttpToolsProtocol is not None:
                 body = _error_body(400, "bad_request", f"the request is not valid HTTP/1.1 ({msg.rstrip('.')})")
             self.transport.write(_raw_reply(400, body))
             self.transport.close()
+
+    def _room_log(state) -> _RoomLog:
+        room_log = getattr(state, "kiraos_room_log", None)
+        if room_log is None:
+            room_log = state.kiraos_room_log = _RoomLog()
+        return room_log
 
 else:  # pragma: no cover
     GuardedHttpProtocol = None
