@@ -4,6 +4,8 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import math
+import time
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
 
@@ -18,6 +20,13 @@ log = logging.getLogger(__name__)
 MCP_PATH = "/mcp"
 #: A session nobody used for this long is closed (the client then starts a new one).
 SESSION_IDLE_TIMEOUT_S = 30 * 60
+#: Open sessions at most: a new one past it ends the session idle longest (one holds some 37 KB; the
+#: SDK's own cap, 10,000, refused every new client for up to SESSION_IDLE_TIMEOUT_S once reached).
+MAX_SESSIONS = 1000
+#: Sessions ended to make room are logged at most this often, with their count.
+LOG_EVERY_SECONDS = 60.0
+# The SDK says INFO for every session it opens and ends: a flood of them would fill the logs.
+logging.getLogger("mcp.server.streamable_http_manager").setLevel(logging.WARNING)
 #: A group of MCP memory_update calls waits at most this many turns of the event loop, and stops
 #: waiting after this many turns in a row without a new call.
 MCP_WAIT_TURNS, MCP_QUIET_TURNS = 24, 4
@@ -45,6 +54,7 @@ class McpEndpoint:
         self.fast_path: McpCallFastPath | None = McpCallFastPath(
             self.handlers, self.manager, sessions, SESSION_IDLE_TIMEOUT_S, self.server.server_info_stamp)
         self._loop: asyncio.AbstractEventLoop | None = None
+        self._ended, self._last_report = 0, float("-inf")
 
     label = MCP_PATH  # the route counters' name for this traffic
 
@@ -55,8 +65,27 @@ class McpEndpoint:
             if type(outcome) is int:
                 return outcome
             receive = outcome
+        if scope["method"] == "POST" and not _has_session_id(scope):  # may open a session
+            self._make_room()
         await self.manager.handle_request(scope, receive, send)
         return 200
+
+    def _make_room(self) -> None:
+        """At MAX_SESSIONS open sessions, end the one idle longest (none with a request in flight or an
+        open event stream): the SDK ends it as if its idle time had run out."""
+        open_now = [t for t in open_transports(self.manager).values() if not _ending(t)]
+        excess = len(open_now) - MAX_SESSIONS + 1
+        if excess <= 0:
+            return
+        idle = sorted((t for t in open_now if _idle_deadline(t) is not None), key=_idle_deadline)
+        for transport in idle[:excess]:
+            transport.idle_scope.cancel()
+        self._ended += min(excess, len(idle))
+        now = time.monotonic()
+        if now - self._last_report >= LOG_EVERY_SECONDS:
+            log.warning("%d MCP sessions open: ended %d idle one(s) since the last report to admit new ones",
+                        len(open_now), self._ended)
+            self._ended, self._last_report = 0, now
 
     @contextlib.asynccontextmanager
     async def lifespan(self):
@@ -86,3 +115,20 @@ class McpEndpoint:
             asyncio.run_coroutine_threadsafe(self.close_sessions(), loop).result(timeout)
         except Exception as exc:  # the loop is gone or busy: the server's own shutdown takes over
             log.warning("MCP sessions not closed before stopping: %r", exc)
+
+
+def _has_session_id(scope) -> bool:
+    return any(name == b"mcp-session-id" for name, _ in scope["headers"])
+
+
+def _ending(transport) -> bool:
+    scope = getattr(transport, "idle_scope", None)
+    return getattr(transport, "is_terminated", False) or (scope is not None and scope.cancel_called)
+
+
+def _idle_deadline(transport) -> float | None:
+    """When an idle session would time out (earlier: idle longer); None while it is in use (a request in
+    flight or an open event stream keep the deadline infinite) or without an idle scope."""
+    scope = getattr(transport, "idle_scope", None)
+    deadline = getattr(scope, "deadline", None)
+    return deadline if deadline is not None and math.isfinite(deadline) else None
