@@ -50,9 +50,9 @@ class FakeMemory:
     def __init__(self):
         self.calls: list[tuple] = []
 
-    def update(self, user_id: str, operations: list, actor: str) -> str:
+    def update_result(self, user_id: str, operations: list, actor: str) -> tuple[str, bool]:
         self.calls.append(("update", user_id, operations, actor))
-        return f"已完成 {len(operations)} 项记忆操作: "
+        return f"已完成 {len(operations)} 项记忆操作: ", False
 
     def query(self, user_id: str, query: str | None = None) -> str:
         self.calls.append(("query", user_id))

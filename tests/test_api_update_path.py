@@ -378,3 +378,11 @@ def test_a_small_body_of_many_operations_is_written_off_the_loop(api, api_engine
     reply = api.post("/v1/tools/memory_update", content=body, headers={"Content-Type": "application/json"})
     assert reply.status_code == 200 and not reply.json()["is_error"]
     assert len(names) == 1 and names[0].startswith("kiraos-api-writer")
+
+
+def test_an_update_whose_every_operation_is_refused_answers_is_error_on_the_fast_path(api):
+    reply = api.post("/v1/tools/memory_update", json={"user_id": "u", "arguments": {"operations": [
+        {"op": "set", "key": "k", "value": "v", "category": "nope"}]}})
+    assert reply.status_code == 200
+    body = reply.json()
+    assert body["is_error"] is True and "无效的分类" in body["content"]

@@ -157,3 +157,19 @@ def test_the_hot_render_reports_a_missing_variable():
 
     with pytest.raises(jinja2.UndefinedError, match="done"):
         render_hot("memory_update.j2", results=[], summary=[], more=0)
+
+
+def test_an_update_that_stores_nothing_because_of_refusals_is_an_error_result(engine):
+    """A host must be able to tell that nothing was stored: every operation refused is is_error, with
+    what was skipped listed; a repeat or a del of a missing key refuses nothing (the memory already is
+    as asked), and one stored operation makes the call a success that still lists the skips."""
+    call = engine.tools.call
+    refused = call("memory_update", "u1", {"operations": [{"op": "set", "key": "k"}, {"op": "fly"}]})
+    assert refused.is_error and refused.content.startswith("已完成 0 项记忆操作: skip: set 缺少 key 或 value; skip: 未知操作")
+    assert engine.store.get_profiles("u1") == []
+    stored = call("memory_update", "u1", {"operations": [{"op": "event", "value": "跑了半马"}, {"op": "fly"}]})
+    assert not stored.is_error and "event: 跑了半马; skip: 未知操作" in stored.content
+    unchanged = call("memory_update", "u1", {"operations": [{"op": "event", "value": "跑了半马"},
+                                                            {"op": "del", "key": "nothing"}]})
+    assert not unchanged.is_error and "event (repeat)" in unchanged.content and "not found" in unchanged.content
+    assert call("memory_update", "u1", {"operations": []}).is_error is False  # nothing asked, nothing refused

@@ -297,7 +297,7 @@ class ToolRegistry:
             return ToolResult(name, skill_error_content(name, exc.message), True)
 
         if name == MEMORY_UPDATE:
-            return ToolResult(name, self._memory.update(user_id, arguments["operations"], actor), False)
+            return ToolResult(name, *self._memory.update_result(user_id, arguments["operations"], actor))
         if name == MEMORY_QUERY:
             return ToolResult(name, self._memory.query(user_id, arguments.get("query")), False)
         if name == MEMORY_CLEAR:

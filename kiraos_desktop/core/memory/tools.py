@@ -29,6 +29,9 @@ if TYPE_CHECKING:
     from kiraos_desktop.core.storage.protocol import MemoryStore
 
 SUMMARY_ITEMS = 5
+#: What an operation of memory_update did: stored something, was refused (skip, conflict), or found the
+#: memory as asked already (a repeated event, a del of a key that is not there).
+_APPLIED, _REFUSED, _UNCHANGED = 1, 0, -1
 #: KiraOS plugin 2.x refuses a set over a live entry more confident than the new one by more than this.
 CONFLICT_GAP = 0.2
 #: An `event` equal (recall_text.repeat_key) to one of the user's events this recent is not stored again.
@@ -48,27 +51,36 @@ class MemoryTools:
 
     def update(self, user_id: str, operations: list, actor: str = "tool") -> str:
         """Apply every operation in one transaction; refused ones become `skip: reason` results."""
+        return self.update_result(user_id, operations, actor)[0]
+
+    def update_result(self, user_id: str, operations: list, actor: str = "tool") -> tuple[str, bool]:
+        """update()'s reply, and whether it is an error for the host: nothing was stored and at least one
+        operation was refused (a skip or a conflict). An `event (repeat)` or a `del` of a key that is
+        not there changes nothing but refuses nothing: the memory already is as the host asked."""
         check_user_id(user_id)
         if not isinstance(operations, list):
             raise ValidationError("operations", "must be a list of operations")
         results: list[str] = []
-        done = 0
+        done = refused = 0
         with self._store.batch(actor) as batch:
             known = batch.profile_rows(user_id)  # read once, kept current by the writes below
             for op in operations:
                 text, applied = self._apply(batch, user_id, op, known)
                 results.append(text)
-                done += applied
+                done += applied == _APPLIED
+                refused += applied == _REFUSED
             batch.leave_profile_rows(user_id, known)
             head, live = live_head(known, SUMMARY_ITEMS)
             summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
             # Inside the batch: if the reply cannot be made, nothing is written.
-            return render_hot("memory_update.j2", done=done, results=results, summary=summary,
-                              more=max(0, live - SUMMARY_ITEMS))
+            reply = render_hot("memory_update.j2", done=done, results=results, summary=summary,
+                               more=max(0, live - SUMMARY_ITEMS))
+            return reply, not done and bool(refused)
 
     def _apply(self, batch, user_id: str, op: Any, known: dict) -> tuple[str, int]:
+        """(the operation's result line, _APPLIED, _REFUSED or _UNCHANGED)."""
         if not isinstance(op, dict):
-            return "skip: 操作格式无效（应为对象）", 0
+            return "skip: 操作格式无效（应为对象）", _REFUSED
         kind = op.get("op")
         if kind == "set":
             return self._set(batch, user_id, op, known)
@@ -77,71 +89,71 @@ class MemoryTools:
         if kind == "del":
             key = op.get("key")
             if not isinstance(key, str) or not key.strip():
-                return "skip: del 缺少 key", 0
+                return "skip: del 缺少 key", _REFUSED
             found = batch.delete_profile(user_id, key.strip(), known)
-            return f"del {sanitize(key.strip())}: {'ok' if found else 'not found'}", int(found)
-        return f"skip: 未知操作 {_quoted(kind)}（可用: set, event, del）", 0
+            return f"del {sanitize(key.strip())}: {'ok' if found else 'not found'}", _APPLIED if found else _UNCHANGED
+        return f"skip: 未知操作 {_quoted(kind)}（可用: set, event, del）", _REFUSED
 
     def _event(self, batch, user_id: str, op: dict) -> tuple[str, int]:
         value, tag = op.get("value"), op.get("tag")
         try:
             tag = check_tag(tag)
         except ValidationError:
-            return f"skip: event tag 无效（应为不超过 {MAX_TAG_CHARS} 字的文本）", 0
+            return f"skip: event tag 无效（应为不超过 {MAX_TAG_CHARS} 字的文本）", _REFUSED
         # Data without tags (KiraOS 1.x, ours) stores the event and says the tag was not kept.
         dropped = tag is not None and not self._store.event_tags
         if dropped:
             tag = None
         if isinstance(value, str) and value.strip() and batch.is_recent_event(user_id, value, REPEAT_WINDOW):
-            return f"event (repeat): {sanitize(value)}", 0
+            return f"event (repeat): {sanitize(value)}", _UNCHANGED
         try:
             batch.add_event(user_id, value, tag=tag)
         except ValidationError:
             if isinstance(value, str) and value.strip():
-                return f"skip: event 超过 {MAX_EVENT_CHARS} 字", 0
-            return "skip: event 缺少 value", 0
+                return f"skip: event 超过 {MAX_EVENT_CHARS} 字", _REFUSED
+            return "skip: event 缺少 value", _REFUSED
         label = f"event #{sanitize(tag)}" if tag else "event"
         note = "（未保存 tag：此记忆库不支持事件标签）" if dropped else ""
-        return f"{label}: {sanitize(value)}{note}", 1
+        return f"{label}: {sanitize(value)}{note}", _APPLIED
 
     def _set(self, batch, user_id: str, op: dict, known: dict) -> tuple[str, int]:
         key, value = op.get("key"), op.get("value")
         if not isinstance(key, str) or not key.strip() or value is None or (isinstance(value, str) and not value.strip()):
-            return "skip: set 缺少 key 或 value", 0
+            return "skip: set 缺少 key 或 value", _REFUSED
         label = sanitize(key.strip())
         category = op.get("category") or "basic"
         if category not in CATEGORIES:
-            return f"skip: set {label}: 无效的分类 {_quoted(category)}（可用: {', '.join(CATEGORIES)}）", 0
+            return f"skip: set {label}: 无效的分类 {_quoted(category)}（可用: {', '.join(CATEGORIES)}）", _REFUSED
         ttl = op.get("ttl")
         expires_at = None
         if ttl not in (None, ""):
             try:
                 expires_at = to_iso(batch.now_moment + parse_ttl(ttl))
             except TTLError:
-                return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", 0
+                return f"skip: set {label}: 无效的 ttl {_quoted(ttl)}（可用格式: 30m, 12h, 7d, 2w, 1d12h）", _REFUSED
         stored = known.get(key.strip())  # under the key check_key() keeps; known changes below
         force = _flag(op.get("force", False))
         if force is None:
-            return f"skip: set {label}: force 必须是 true 或 false", 0
+            return f"skip: set {label}: force 必须是 true 或 false", _REFUSED
         rule = self._store.layout is not None and self._store.layout.confidence_conflicts
         if rule and not force and stored is not None and stored[ROW_LIVE]:
             refused = _conflict(label, stored, value, op.get("confidence", 0.5))
             if refused:
-                return refused, 0
+                return refused, _REFUSED
         try:
             entry = batch.set_profile(user_id, key, value, category=category,
                                       confidence=op.get("confidence", 0.5), expires_at=expires_at, known=known)
         except LimitError:
-            return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", 0
+            return f"skip: set {label}: 画像已达上限（{self._store.max_profiles_per_user} 条）", _REFUSED
         except ValidationError as exc:
-            return f"skip: set {label}: {_FIELD_REASONS.get(exc.field, sanitize(exc.message))}", 0
+            return f"skip: set {label}: {_FIELD_REASONS.get(exc.field, sanitize(exc.message))}", _REFUSED
         verb = "updated" if stored is not None and stored[ROW_LIVE] else "set"  # replaced an unexpired entry
         text = f"{verb} {sanitize(entry.key)}={sanitize(entry.value)} [{entry.category}]"
         if expires_at:
             text += f" (expires: {sanitize(ttl)})"
         if rule and force:
             text += " [forced]"
-        return text, 1
+        return text, _APPLIED
 
     def query(self, user_id: str, query: str | None = None) -> str:
         """The plugin's dump; with a `query`, only the entries and events that match it, most relevant
