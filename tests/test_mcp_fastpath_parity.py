@@ -61,9 +61,9 @@ CASES = [
      SDK),
     ("arguments a list", call("memory_query", ["u1"]), {}, SDK),
     ("name not text", call(5, {"user_id": "u1"}), {}, SDK),
-    ("id true", call("memory_query", {"user_id": "u1"}, True), {}, SDK),
-    ("id 1.5", call("memory_query", {"user_id": "u1"}, 1.5), {}, SDK),
-    ("id null", call("memory_query", {"user_id": "u1"}, None), {}, SDK),
+    ("id true", call("memory_query", {"user_id": "u1"}, True), {}, FAST),  # refused before the SDK: 400
+    ("id 1.5", call("memory_query", {"user_id": "u1"}, 1.5), {}, FAST),
+    ("id null", call("memory_query", {"user_id": "u1"}, None), {}, FAST),
     ("id 2**70", call("memory_query", {"user_id": "u1"}, 2 ** 70), {}, SDK),
     ("no id (a notification)", {"jsonrpc": "2.0", "method": "tools/call",
                                 "params": {"name": "memory_query", "arguments": {"user_id": "u1"}}}, {}, SDK),
@@ -284,7 +284,7 @@ MODERN_CASES = [
     ("no _meta", {"jsonrpc": "2.0", "id": 1, "method": "tools/call",
                   "params": {"name": "memory_query", "arguments": {"user_id": "u1"}}}, routed(), SDK),
     ("arguments a list", mcall("memory_query", ["u1"]), routed(), SDK),
-    ("id true", mcall("memory_query", {"user_id": "u1"}, True), routed(), SDK),
+    ("id true", mcall("memory_query", {"user_id": "u1"}, True), routed(), FAST),  # refused before the SDK: 400
     ("nested 300 deep (json.loads reads it)", mcall("memory_update", {"user_id": "u1", "operations": [
         {"op": "event", "value": "deep", "x": DEEP}]}), routed("memory_update"), FAST),
     ("not JSON", b'{"jsonrpc":', routed(), SDK),

@@ -39,7 +39,8 @@ def plain_update_call(body: bytes) -> tuple[str, dict] | None:
     return user_id, arguments
 
 
-def _declared_length(scope) -> int | None:
+def declared_length(scope) -> int | None:
+    """The request's Content-Length, None when it has none or an unreadable one."""
     for name, value in scope["headers"]:
         if name == b"content-length":
             return int(value) if value.isdigit() else None
@@ -83,7 +84,7 @@ class MemoryUpdateFastPath:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> FastPathOutcome:
         if scope["method"] != "POST":
             return receive
-        length = _declared_length(scope)
+        length = declared_length(scope)
         if not length or length > FAST_BODY_BYTES:
             return receive
         messages, raw = await read_body(receive)

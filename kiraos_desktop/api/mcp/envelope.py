@@ -1,4 +1,4 @@
-"""The one shape check of a plain JSON-RPC `tools/call` body, shared by both MCP fast paths."""
+"""The shape checks of JSON-RPC bodies on /mcp: a plain `tools/call` (both MCP fast paths), a request's id."""
 from __future__ import annotations
 
 from typing import Any
@@ -24,3 +24,17 @@ def plain_tools_call(data: Any, param_keys: frozenset) -> tuple[int | str, dict]
     if type(params["name"]) is not str or type(params["arguments"]) is not dict:
         return None
     return request_id, params
+
+
+def bad_request_id(data: Any) -> str | None:
+    """Why a parsed body holds a request whose id MCP does not allow (a string or an integer; not null,
+    a fraction, true/false, an object or a list), else None. The SDK takes such a message for a
+    notification and answers 202 with no reply, so the client would wait for ever."""
+    for message in data if type(data) is list else [data]:
+        if type(message) is dict and "method" in message and "id" in message:
+            request_id = message["id"]
+            if not (type(request_id) is str or type(request_id) is int):
+                kind = "null" if request_id is None else type(request_id).__name__
+                kind = {"bool": "true/false", "dict": "an object", "float": "a fraction"}.get(kind, kind)
+                return f"the request id must be a string or an integer, not {kind}"
+    return None

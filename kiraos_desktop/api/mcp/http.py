@@ -3,13 +3,18 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import logging
 import math
 import time
 
 from mcp.server.streamable_http_manager import StreamableHTTPSessionManager
+from mcp_types import INVALID_REQUEST
 
+from kiraos_desktop.api.errors import dump_json, send_json_body
+from kiraos_desktop.api.fastpath.update import declared_length, read_body, replaying
 from kiraos_desktop.api.mcp.changes import ListChangeNotifier
+from kiraos_desktop.api.mcp.envelope import bad_request_id
 from kiraos_desktop.api.fastpath.mcp import McpCallFastPath
 from kiraos_desktop.api.mcp.server import build_mcp_server
 from kiraos_desktop.api.mcp.sessions import ReadySessions, open_transports
@@ -65,10 +70,35 @@ class McpEndpoint:
             if type(outcome) is int:
                 return outcome
             receive = outcome
-        if scope["method"] == "POST" and not _has_session_id(scope):  # may open a session
-            self._make_room()
+        if scope["method"] == "POST":
+            receive = await self._checked_ids(scope, receive, send)
+            if receive is None:
+                return 400
+            if not _has_session_id(scope):  # may open a session
+                self._make_room()
         await self.manager.handle_request(scope, receive, send)
         return 200
+
+    async def _checked_ids(self, scope, receive, send):
+        """The `receive` to hand on (what was read replayed), or None when the body holds a request with
+        an id MCP does not allow: answered here, 400 with a JSON-RPC error (the SDK would answer 202 and
+        never reply). Bodies of unknown or too large a length go to the SDK unread (it bounds them)."""
+        length = declared_length(scope)
+        if length is None or length > MAX_BODY_BYTES:
+            return receive
+        messages, raw = await read_body(receive)
+        if raw is None:
+            return replaying(messages, receive)
+        try:
+            data = json.loads(raw)
+        except ValueError:  # the SDK says what is wrong with it
+            return replaying(messages, receive)
+        reason = bad_request_id(data)
+        if reason is None:
+            return replaying(messages, receive)
+        body = dump_json({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": reason}})
+        await send_json_body(send, 400, body)
+        return None
 
     def _make_room(self) -> None:
         """At MAX_SESSIONS open sessions, end the one idle longest (none with a request in flight or an

@@ -1,4 +1,4 @@
-"""A flood of MCP sessions: past MAX_SESSIONS a new client ends the session idle longest instead of being refused."""
+"""Hostile MCP clients: a flood of sessions (the one idle longest ends, no newcomer refused) and request ids MCP does not allow."""
 from __future__ import annotations
 
 import logging
@@ -48,3 +48,24 @@ def test_a_new_client_past_the_cap_ends_the_session_idle_longest(api_server, mon
     sdk_lines = [r for r in caplog.records if r.name == "mcp.server.streamable_http_manager" and r.levelno < logging.WARNING]
     ours = [r for r in caplog.records if r.name == mcp_http.__name__]
     assert sdk_lines == [] and len(ours) == 1  # one report, not a line per session
+
+
+def test_a_request_whose_id_mcp_does_not_allow_gets_an_error_not_silence(api_server):
+    """The SDK took such a message for a notification: 202 and no reply, the client waiting for ever."""
+    url = f"{api_server.url}/mcp"
+    with httpx.Client(timeout=30) as client:
+        session = open_session(client, url)
+        for bad, says in [({"a": 1}, "an object"), (1.5, "a fraction"), (None, "null"), (True, "true/false"),
+                          ([1], "list")]:
+            reply = client.post(url, json={**LIST, "id": bad}, headers=session)
+            assert reply.status_code == 400, (bad, reply.status_code)
+            body = reply.json()
+            assert body["id"] is None and body["error"]["code"] == -32600 and says in body["error"]["message"]
+        for good in ("req-1", 7, 0):
+            reply = client.post(url, json={**LIST, "id": good}, headers=session)
+            assert reply.status_code == 200 and reply.json()["id"] == good
+        notification = client.post(url, json={"jsonrpc": "2.0", "method": "notifications/initialized"},
+                                   headers=session)
+        assert notification.status_code == 202  # no id at all: a notification, as before
+        opening = client.post(url, json={**INITIALIZE, "id": 2.5}, headers={**MCP_HEADERS, **AUTH})
+        assert opening.status_code == 400 and "mcp-session-id" not in opening.headers
