@@ -208,3 +208,13 @@ def test_stdio_refuses_a_line_that_is_not_utf8_and_stores_nothing(data_dir):
     assert (refused["id"], refused["error"]["code"]) == (None, -32700)
     assert "UTF-8" in refused["error"]["message"]
     assert read["id"] == 2 and read["result"]["content"][0]["text"] == "该用户暂无记忆数据。"
+
+
+def test_stdio_answers_a_request_whose_id_mcp_does_not_allow(data_dir):
+    """The SDK read such a line as a notification and never answered: the host waited for ever."""
+    lines = [b'{"jsonrpc": "2.0", "id": 1.5, "method": "ping"}\n', b"\n",
+             b'{"jsonrpc": "2.0", "id": {"a": 1}, "method": "tools/list"}\n',
+             b'{"jsonrpc": "2.0", "id": 3, "method": "ping"}\n']
+    replies = exchange(data_dir, lines, 3)
+    assert [(r["id"], r.get("error", {}).get("code")) for r in replies] == [(None, -32600), (None, -32600), (3, None)]
+    assert "not a fraction" in replies[0]["error"]["message"] and "not an object" in replies[1]["error"]["message"]

@@ -8,16 +8,18 @@ from __future__ import annotations
 
 import contextlib
 import io
+import json
 import logging
 import sys
 
 import anyio
 from mcp.server.stdio import stdio_server
 from mcp.shared.message import SessionMessage
-from mcp_types import INVALID_PARAMS, PARSE_ERROR, ErrorData, JSONRPCError
+from mcp_types import INVALID_PARAMS, INVALID_REQUEST, PARSE_ERROR, ErrorData, JSONRPCError
 from pydantic import ValidationError
 
 from kiraos_desktop.api.mcp.changes import ListChangeNotifier
+from kiraos_desktop.api.mcp.envelope import bad_request_id
 from kiraos_desktop.api.mcp.server import build_mcp_server
 from kiraos_desktop.api.tool_calls import TOOL_ACTOR, ToolCaller
 from kiraos_desktop.core.exit_codes import EXIT_OK, EXIT_USAGE
@@ -58,10 +60,38 @@ def utf8_lines(fd: int):
     return anyio.wrap_file(io.TextIOWrapper(binary, encoding="utf-8", errors="surrogateescape"))
 
 
+class IdCheckedLines:
+    """The lines of `stdin` but those holding a request whose id MCP does not allow (null, a fraction,
+    true/false, an object): the SDK reads such a line as a notification and never answers it, so
+    their invalid-request errors are kept in `refusals` for answering_unreadable_lines() to send."""
+
+    def __init__(self, stdin) -> None:
+        self._stdin = stdin
+        self.refusals: list[JSONRPCError] = []
+
+    async def __aiter__(self):
+        async for line in self._stdin:
+            reason = bad_request_id(_json_or_none(line)) if '"id"' in line else None
+            if reason is None:
+                yield line
+            else:
+                self.refusals.append(JSONRPCError(jsonrpc="2.0", id=None,
+                                                  error=ErrorData(code=INVALID_REQUEST, message=reason)))
+                yield ""  # a blank line: read and dropped by the transport, so the reply goes out in turn
+
+
+def _json_or_none(line: str):
+    try:
+        return json.loads(line)
+    except ValueError:
+        return None
+
+
 @contextlib.asynccontextmanager
-async def answering_unreadable_lines(read_stream, write_stream):
+async def answering_unreadable_lines(read_stream, write_stream, checked: IdCheckedLines | None = None):
     """`read_stream` without the lines the transport could not read: those are answered here (the
-    SDK's server drops them without a word, and a host would wait for a reply that never comes)."""
+    SDK's server drops them without a word, and a host would wait for a reply that never comes), as
+    are the requests `checked` refused."""
     send, receive = anyio.create_memory_object_stream(0)
 
     async def relay() -> None:
@@ -71,6 +101,8 @@ async def answering_unreadable_lines(read_stream, write_stream):
                     await send.send(item)
                     continue
                 reply = unreadable_line_reply(item)
+                if reply is None and checked is not None and checked.refusals:
+                    reply = checked.refusals.pop(0)  # the blank line that stands for a refused request
                 if reply is not None:
                     await write_stream.send(SessionMessage(reply))
 
@@ -97,9 +129,9 @@ def serve_stdio(engine) -> int:
     changes.attach(server)
 
     async def main() -> None:
-        stdin = utf8_lines(sys.stdin.fileno())
+        stdin = IdCheckedLines(utf8_lines(sys.stdin.fileno()))
         async with stdio_server(stdin=stdin) as (lines, write_stream), changes.watching(), \
-                answering_unreadable_lines(lines, write_stream) as read_stream:
+                answering_unreadable_lines(lines, write_stream, stdin) as read_stream:
             await server.run(read_stream, write_stream, server.create_initialization_options())
 
     engine.start_watching()  # other processes' writes reach the context cache within a second
