@@ -53,6 +53,26 @@
     </message>
 </context>
 <context>
+    <name>EntitiesPage</name>
+    <message numerus="yes">
+        <source>%n entities</source>
+        <translation>
+            <numerusform>%n entity</numerusform>
+            <numerusform>%n entities</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
+    <name>EntityDetailView</name>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>Problems (%n)</numerusform>
+            <numerusform>Problems (%n)</numerusform>
+        </translation>
+    </message>
+</context>
+<context>
     <name>EventsTab</name>
     <message numerus="yes">
         <source>Delete %n events</source>

@@ -533,6 +533,180 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     </message>
 </context>
 <context>
+    <name>EntitiesPage</name>
+    <message>
+        <source>All</source>
+        <translation>全部</translation>
+    </message>
+    <message>
+        <source>Search profiles and memories (Ctrl+F)</source>
+        <translation>搜索画像与记忆（Ctrl+F）</translation>
+    </message>
+    <message>
+        <source>Every word must be in a profile field, fact or reflection; Chinese words too</source>
+        <translation>每个词都须出现在画像字段、事实或反思中；中文词语也可以</translation>
+    </message>
+    <message>
+        <source>Reload</source>
+        <translation>重新读取</translation>
+    </message>
+    <message>
+        <source>Read the tree again (F5)</source>
+        <translation>重新读取文件树（F5）</translation>
+    </message>
+    <message>
+        <source>Searching…</source>
+        <translation>正在搜索…</translation>
+    </message>
+    <message>
+        <source>Reading the tree…</source>
+        <translation>正在读取文件树…</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n entities</source>
+        <translation>
+            <numerusform>%n 个实体</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>The tree could not be read: {reason}</source>
+        <translation>无法读取文件树：{reason}</translation>
+    </message>
+    <message>
+        <source>No entity matches the search</source>
+        <translation>没有符合搜索的实体</translation>
+    </message>
+    <message>
+        <source>The tree holds no entity yet: the plugin writes one when a user first talks to the bot</source>
+        <translation>文件树中还没有实体：用户第一次与机器人对话时插件会写入</translation>
+    </message>
+    <message>
+        <source>Not found</source>
+        <translation>未找到</translation>
+    </message>
+</context>
+<context>
+    <name>EntityDetailView</name>
+    <message>
+        <source>Profile</source>
+        <translation>画像</translation>
+    </message>
+    <message>
+        <source>Memories</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>What the bot sees</source>
+        <translation>机器人看到的内容</translation>
+    </message>
+    <message>
+        <source>A message this user might send, e.g. 最近吉他练得怎么样</source>
+        <translation>该用户可能发送的消息，例如：最近吉他练得怎么样</translation>
+    </message>
+    <message>
+        <source>Show</source>
+        <translation>显示</translation>
+    </message>
+    <message>
+        <source>What the plugin adds to its prompt for this message: the profile text and the top 5 facts and reflections, ranked as it ranks them over its index (memory_index.db). Words are cut by rjieba, jieba&apos;s dictionary in Rust; a custom dictionary or vectors of the plugin are not seen. The plugin injects users&apos; memory only.</source>
+        <translation>插件针对这条消息加入提示词的内容：画像文本，以及按插件在其索引（memory_index.db）上的排序选出的前 5 条事实与反思。分词使用 rjieba（jieba 词典的 Rust 实现）；插件的自定义词典与向量无法得知。插件只注入用户的记忆。</translation>
+    </message>
+    <message>
+        <source>Choose an entity on the left</source>
+        <translation>请在左侧选择一个实体</translation>
+    </message>
+    <message numerus="yes">
+        <source>Problems (%n)</source>
+        <translation>
+            <numerusform>问题（%n）</numerusform>
+        </translation>
+    </message>
+    <message>
+        <source>No profile yet</source>
+        <translation>暂无画像</translation>
+    </message>
+    <message>
+        <source>No facts or reflections yet</source>
+        <translation>暂无事实或反思</translation>
+    </message>
+    <message>
+        <source>Nothing archived</source>
+        <translation>没有已归档的记忆</translation>
+    </message>
+    <message>
+        <source>Every file could be read</source>
+        <translation>所有文件均可读取</translation>
+    </message>
+    <message>
+        <source>Type a message first.</source>
+        <translation>请先输入一条消息。</translation>
+    </message>
+    <message>
+        <source>The bot adds nothing for this message.</source>
+        <translation>对这条消息，机器人不会加入任何内容。</translation>
+    </message>
+</context>
+<context>
+    <name>EntityListModel</name>
+    <message>
+        <source>Type</source>
+        <extracomment>What sorting compares (numbers as numbers): UserRole on every model here.</extracomment>
+        <translation>类型</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>Facts</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>Reflections</source>
+        <translation>反思</translation>
+    </message>
+    <message>
+        <source>Archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>Problems</source>
+        <translation>问题</translation>
+    </message>
+    <message>
+        <source>user</source>
+        <translation>用户</translation>
+    </message>
+    <message>
+        <source>group</source>
+        <translation>群组</translation>
+    </message>
+    <message>
+        <source>channel</source>
+        <translation>频道</translation>
+    </message>
+    <message>
+        <source>bot (shared)</source>
+        <translation>机器人（共享）</translation>
+    </message>
+    <message>
+        <source>bot (self)</source>
+        <translation>机器人（自我）</translation>
+    </message>
+</context>
+<context>
     <name>EventDelegate</name>
     <message>
         <source>milestone, daily, mood…</source>
@@ -1447,6 +1621,49 @@ Nothing else was changed; everything saved before is kept.</source>
     </message>
 </context>
 <context>
+    <name>MemoryModel</name>
+    <message>
+        <source>Text</source>
+        <translation>内容</translation>
+    </message>
+    <message>
+        <source>Importance</source>
+        <translation>重要度</translation>
+    </message>
+    <message>
+        <source>Tags</source>
+        <translation>标签</translation>
+    </message>
+    <message>
+        <source>Kind</source>
+        <translation>种类</translation>
+    </message>
+    <message>
+        <source>Time</source>
+        <translation>时间</translation>
+    </message>
+    <message>
+        <source>Session</source>
+        <translation>会话</translation>
+    </message>
+    <message>
+        <source>ID</source>
+        <translation>ID</translation>
+    </message>
+    <message>
+        <source>fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>reflection</source>
+        <translation>反思</translation>
+    </message>
+    <message>
+        <source>skill</source>
+        <translation>技能</translation>
+    </message>
+</context>
+<context>
     <name>MigrateDialog</name>
     <message>
         <source>Copy memory to PostgreSQL</source>
@@ -1647,6 +1864,17 @@ Nothing else was changed; everything saved before is kept.</source>
     </message>
 </context>
 <context>
+    <name>ProblemModel</name>
+    <message>
+        <source>File</source>
+        <translation>文件</translation>
+    </message>
+    <message>
+        <source>Why it cannot be read</source>
+        <translation>无法读取的原因</translation>
+    </message>
+</context>
+<context>
     <name>ProblemsModel</name>
     <message>
         <source>Severity</source>
@@ -1724,6 +1952,10 @@ Nothing else was changed; everything saved before is kept.</source>
     <message>
         <source>Value</source>
         <translation>值</translation>
+    </message>
+    <message>
+        <source>Field</source>
+        <translation>字段</translation>
     </message>
     <message>
         <source>Category</source>
@@ -2741,6 +2973,29 @@ Correct what the message names (or move that file away to start from the default
     <message>
         <source>The API keeps serving your bot&apos;s memory. Open the window from this icon; quit from its menu.</source>
         <translation>API 仍在为机器人提供记忆服务。点击此图标可打开窗口；要退出请使用它的菜单。</translation>
+    </message>
+</context>
+<context>
+    <name>TreeWindow</name>
+    <message>
+        <source>KiraOS 3.x data — {folder}</source>
+        <translation>KiraOS 3.x 数据 — {folder}</translation>
+    </message>
+    <message>
+        <source>KiraOS plugin 3.x data (a tree of files), shown read only: this version lists and searches it and shows what the bot sees; editing it comes in a later version. The plugin&apos;s own writes appear after Reload (F5).</source>
+        <translation>KiraOS 插件 3.x 数据（文件树），只读显示：本版本可以列出、搜索并显示机器人看到的内容；编辑功能将在后续版本提供。插件自己写入的内容在“重新读取”（F5）后显示。</translation>
+    </message>
+    <message>
+        <source>&amp;File</source>
+        <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Reload</source>
+        <translation>重新读取(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Close</source>
+        <translation>关闭(&amp;C)</translation>
     </message>
 </context>
 <context>

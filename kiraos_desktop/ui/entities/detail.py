@@ -1,0 +1,154 @@
+"""One entity of a KiraOS 3.x tree: profile, memories, archive, problems, and what the bot sees for a message."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt
+from PySide6.QtGui import QFont
+from PySide6.QtWidgets import (
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTableView,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.storage.tree.layout import EntityRef
+from kiraos_desktop.core.storage.tree.tree import EntityDetail, EntityTree
+from kiraos_desktop.ui.empty_state import EmptyState
+from kiraos_desktop.ui.entities.models import SORT_ROLE, MemoryModel, ProblemModel, ProfileModel
+from kiraos_desktop.ui.views import setup_table
+
+
+def _table(model, stretch: int, sortable: bool = False) -> tuple[QTableView, EmptyState]:
+    view = QTableView()
+    setup_table(view)
+    if sortable:
+        proxy = QSortFilterProxyModel(view)
+        proxy.setSourceModel(model)
+        proxy.setSortRole(SORT_ROLE)
+        view.setModel(proxy)
+        view.setSortingEnabled(True)
+        view.sortByColumn(1, Qt.SortOrder.DescendingOrder)  # the most important first
+    else:
+        view.setModel(model)
+    header = view.horizontalHeader()
+    header.setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+    header.setSectionResizeMode(stretch, QHeaderView.ResizeMode.Stretch)
+    return view, EmptyState(view)
+
+
+class EntityDetailView(QWidget):
+    """Shows the entity given to show(); nothing is written."""
+
+    def __init__(self, tree: EntityTree, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._tree = tree
+        self._ref: EntityRef | None = None
+        self.title = QLabel()
+        self.title.setObjectName("entityTitle")
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        font = QFont(self.title.font())
+        font.setBold(True)
+        self.title.setFont(font)
+        self.profile_model, self.memory_model = ProfileModel(self), MemoryModel(self)
+        self.archived_model, self.problem_model = MemoryModel(self), ProblemModel(self)
+        self.profile_view, self._profile_empty = _table(self.profile_model, 1)
+        self.memory_view, self._memory_empty = _table(self.memory_model, 0, sortable=True)
+        self.archived_view, self._archived_empty = _table(self.archived_model, 0, sortable=True)
+        self.problem_view, self._problem_empty = _table(self.problem_model, 1)
+        self.tabs = QTabWidget()
+        self.tabs.addTab(self.profile_view, "")
+        self.tabs.addTab(self.memory_view, "")
+        self.tabs.addTab(self.archived_view, "")
+        self.tabs.addTab(self.problem_view, "")
+        self.tabs.addTab(self._bot_sees_tab(), "")
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.title)
+        layout.addWidget(self.tabs, 1)
+        self.retranslate()
+
+    def _bot_sees_tab(self) -> QWidget:
+        tab = QWidget()
+        self.message = QLineEdit()
+        self.message.setObjectName("botSeesMessage")
+        self.message.returnPressed.connect(self.show_injection)
+        self.show_button = QPushButton()
+        self.show_button.clicked.connect(self.show_injection)
+        self.injection = QPlainTextEdit()
+        self.injection.setObjectName("botSeesText")
+        self.injection.setReadOnly(True)
+        self.bot_sees_note = QLabel()
+        self.bot_sees_note.setWordWrap(True)
+        row = QHBoxLayout()
+        row.addWidget(self.message, 1)
+        row.addWidget(self.show_button)
+        layout = QVBoxLayout(tab)
+        layout.addLayout(row)
+        layout.addWidget(self.injection, 1)
+        layout.addWidget(self.bot_sees_note)
+        return tab
+
+    def retranslate(self) -> None:
+        for n, text in enumerate([self.tr("Profile"), self.tr("Memories"), self.tr("Archived"), self.tr("Problems"),
+                                  self.tr("What the bot sees")]):
+            self.tabs.setTabText(n, text)
+        self.message.setPlaceholderText(self.tr("A message this user might send, e.g. 最近吉他练得怎么样"))
+        self.show_button.setText(self.tr("Show"))
+        self.bot_sees_note.setText(self.tr(
+            "What the plugin adds to its prompt for this message: the profile text and the top 5 facts and "
+            "reflections, ranked as it ranks them over its index (memory_index.db). Words are cut by rjieba, "
+            "jieba's dictionary in Rust; a custom dictionary or vectors of the plugin are not seen. The plugin "
+            "injects users' memory only."))
+        if self._ref is None:
+            self.title.setText(self.tr("Choose an entity on the left"))
+        self._update_empty_states()
+
+    def show(self, ref: EntityRef | None) -> None:  # type: ignore[override]
+        """Show `ref` (None: nothing chosen). Raises NotFoundError when the tree no longer has it."""
+        self._ref = ref
+        detail = self._tree.entity(ref) if ref is not None else None
+        self._fill(detail)
+
+    def refresh(self) -> None:
+        if self._ref is not None:
+            self.show(self._ref)
+
+    def _fill(self, detail: EntityDetail | None) -> None:
+        if detail is None:
+            self.title.setText(self.tr("Choose an entity on the left"))
+        else:
+            name = detail.profile.get("name") or ""
+            self.title.setText(f"{detail.ref.label()}  {name}".rstrip())
+        self.profile_model.set_profile(detail.profile if detail else {})
+        memories = [m for folder in (detail.memories.values() if detail else []) for m in folder]
+        self.memory_model.set_rows(memories)
+        self.archived_model.set_rows(detail.archived if detail else [])
+        self.problem_model.set_rows(detail.problems if detail else [])
+        self.tabs.setTabText(3, self.tr("Problems (%n)", "", len(detail.problems)) if detail and detail.problems
+                             else self.tr("Problems"))
+        self.injection.clear()
+        can_inject = detail is not None and detail.ref.kind == "user"
+        self.message.setEnabled(can_inject)
+        self.show_button.setEnabled(can_inject)
+        self._update_empty_states()
+
+    def _update_empty_states(self) -> None:
+        self._profile_empty.update_state(self.profile_model.rowCount(), self.tr("No profile yet"))
+        self._memory_empty.update_state(self.memory_model.rowCount(), self.tr("No facts or reflections yet"))
+        self._archived_empty.update_state(self.archived_model.rowCount(), self.tr("Nothing archived"))
+        self._problem_empty.update_state(self.problem_model.rowCount(), self.tr("Every file could be read"))
+
+    def show_injection(self) -> None:
+        if self._ref is None or self._ref.kind != "user":
+            return
+        text = self.message.text().strip()
+        if not text:
+            self.injection.setPlainText(self.tr("Type a message first."))
+            return
+        injection = self._tree.injection(self._ref, text)
+        self.injection.setPlainText(injection.text or self.tr("The bot adds nothing for this message."))

@@ -1,0 +1,130 @@
+"""Qt models of a KiraOS 3.x tree: the entity list, one entity's memories, its profile as rows, its problems."""
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
+
+from kiraos_desktop.core.storage.tree.files import Problem, TreeMemory
+from kiraos_desktop.core.storage.tree.tree import EntitySummary
+
+_Index = QModelIndex | QPersistentModelIndex
+_DISPLAY = Qt.ItemDataRole.DisplayRole
+#: What sorting compares (numbers as numbers): UserRole on every model here.
+SORT_ROLE = Qt.ItemDataRole.UserRole
+
+
+class _RowsModel(QAbstractTableModel):
+    """Immutable rows shown in columns; subclasses give the headers and each cell's text and sort key."""
+
+    def __init__(self, parent=None) -> None:
+        super().__init__(parent)
+        self._rows: list[Any] = []
+
+    def headers(self) -> list[str]:
+        raise NotImplementedError
+
+    def cell(self, row: Any, column: int) -> tuple[str, Any]:
+        """(the text shown, the value sorted on)."""
+        raise NotImplementedError
+
+    def set_rows(self, rows: list[Any]) -> None:
+        self.beginResetModel()
+        self._rows = list(rows)
+        self.endResetModel()
+
+    def row_at(self, row: int) -> Any:
+        return self._rows[row]
+
+    def rowCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self._rows)
+
+    def columnCount(self, parent: _Index = QModelIndex()) -> int:
+        return 0 if parent.isValid() else len(self.headers())
+
+    def data(self, index: _Index, role: int = _DISPLAY) -> Any:
+        if not index.isValid() or not 0 <= index.row() < len(self._rows):
+            return None
+        if role in (_DISPLAY, Qt.ItemDataRole.ToolTipRole, SORT_ROLE):
+            text, key = self.cell(self._rows[index.row()], index.column())
+            return key if role == SORT_ROLE else text
+        return None
+
+    def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
+        if orientation == Qt.Orientation.Horizontal and role == _DISPLAY and 0 <= section < len(self.headers()):
+            return self.headers()[section]
+        return None
+
+
+class EntityListModel(_RowsModel):
+    """EntitySummary rows: type, id, name, memories per folder, archived, problems."""
+
+    def headers(self) -> list[str]:
+        return [self.tr("Type"), self.tr("ID"), self.tr("Name"), self.tr("Facts"), self.tr("Reflections"),
+                self.tr("Archived"), self.tr("Problems")]
+
+    def kind_label(self, kind: str) -> str:
+        return {"user": self.tr("user"), "group": self.tr("group"), "channel": self.tr("channel"),
+                "global": self.tr("bot (shared)"), "self": self.tr("bot (self)")}.get(kind, kind)
+
+    def cell(self, row: EntitySummary, column: int) -> tuple[str, Any]:
+        if column == 0:
+            return self.kind_label(row.ref.kind), row.ref.kind
+        if column == 1:
+            return row.ref.id, row.ref.id
+        if column == 2:
+            return row.name, row.name
+        number = [row.counts.get("facts", 0), row.counts.get("reflections", 0), row.archived, row.problems][column - 3]
+        return str(number), number
+
+
+class MemoryModel(_RowsModel):
+    """TreeMemory rows: text, importance, tags, folder, time, source session, id."""
+
+    def headers(self) -> list[str]:
+        return [self.tr("Text"), self.tr("Importance"), self.tr("Tags"), self.tr("Kind"), self.tr("Time"),
+                self.tr("Session"), self.tr("ID")]
+
+    def cell(self, row: TreeMemory, column: int) -> tuple[str, Any]:
+        folder = {"facts": self.tr("fact"), "reflections": self.tr("reflection"), "skills": self.tr("skill")}
+        values = [(row.text, row.text), (str(row.importance), row.importance), (", ".join(row.tags), ", ".join(row.tags)),
+                  (folder.get(row.folder, row.folder), row.folder), (row.time, row.time), (row.session, row.session),
+                  (row.id, row.id)]
+        return values[column]
+
+
+class ProfileModel(_RowsModel):
+    """profile.json as (field, value) rows: a list one row per item, an object one row per key."""
+
+    def headers(self) -> list[str]:
+        return [self.tr("Field"), self.tr("Value")]
+
+    def set_profile(self, profile: dict[str, Any]) -> None:
+        rows = []
+        for name, value in profile.items():
+            if name in ("entity_id", "entity_type"):
+                continue
+            if isinstance(value, list):
+                rows.extend((f"{name}[{n}]", _text(item)) for n, item in enumerate(value))
+            elif isinstance(value, dict):
+                rows.extend((f"{name}.{key}", _text(item)) for key, item in value.items())
+            elif value not in ("", None):
+                rows.append((name, _text(value)))
+        self.set_rows(rows)
+
+    def cell(self, row: tuple[str, str], column: int) -> tuple[str, Any]:
+        return row[column], row[column]
+
+
+class ProblemModel(_RowsModel):
+    def headers(self) -> list[str]:
+        return [self.tr("File"), self.tr("Why it cannot be read")]
+
+    def cell(self, row: Problem, column: int) -> tuple[str, Any]:
+        value = row.path if column == 0 else row.reason
+        return value, value
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)

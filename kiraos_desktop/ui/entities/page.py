@@ -1,0 +1,160 @@
+"""The entity list of a KiraOS 3.x tree (type filter, search) beside the chosen entity; read off the GUI thread."""
+from __future__ import annotations
+
+from PySide6.QtCore import QSortFilterProxyModel, Qt, QTimer, Signal
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QMessageBox,
+    QPushButton,
+    QSplitter,
+    QTableView,
+    QVBoxLayout,
+    QWidget,
+)
+
+from kiraos_desktop.core.memory.records import NotFoundError
+from kiraos_desktop.core.storage.tree.tree import KINDS, EntityTree
+from kiraos_desktop.ui.empty_state import EmptyState
+from kiraos_desktop.ui.entities.detail import EntityDetailView
+from kiraos_desktop.ui.entities.models import SORT_ROLE, EntityListModel
+from kiraos_desktop.ui.tasks import TaskRunner
+from kiraos_desktop.ui.views import setup_table
+
+SEARCH_DELAY_MS = 300  # typing pauses this long before a search starts
+
+
+class EntitiesPage(QWidget):
+    """Lists the tree's entities; `listed` is emitted once a listing (or search) is shown."""
+
+    listed = Signal()
+
+    def __init__(self, tree: EntityTree, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self._tree = tree
+        self._generation = 0  # a listing's results are shown only if no newer one was asked for
+        self._runner: TaskRunner | None = None
+        self.kind = QComboBox()
+        self.kind.setObjectName("entityKind")
+        self.search = QLineEdit()
+        self.search.setObjectName("entitySearch")
+        self.search.setClearButtonEnabled(True)
+        self.reload_button = QPushButton()
+        self.status = QLabel()
+        self.model = EntityListModel(self)
+        self.proxy = QSortFilterProxyModel(self)
+        self.proxy.setSourceModel(self.model)
+        self.proxy.setSortRole(SORT_ROLE)
+        self.view = QTableView()
+        self.view.setObjectName("entityList")
+        setup_table(self.view)
+        self.view.setModel(self.proxy)
+        self.view.setSortingEnabled(True)
+        self.view.sortByColumn(-1, Qt.SortOrder.AscendingOrder)  # the tree's order until a header is clicked
+        self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
+        self.view.horizontalHeader().setStretchLastSection(False)
+        self.empty = EmptyState(self.view)
+        self.detail = EntityDetailView(tree)
+        top = QHBoxLayout()
+        top.addWidget(self.kind)
+        top.addWidget(self.search, 1)
+        bottom = QHBoxLayout()
+        bottom.addWidget(self.status, 1)
+        bottom.addWidget(self.reload_button)
+        left = QWidget()
+        left_layout = QVBoxLayout(left)
+        left_layout.setContentsMargins(0, 0, 0, 0)
+        left_layout.addLayout(top)
+        left_layout.addWidget(self.view, 1)
+        left_layout.addLayout(bottom)
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(left)
+        splitter.addWidget(self.detail)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 1)
+        splitter.setSizes([1000, 1000])  # half each: the list's counts stay visible
+        splitter.setChildrenCollapsible(False)
+        layout = QVBoxLayout(self)
+        layout.addWidget(splitter)
+        self._search_timer = QTimer(self)
+        self._search_timer.setSingleShot(True)
+        self._search_timer.setInterval(SEARCH_DELAY_MS)
+        self._search_timer.timeout.connect(self.reload)
+        self.search.textChanged.connect(self._search_timer.start)
+        self.kind.currentIndexChanged.connect(self.reload)
+        self.reload_button.clicked.connect(self.reload)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.reload)
+        QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.search.setFocus)
+        self.view.selectionModel().currentRowChanged.connect(self._show_current)
+        self.retranslate()
+
+    def retranslate(self) -> None:
+        current = self.kind.currentIndex()
+        self.kind.blockSignals(True)
+        self.kind.clear()
+        self.kind.addItem(self.tr("All"), None)
+        for kind in KINDS:
+            self.kind.addItem(self.model.kind_label(kind), kind)
+        self.kind.setCurrentIndex(max(0, current))
+        self.kind.blockSignals(False)
+        self.search.setPlaceholderText(self.tr("Search profiles and memories (Ctrl+F)"))
+        self.search.setToolTip(self.tr("Every word must be in a profile field, fact or reflection; Chinese words too"))
+        self.reload_button.setText(self.tr("Reload"))
+        self.reload_button.setToolTip(self.tr("Read the tree again (F5)"))
+        self.detail.retranslate()
+        self._update_empty()
+
+    def reload(self) -> None:
+        """List again, with the type and search as they are now, on a worker thread."""
+        self._generation += 1
+        generation = self._generation
+        kind, search = self.kind.currentData(), self.search.text().strip() or None
+        self.status.setText(self.tr("Searching…") if search else self.tr("Reading the tree…"))
+        runner = TaskRunner(lambda progress, cancelled: self._tree.entities(kind=kind, search=search), self)
+        runner.succeeded.connect(lambda rows: self._listed(generation, rows))
+        runner.failed.connect(lambda message: self._failed(generation, message))
+        self._runner = runner
+        runner.start()
+
+    def _listed(self, generation: int, rows: list) -> None:
+        if generation != self._generation:
+            return
+        current = self._current_ref()
+        self.model.set_rows(rows)
+        self.status.setText(self.tr("%n entities", "", len(rows)))
+        self._update_empty()
+        if current is not None:
+            for row in range(self.proxy.rowCount()):
+                if self.model.row_at(self.proxy.mapToSource(self.proxy.index(row, 0)).row()).ref == current:
+                    self.view.selectRow(row)
+                    break
+        if current is not None and self._current_ref() == current:
+            self._show_current()  # the chosen entity read again, as the list was
+        self.listed.emit()
+
+    def _failed(self, generation: int, message: str) -> None:
+        if generation == self._generation:
+            self.status.setText(self.tr("The tree could not be read: {reason}").format(reason=message))
+
+    def _update_empty(self) -> None:
+        text = self.tr("No entity matches the search") if self.search.text().strip() else self.tr(
+            "The tree holds no entity yet: the plugin writes one when a user first talks to the bot")
+        self.empty.update_state(self.model.rowCount(), text)
+
+    def _current_ref(self):
+        index = self.view.currentIndex()
+        if not index.isValid():
+            return None
+        return self.model.row_at(self.proxy.mapToSource(index).row()).ref
+
+    def _show_current(self, *_args) -> None:
+        ref = self._current_ref()
+        try:
+            self.detail.show(ref)
+        except NotFoundError as exc:  # removed since it was listed
+            QMessageBox.information(self, self.tr("Not found"), str(exc))
+            self.reload()
