@@ -118,3 +118,19 @@ def test_the_window_opens_on_a_3x_folder_from_the_command_line(qtbot, kira, tmp_
     shots = tmp_path / "shots"
     assert main(["--kira-data", str(kira), "--screenshot", str(shots), "--language", "en"]) == 0
     assert (shots / "entities.png").stat().st_size > 10_000
+
+
+def test_file_open_on_a_3x_folder_opens_the_tree_window_beside_the_main_one(qtbot, kira, tmp_path):
+    from PySide6.QtWidgets import QApplication
+
+    from kiraos_desktop.core.paths import resolve_paths
+    from kiraos_desktop.ui import file_actions
+    from kiraos_desktop.ui.entities.window import TreeWindow
+    from ui_helpers import ScriptedPrompts
+
+    prompts = ScriptedPrompts(folder=str(kira))
+    assert file_actions.choose_kira_data(None, prompts, resolve_paths(data_dir=tmp_path / "d")) is None
+    [window] = [w for w in QApplication.topLevelWidgets() if isinstance(w, TreeWindow) and w.isVisible()]
+    qtbot.waitSignal(window.page.listed, timeout=10000)
+    assert str(kira.resolve()) in window.windowTitle() and prompts.errors == []
+    window.close()

@@ -53,12 +53,14 @@ def choose_kira_data(parent: QWidget, prompts: Prompts, paths: DataPaths) -> dic
         prompts.error(parent, title, FileActions.tr("{folder} cannot be opened: {reason}").format(
             folder=folder, reason=str(exc)))
         return None
-    if layout.name == LAYOUT_3X:
-        prompts.error(parent, title, FileActions.tr(
-            "{folder} holds KiraOS plugin 3.x data (memory kept as a tree of files). This version opens the "
-            "plugin's 1.x and 2.x data only; 3.x support is coming.\n\nUntil then, open a copy of the backup "
-            "the plugin made when it upgraded: memory/kiraos.db.bak_<number>, copied as memory/kiraos.db into "
-            "another folder.").format(folder=folder))
+    if layout.name == LAYOUT_3X:  # a tree of files: its own window, read only (this one stays as it is)
+        from kiraos_desktop.ui.entities.window import open_tree_window
+
+        try:
+            open_tree_window(folder)
+        except (StoreError, OSError) as exc:
+            prompts.error(parent, title, FileActions.tr("{folder} cannot be opened: {reason}").format(
+                folder=folder, reason=str(exc)))
         return None
     return {"kira_data": folder}
 

@@ -894,14 +894,6 @@ Open it anyway and start an empty database there?</source>
         <translation>无法打开 {folder}：{reason}</translation>
     </message>
     <message>
-        <source>{folder} holds KiraOS plugin 3.x data (memory kept as a tree of files). This version opens the plugin&apos;s 1.x and 2.x data only; 3.x support is coming.
-
-Until then, open a copy of the backup the plugin made when it upgraded: memory/kiraos.db.bak_&lt;number&gt;, copied as memory/kiraos.db into another folder.</source>
-        <translation>{folder} 存放的是 KiraOS 插件 3.x 的数据（记忆保存为文件树）。此版本只能打开插件 1.x 和 2.x 的数据；3.x 支持即将推出。
-
-在此之前，可以打开插件升级时留下的备份的副本：把 memory/kiraos.db.bak_&lt;数字&gt; 复制到另一个文件夹中，命名为 memory/kiraos.db。</translation>
-    </message>
-    <message>
         <source>Remove expired entries</source>
         <translation>清除过期条目</translation>
     </message>

@@ -1,11 +1,30 @@
 """A window on a KiraOS plugin 3.x data folder: its entity tree, read only (editing is to come)."""
 from __future__ import annotations
 
+from pathlib import Path
+
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
+from kiraos_desktop.core.storage.tree import open_tree
 from kiraos_desktop.core.storage.tree.tree import EntityTree
 from kiraos_desktop.ui.entities.page import EntitiesPage
+
+_open_windows: set["TreeWindow"] = set()  # windows opened beside the main one, kept until closed
+
+
+def open_tree_window(folder: str) -> "TreeWindow":
+    """A window on the 3.x tree of `folder` (a plugin's data folder), shown beside the others;
+    StoreError or OSError when it holds none."""
+    resolved = str(Path(folder).expanduser().resolve())
+    window = TreeWindow(open_tree(resolved), resolved)
+    window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+    _open_windows.add(window)
+    window.destroyed.connect(lambda *_: _open_windows.discard(window))
+    window.resize(1280, 800)
+    window.show()
+    return window
 
 
 class TreeWindow(QMainWindow):
