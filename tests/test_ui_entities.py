@@ -134,3 +134,22 @@ def test_file_open_on_a_3x_folder_opens_the_tree_window_beside_the_main_one(qtbo
     qtbot.waitSignal(window.page.listed, timeout=10000)
     assert str(kira.resolve()) in window.windowTitle() and prompts.errors == []
     window.close()
+
+
+def test_the_plugins_writes_appear_within_a_second_without_a_reload(qtbot, page, kira):
+    """The plugin writes a file by a rename and indexes it: the page sees it on its next look (WATCH_MS)."""
+    import os
+
+    from tree_fixtures import entity_dir, memory_toml
+
+    choose(page, "user:qq:10001")
+    facts = entity_dir(kira / "memory", "user", "qq:10001") / "facts"
+    temporary = facts / "new_pet.toml.tmp"
+    temporary.write_text(memory_toml("new_pet", "小明新养了一只橘猫", importance=6), encoding="utf-8")
+    os.replace(temporary, facts / "new_pet.toml")  # as the plugin writes
+    with qtbot.waitSignal(page.listed, timeout=3000):
+        pass
+    assert "小明新养了一只橘猫" in [page.detail.memory_model.row_at(n).text
+                                 for n in range(page.detail.memory_model.rowCount())]
+    first = [page.model.row_at(n) for n in range(page.model.rowCount())][0]
+    assert first.counts["facts"] == 3

@@ -2974,8 +2974,8 @@ Correct what the message names (or move that file away to start from the default
         <translation>KiraOS 3.x 数据 — {folder}</translation>
     </message>
     <message>
-        <source>KiraOS plugin 3.x data (a tree of files), shown read only: this version lists and searches it and shows what the bot sees; editing it comes in a later version. The plugin&apos;s own writes appear after Reload (F5).</source>
-        <translation>KiraOS 插件 3.x 数据（文件树），只读显示：本版本可以列出、搜索并显示机器人看到的内容；编辑功能将在后续版本提供。插件自己写入的内容在“重新读取”（F5）后显示。</translation>
+        <source>KiraOS plugin 3.x data (a tree of files), shown read only: this version lists and searches it and shows what the bot sees; editing it comes in a later version. The plugin&apos;s own writes appear within a second; Reload (F5) reads files edited by hand.</source>
+        <translation>KiraOS 插件 3.x 数据（文件树），只读显示：本版本可以列出、搜索并显示机器人看到的内容；编辑功能将在后续版本提供。插件自己写入的内容一秒内显示；手动编辑过的文件请“重新读取”（F5）。</translation>
     </message>
     <message>
         <source>&amp;File</source>

@@ -26,6 +26,7 @@ from kiraos_desktop.ui.tasks import TaskRunner
 from kiraos_desktop.ui.views import setup_table
 
 SEARCH_DELAY_MS = 300  # typing pauses this long before a search starts
+WATCH_MS = 1000  # how often the tree's change stamp is looked at while the page is shown
 
 
 class EntitiesPage(QWidget):
@@ -90,6 +91,11 @@ class EntitiesPage(QWidget):
         QShortcut(QKeySequence(QKeySequence.StandardKey.Refresh), self, self.reload)
         QShortcut(QKeySequence(QKeySequence.StandardKey.Find), self, self.search.setFocus)
         self.view.selectionModel().currentRowChanged.connect(self._show_current)
+        # The plugin's own writes appear without a reload: a few stats a second (EntityTree.change_stamp).
+        self._stamp: tuple | None = None
+        self._watch = QTimer(self)
+        self._watch.setInterval(WATCH_MS)
+        self._watch.timeout.connect(self._check_changes)
         self.retranslate()
 
     def retranslate(self) -> None:
@@ -108,8 +114,25 @@ class EntitiesPage(QWidget):
         self.detail.retranslate()
         self._update_empty()
 
+    def showEvent(self, event) -> None:
+        super().showEvent(event)
+        self._watch.start()
+
+    def hideEvent(self, event) -> None:
+        self._watch.stop()
+        super().hideEvent(event)
+
+    def _check_changes(self) -> None:
+        if self._runner is not None and self._runner.is_running():
+            return  # a listing is under way: it reads what changed
+        stamp = self._tree.change_stamp(self._current_ref())
+        if self._stamp is not None and stamp != self._stamp:
+            self.reload()
+        self._stamp = stamp
+
     def reload(self) -> None:
         """List again, with the type and search as they are now, on a worker thread."""
+        self._stamp = self._tree.change_stamp(self._current_ref())
         self._generation += 1
         generation = self._generation
         kind, search = self.kind.currentData(), self.search.text().strip() or None

@@ -60,7 +60,7 @@ class TreeWindow(QMainWindow):
         self.note.setText(self.tr(
             "KiraOS plugin 3.x data (a tree of files), shown read only: this version lists and searches it "
             "and shows what the bot sees; editing it comes in a later version. The plugin's own writes appear "
-            "after Reload (F5)."))
+            "within a second; Reload (F5) reads files edited by hand."))
         self.file_menu.setTitle(self.tr("&File"))
         self.reload_action.setText(self.tr("&Reload"))
         self.close_action.setText(self.tr("&Close"))

@@ -127,6 +127,20 @@ class EntityTree:
         return EntitySummary(ref, str(profile.get("name", "")), str(profile.get("nickname", "")), counts,
                              len(archived) - stray, len(problems) + stray)
 
+    def change_stamp(self, ref: EntityRef | None = None) -> tuple:
+        """A few stats that change when the plugin writes (it writes every file by a rename, and
+        indexes each memory it writes): entities/, archive/, the global folders, memory_index.db and
+        its -wal, and `ref`'s own folders. A dozen stat calls, whatever the tree's size: cheap to poll.
+        (A file edited in place by hand changes none of them: Reload reads it.)"""
+        paths = [ENTITIES_DIR, ARCHIVE_DIR, INDEX_FILE, INDEX_FILE + "-wal"]
+        for _, base, folders in GLOBAL_SCOPES:
+            paths.extend(f"{base}/{folder}" for folder in folders)
+        if ref is not None and not ref.is_global:
+            base, folders = scope_dirs(ref)
+            paths.append(base)
+            paths.extend(f"{base}/{folder}" for folder in folders)
+        return tuple(_stat_key(os.path.join(self.root, path)) for path in paths)
+
     # ---- one entity ---------------------------------------------------------------------
 
     def entity(self, ref: EntityRef, archive: dict | None = None) -> EntityDetail:
