@@ -97,3 +97,26 @@ def test_no_words_no_index_or_another_kind_inject_only_what_the_plugin_would(kir
     text = open_tree(bare).injection(XIAOMING, "吉他").text
     assert text.startswith("[用户 qq:10001 画像]") and "[相关记忆]" not in text
     assert tree.injection(XIAOMING, 'AND OR NOT "(').recalled == []  # an FTS5 syntax error recalls nothing
+
+
+def test_a_hippocampus_tree_recalls_the_same_way_and_info_names_its_writer(tmp_path, capsys):
+    import json
+
+    from cli_helpers import run
+
+    root = build_tree(tmp_path / "hippo")
+    rows = [{"id": "learning_guitar", "entity_id": "qq:10001", "text": "小明最近在学吉他", "importance": 7,
+             "tags": ["hobby"], "last_accessed": NOW},
+            {"id": "often_late", "entity_id": "qq:10001", "folder": "reflections", "type": "reflection",
+             "text": "他经常深夜练吉他", "importance": 4, "last_accessed": NOW}]
+    write_index(root / "memory", rows, hippocampus=True)
+    injection = open_tree(root).injection(XIAOMING, "吉他", now=NOW)
+    assert sorted(m.id for m in injection.recalled) == ["learning_guitar", "often_late"]  # joined on id alone
+    code, out, _ = run(capsys, "info", "--kira-data", str(root), "--json")
+    assert code == 0 and json.loads(out)["written_by"] == "kira_plugin_hippocampus_memory"
+    kiraos = build_tree(tmp_path / "kiraos")
+    write_index(kiraos / "memory", rows)
+    code, out, _ = run(capsys, "info", "--kira-data", str(kiraos))
+    assert "written by: KiraOS plugin 3.x" in out
+    code, out, _ = run(capsys, "info", "--kira-data", str(build_tree(tmp_path / "bare")))
+    assert "written by: unknown (no memory_index.db to tell)" in out

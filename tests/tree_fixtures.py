@@ -121,9 +121,22 @@ CREATE VIRTUAL TABLE memories_fts USING fts5(memory_id UNINDEXED, raw_text, tags
 """
 
 
-def write_index(memory: Path, rows: list[dict]) -> Path:
-    """memory_index.db as the plugin 3.0 makes it: one row per memory, its text segmented (jieba's
-    precise mode: rjieba here) and joined by spaces in memories_fts."""
+HIPPOCAMPUS_INDEX_DDL = """
+CREATE TABLE memories (
+    id TEXT PRIMARY KEY, entity_id TEXT NOT NULL DEFAULT '', entity_type TEXT NOT NULL DEFAULT '',
+    folder TEXT NOT NULL DEFAULT 'facts', memory_type TEXT NOT NULL DEFAULT 'fact',
+    importance INTEGER NOT NULL DEFAULT 5, timestamp REAL NOT NULL, last_accessed REAL NOT NULL,
+    access_count INTEGER NOT NULL DEFAULT 0, tags TEXT NOT NULL DEFAULT '[]', source TEXT NOT NULL DEFAULT '{}',
+    content_hash TEXT NOT NULL DEFAULT '', file_path TEXT NOT NULL DEFAULT '', base_dir TEXT NOT NULL DEFAULT '',
+    raw_text TEXT NOT NULL DEFAULT '');
+CREATE VIRTUAL TABLE memories_fts USING fts5(memory_id UNINDEXED, raw_text, tags_text, tokenize='unicode61');
+"""
+
+
+def write_index(memory: Path, rows: list[dict], hippocampus: bool = False) -> Path:
+    """memory_index.db as the plugin 3.0 makes it (or, `hippocampus`, as kira_plugin_hippocampus_memory
+    makes it: keyed on id alone): one row per memory, its text segmented (jieba's precise mode: rjieba
+    here) and joined by spaces in memories_fts."""
     import hashlib
     import sqlite3
 
@@ -131,7 +144,7 @@ def write_index(memory: Path, rows: list[dict]) -> Path:
 
     path = memory / "memory_index.db"
     conn = sqlite3.connect(path)
-    conn.executescript(INDEX_DDL)
+    conn.executescript(HIPPOCAMPUS_INDEX_DDL if hippocampus else INDEX_DDL)
     for row in rows:
         text = row["text"]
         conn.execute(
@@ -141,7 +154,8 @@ def write_index(memory: Path, rows: list[dict]) -> Path:
              row.get("type", "fact"), row.get("importance", 5), row.get("timestamp", 1.7e9),
              row["last_accessed"], json.dumps(row.get("tags", []), ensure_ascii=False),
              hashlib.sha256(text.encode("utf-8")).hexdigest()[:16], "/elsewhere/not/followed.toml", "", text))
-        key = "\x01".join([row.get("entity_type", "user"), row["entity_id"], row.get("folder", "facts"), "", row["id"]])
+        key = row["id"] if hippocampus else "\x01".join(
+            [row.get("entity_type", "user"), row["entity_id"], row.get("folder", "facts"), "", row["id"]])
         segmented = " ".join(t for t in rjieba.cut(text) if t.strip())
         conn.execute("INSERT INTO memories_fts (memory_id, raw_text, tags_text) VALUES (?, ?, ?)",
                      (key, segmented, " ".join(row.get("tags", []))))

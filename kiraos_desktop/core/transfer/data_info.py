@@ -7,6 +7,7 @@ from typing import Any
 
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.paths import SQLITE_SIDE_FILES
+from kiraos_desktop.core.storage.tree.injection import index_writer
 from kiraos_desktop.core.storage.tree.layout import ENTITY_TYPES, INDEX_FILE
 from kiraos_desktop.core.storage.tree.tree import EntityTree
 from kiraos_desktop.core.storage.plugin_layout import (
@@ -85,12 +86,21 @@ def _tree_info(root: Path, layout: PluginLayout) -> dict[str, Any]:
     index = memory / INDEX_FILE
     info = _header(layout, root)
     info.update({
+        "written_by": _index_writer(index),
         "database": None,
         "counts": {"entities": entities, **folders, "archived": archived, "problems": problems},
         "files": {p.name: p.stat().st_size for p in [index] + sorted(memory.glob("kiraos.db.bak_*")) if p.is_file()},
         "journal_mode": None,
     })
     return info
+
+
+def _index_writer(index: Path) -> str | None:
+    """Which plugin's index the tree has (KiraOS 3.x or the hippocampus plugin), None without one."""
+    if not index.is_file():
+        return None
+    with read_only(index) as conn:
+        return index_writer(conn)
 
 
 def info_lines(info: dict[str, Any]) -> list[str]:
@@ -101,6 +111,8 @@ def info_lines(info: dict[str, Any]) -> list[str]:
     if info["database"]:
         lines.append(f"database: {info['database']} (journal mode {info['journal_mode']})")
     counts = info["counts"]
+    if info.get("layout") == LAYOUT_3X:
+        lines.append(f"written by: {info.get('written_by') or 'unknown (no memory_index.db to tell)'}")
     if "entities" in counts:
         kinds = ", ".join(f"{n} {kind}" for kind, n in counts["entities"].items())
         lines.append(f"entities: {kinds}")

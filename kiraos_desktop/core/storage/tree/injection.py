@@ -102,14 +102,29 @@ def fts_query(message: str) -> str:
     return tokens[0] if len(tokens) == 1 else " OR ".join(tokens)
 
 
+INDEX_KIRAOS, INDEX_HIPPOCAMPUS = "KiraOS plugin 3.x", "kira_plugin_hippocampus_memory"
+
+
+def index_writer(conn: sqlite3.Connection) -> str | None:
+    """Which plugin's schema a memory_index.db has: KiraOS 3.0 keys `memories` on (entity_type, entity_id,
+    folder, base_dir, id) with a generated `storage_key` its FTS rows name; the hippocampus plugin keys
+    it on `id` alone, which its FTS rows name. None for neither."""
+    columns = {row[1]: row[5] for row in conn.execute("PRAGMA table_xinfo(memories)")}
+    if "storage_key" in columns:
+        return INDEX_KIRAOS
+    if columns.get("id") == 1 and sum(1 for pk in columns.values() if pk) == 1:
+        return INDEX_HIPPOCAMPUS
+    return None
+
+
 def _folder_hits(conn: sqlite3.Connection, query: str, ref: EntityRef, folder: str, k: int,
-                 now: float) -> list[dict[str, Any]]:
+                 now: float, key_column: str) -> list[dict[str, Any]]:
     """One folder's best 2k for the query, scored (the plugin's hybrid_search without vectors)."""
     wanted = 2 * k
     try:
         rows = conn.execute(
             "SELECT m.id, m.memory_type, m.importance, m.last_accessed, m.tags, m.raw_text, "
-            "bm25(memories_fts) AS fts_score FROM memories_fts fts JOIN memories m ON fts.memory_id = m.storage_key "
+            f"bm25(memories_fts) AS fts_score FROM memories_fts fts JOIN memories m ON fts.memory_id = m.{key_column} "
             "WHERE memories_fts MATCH ? AND m.entity_id = ? AND m.entity_type = ? AND m.folder = ? "
             "AND m.base_dir = '' ORDER BY fts_score LIMIT ?",
             (query, ref.id, ref.kind, folder, wanted * 3)).fetchall()
@@ -144,7 +159,11 @@ def recall(index_path: str | Path, ref: EntityRef, message: str, read_file, k: i
     now = time.time() if now is None else now
     conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
     try:
-        hits = [hit for folder in RECALL_FOLDERS for hit in _folder_hits(conn, query, ref, folder, k, now)]
+        writer = index_writer(conn)
+        if writer is None:
+            return query, []
+        key_column = "storage_key" if writer == INDEX_KIRAOS else "id"
+        hits = [hit for folder in RECALL_FOLDERS for hit in _folder_hits(conn, query, ref, folder, k, now, key_column)]
     except sqlite3.DatabaseError:
         return query, []
     finally:
