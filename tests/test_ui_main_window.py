@@ -292,7 +292,11 @@ def test_the_window_without_a_display_is_one_line_and_exit_2(monkeypatch, capsys
     assert err.startswith("kiraos-desktop: error: there is no display") and "QT_QPA_PLATFORM=offscreen" in err
 
 
-def test_open_kira_data_refuses_a_3x_folder_and_says_what_to_do(qtbot, window, tmp_path):
+def test_open_kira_data_on_a_3x_folder_opens_its_tree_window_and_keeps_this_one(qtbot, window, tmp_path):
+    from PySide6.QtWidgets import QApplication
+
+    from kiraos_desktop.ui.entities.window import TreeWindow
+
     requests = []
     window.reopen_requested.connect(requests.append)
     three = tmp_path / "kira3"
@@ -300,9 +304,11 @@ def test_open_kira_data_refuses_a_3x_folder_and_says_what_to_do(qtbot, window, t
     (three / "memory" / "kiraos.db.bak_1747100000").write_bytes(b"")
     window._prompts.folder_path = str(three)
     window.open_kira_action.trigger()
-    assert requests == []
-    assert "3.x" in window._prompts.errors[-1] and "kiraos.db.bak_" in window._prompts.errors[-1]
-    assert not (three / "memory" / "kiraos.db").exists()
+    assert requests == [] and window._prompts.errors == []  # the main window stays on its data
+    trees = [w for w in QApplication.topLevelWidgets() if isinstance(w, TreeWindow) and w.isVisible()]
+    assert [str(three.resolve()) in w.windowTitle() for w in trees] == [True]
+    trees[0].close()
+    assert not (three / "memory" / "kiraos.db").exists()  # nothing written into the plugin's folder
 
 
 def test_the_status_line_and_api_page_name_the_plugin_layout(qtbot, tmp_path):
