@@ -19,11 +19,11 @@ from kiraos_desktop.core.tool_registry import SKILL_CONTEXT_EVENTS
 
 from .editor import SkillEditor
 from .list_panel import MIN_LIST_WIDTH, SkillListPanel
-from .page_actions import SkillFileActions
+from .page_actions import SkillFiles
 from .preview_runner import PreviewJob, PreviewOutcome, PreviewRunner
 from .prompts import DISCARD, SAVE, Prompter
 from .theme import colors_for
-from .transfer_actions import SkillTransferActions
+from .transfer_actions import SkillTransfer
 from .watcher import SkillFilesWatcher
 from .workbench import Workbench
 
@@ -31,7 +31,7 @@ from .workbench import Workbench
 PREVIEW_DELAY_MS = 150
 
 
-class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
+class SkillsPage(QWidget):
     """Skill workbench page.
 
     SkillsPage(router, store, store_changed, context, settings_access, parent=None, *, backups_dir=None)
@@ -79,6 +79,12 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         layout.addWidget(self.splitter)
 
         self.watcher = SkillFilesWatcher(router.skills_dir, self, force_polling=force_polling)
+        # The page composes its controllers and hands each what it works on (it is their SkillPageHost).
+        self.files = SkillFiles(self, router=router, settings_access=settings_access, backups_dir=self.backups_dir,
+                                prompter=self.prompter, editor=self.editor, list_panel=self.list_panel,
+                                watcher=self.watcher, parent=self)
+        self.transfer = SkillTransfer(self, files=self.files, router=router, backups_dir=self.backups_dir,
+                                      prompter=self.prompter, editor=self.editor, parent=self)
         self._preview_timer = QTimer(self)
         self._preview_timer.setSingleShot(True)
         self._preview_timer.setInterval(PREVIEW_DELAY_MS)
@@ -116,18 +122,37 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         self.workbench.user_picker.memoryChanged.connect(self._on_inputs_changed)
         self.workbench.preview.modeChanged.connect(self._on_inputs_changed)
         self.workbench.problems.problemActivated.connect(self._on_problems_problem_activated)
-        self.watcher.skillsDirChanged.connect(self._on_watcher_skills_dir_changed)
-        self.watcher.skillFilesChanged.connect(self._on_watcher_skill_files_changed)
+        self.watcher.skillsDirChanged.connect(self.files.on_skills_dir_changed)
+        self.watcher.skillFilesChanged.connect(self.files.on_skill_files_changed)
 
         self._settingsChanged.connect(self._on_settings_changed, Qt.ConnectionType.QueuedConnection)
         listen = getattr(settings_access, "on_settings_changed", None)
         self._unlisten = listen(self._on_settings_event) if callable(listen) else None
 
         self.reload_skills()
-        self._open_first()
+        self.open_first()
         self._ready = True
 
     # ------------------------------------------------------------------ public API
+
+    def new_skill(self) -> str | None:
+        """Ctrl+N: create a skill from the template (disabled); its folder name."""
+        return self.files.new_skill()
+
+    def duplicate_skill(self) -> str | None:
+        return self.files.duplicate_skill()
+
+    def rename_skill(self) -> str | None:
+        return self.files.rename_skill()
+
+    def delete_skill(self) -> Path | None:
+        return self.files.delete_skill()
+
+    def import_skill(self, source: str = "") -> str | None:
+        return self.transfer.import_skill(source)
+
+    def export_skill(self, destination: str = "") -> Path | None:
+        return self.transfer.export_skill(destination)
 
     def reload_skills(self) -> None:
         """Rescan the skills folder (the API serves what the router holds) and refresh the list."""
@@ -177,7 +202,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         (nothing unsaved, saved now, or discarded); False when the user cancels."""
         if not self.editor.is_dirty():
             return True
-        answer = self.prompter.unsaved_changes(self._router_name(self.editor.folder))
+        answer = self.prompter.unsaved_changes(self.files.router_name(self.editor.folder))
         if answer == SAVE:
             return self.save()
         return answer == DISCARD
@@ -330,7 +355,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
         if folder is None:
             return self._router.match_command(text)
         skill = drafts.draft_skill(self.editor.manifest(), folder)
-        return drafts.match_command(text, skill, self._router_name(folder), self._router)
+        return drafts.match_command(text, skill, self.files.router_name(folder), self._router)
 
     def _slash_enabled(self) -> bool:
         return bool(self._settings_access.settings.enable_slash_commands)
@@ -393,7 +418,7 @@ class SkillsPage(QWidget, SkillFileActions, SkillTransferActions):
     def _on_problems_problem_activated(self, problem: Problem) -> None:
         self.editor.goto_problem(problem)
 
-    def _open_first(self) -> None:
+    def open_first(self) -> None:
         first = self.list_panel.first_folder()
         if first:
             self.open_skill(first, ask=False)

@@ -1,7 +1,8 @@
-"""New, Duplicate, Rename, Delete and reactions to files changed on disk (a mixin of SkillsPage)."""
+"""New, Duplicate, Rename, Delete and reactions to files changed on disk: the Skills page's file controller."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Protocol
 
 from PySide6.QtCore import QObject
 
@@ -10,13 +11,38 @@ from kiraos_desktop.core.skills import file_ops
 from kiraos_desktop.core.skills.file_ops import SkillFileError
 
 
+class SkillPageHost(Protocol):
+    """What the controllers of the Skills page ask of the page that composes them."""
+
+    def confirm_leave(self) -> bool: ...
+
+    def open_skill(self, folder_name: str, ask: bool = True) -> bool: ...
+
+    def open_first(self) -> None: ...
+
+    def reload_skills(self) -> None: ...
+
+    def schedule_preview(self) -> None: ...
+
+
 class SkillFiles(QObject):
-    """Translation context of the texts below (a mixin's self.tr() would use the page's context)."""
+    """The page's New, Duplicate, Rename and Delete, and its reactions to skill files changed on disk.
 
+    Given what it works on: the router (engine.skills), the settings access (disabled_skills), the
+    backups folder, the page's prompter, editor, list panel and files watcher, and the page itself as
+    `host` (SkillPageHost). Its QObject name is the translation context of its texts."""
 
-class SkillFileActions:
-    """Needs from the page: `_router`, `_settings_access`, `backups_dir`, `prompter`, `editor`,
-    `list_panel`, `watcher`, `confirm_leave()`, `open_skill()` and `reload_skills()`."""
+    def __init__(self, host: SkillPageHost, *, router: Any, settings_access: Any, backups_dir: Path, prompter: Any,
+                 editor: Any, list_panel: Any, watcher: Any, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._host = host
+        self._router = router
+        self._settings_access = settings_access
+        self.backups_dir = backups_dir
+        self.prompter = prompter
+        self.editor = editor
+        self.list_panel = list_panel
+        self.watcher = watcher
 
     # ------------------------------------------------------------------ names
 
@@ -31,7 +57,7 @@ class SkillFileActions:
         }
         return messages.get(code, "")
 
-    def _ask_free_name(self, title: str, label: str, suggestion: str, own_name: str = "") -> str | None:
+    def ask_free_name(self, title: str, label: str, suggestion: str, own_name: str = "") -> str | None:
         """Ask until the name is usable (or the user cancels). `own_name` may be kept (rename)."""
         name = suggestion
         while True:
@@ -43,7 +69,7 @@ class SkillFileActions:
                 return name
             self.prompter.error(title, self._name_message(code, name))
 
-    def _free_suggestion(self, base: str) -> str:
+    def free_suggestion(self, base: str) -> str:
         taken = {s.name for s in self._router.skills()}
         candidate, number = base, 2
         while candidate in taken or (self._router.skills_dir / candidate).exists():
@@ -55,11 +81,11 @@ class SkillFileActions:
 
     def new_skill(self) -> str | None:
         """Ctrl+N: create a skill from the template; returns its folder name."""
-        if not self.confirm_leave():
+        if not self._host.confirm_leave():
             return None
-        name = self._ask_free_name(SkillFiles.tr("New skill"),
+        name = self.ask_free_name(SkillFiles.tr("New skill"),
                                    SkillFiles.tr("Name of the new skill (letters, digits, _ or -):"),
-                                   self._free_suggestion("my_skill"))
+                                   self.free_suggestion("my_skill"))
         if name is None:
             return None
         settings = self._settings_access.settings
@@ -86,12 +112,12 @@ class SkillFileActions:
 
     def duplicate_skill(self) -> str | None:
         folder = self.editor.folder
-        if folder is None or not self.confirm_leave():
+        if folder is None or not self._host.confirm_leave():
             return None
-        source = self._router_name(folder)
-        name = self._ask_free_name(SkillFiles.tr("Duplicate skill"),
+        source = self.router_name(folder)
+        name = self.ask_free_name(SkillFiles.tr("Duplicate skill"),
                                    SkillFiles.tr("Name of the copy of {0}:").format(source),
-                                   self._free_suggestion(f"{source}_copy"))
+                                   self.free_suggestion(f"{source}_copy"))
         if name is None:
             return None
         try:
@@ -106,10 +132,10 @@ class SkillFileActions:
     def rename_skill(self) -> str | None:
         """Rename the skill and its folder; a name or folder clash is refused."""
         folder = self.editor.folder
-        if folder is None or not self.confirm_leave():
+        if folder is None or not self._host.confirm_leave():
             return None
-        old = self._router_name(folder)
-        name = self._ask_free_name(SkillFiles.tr("Rename skill"),
+        old = self.router_name(folder)
+        name = self.ask_free_name(SkillFiles.tr("Rename skill"),
                                    SkillFiles.tr("New name of {0} (its folder is renamed too):").format(old),
                                    old, own_name=old)
         if name is None or (name == old and folder.name == name):
@@ -130,7 +156,7 @@ class SkillFileActions:
         if folder is None:
             return None
         area = Path(self.backups_dir) / file_ops.DELETED_SKILLS
-        if not self.prompter.confirm_delete(self._router_name(folder), str(area)):
+        if not self.prompter.confirm_delete(self.router_name(folder), str(area)):
             return None
         try:
             target = file_ops.delete_skill(folder, self.backups_dir)
@@ -140,21 +166,21 @@ class SkillFileActions:
             return None
         self.editor.load(None, "", "")  # its edits go with it (the saved files are in the backups)
         self.watcher.watch_skill(None)
-        self.reload_skills()
-        self._open_first()
+        self._host.reload_skills()
+        self._host.open_first()
         return target
 
     # ------------------------------------------------------------------ changes on disk
 
-    def _on_watcher_skills_dir_changed(self) -> None:
+    def on_skills_dir_changed(self) -> None:
         self._router.reload()
         folder = self.editor.folder
         self.list_panel.set_skills(self._router.skills(), folder.name if folder is not None else "")
         if folder is not None and not folder.exists() and not self.editor.is_dirty():
-            self._open_first()
-        self.schedule_preview()
+            self._host.open_first()
+        self._host.schedule_preview()
 
-    def _on_watcher_skill_files_changed(self) -> None:
+    def on_skill_files_changed(self) -> None:
         folder = self.editor.folder
         if folder is None:
             return
@@ -162,14 +188,14 @@ class SkillFileActions:
         self.list_panel.set_skills(self._router.skills(), folder.name)
         if not folder.exists():
             return  # the folder went away: handled by the listing change
-        if not self.editor.is_dirty() or self.prompter.reload_changed_files(self._router_name(folder)):
-            self.open_skill(folder.name, ask=False)
+        if not self.editor.is_dirty() or self.prompter.reload_changed_files(self.router_name(folder)):
+            self._host.open_skill(folder.name, ask=False)
         else:
-            self.schedule_preview()
+            self._host.schedule_preview()
 
     # ------------------------------------------------------------------ helpers
 
-    def _router_name(self, folder: Path) -> str:
+    def router_name(self, folder: Path) -> str:
         for skill in self._router.skills():
             if Path(skill.folder) == Path(folder):
                 return skill.name
@@ -187,5 +213,5 @@ class SkillFileActions:
                                 SkillFiles.tr("The skill was renamed but stays enabled: {0}").format(exc))
 
     def _after_change(self, folder_name: str) -> None:
-        self.reload_skills()
-        self.open_skill(folder_name, ask=False)
+        self._host.reload_skills()
+        self._host.open_skill(folder_name, ask=False)

@@ -1,4 +1,4 @@
-"""Import and Export of Agent Skills (SKILL.md) on the Skills page (a mixin of SkillsPage)."""
+"""Import and Export of Agent Skills (SKILL.md): the Skills page's transfer controller."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -20,12 +20,19 @@ from .prompts import RENAME, REPLACE
 
 
 class SkillTransfer(QObject):
-    """Translation context of the texts below (a mixin's self.tr() would use the page's context)."""
+    """The page's Import and Export of Agent Skills. Given the router, the backups folder, the page's
+    prompter and editor, its file controller (names: ask_free_name, free_suggestion) and the page as
+    `host` (SkillPageHost; also the parent of the progress box). Its QObject name is the translation
+    context of its texts."""
 
-
-class SkillTransferActions:
-    """Needs from the page: `_router`, `backups_dir`, `prompter`, `editor`, `confirm_leave()`, `reload_skills()`,
-    `open_skill()`, `_ask_free_name()` and `_free_suggestion()`."""
+    def __init__(self, host, *, files, router, backups_dir: Path, prompter, editor, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._host = host
+        self._files = files
+        self._router = router
+        self.backups_dir = backups_dir
+        self.prompter = prompter
+        self.editor = editor
 
     def import_skill(self, source: str = "") -> str | None:
         """Import an Agent Skills folder or archive (asked for when `source` is ""); a name clash
@@ -37,12 +44,12 @@ class SkillTransferActions:
             if not chosen:
                 return None
             source = str(Path(chosen).parent) if Path(chosen).name in SKILL_FILE_NAMES else chosen
-        if not self.confirm_leave():
+        if not self._host.confirm_leave():
             return None
         name: str | None = None
         replace = False
         while True:
-            outcome = run_task(self, title, self._import_work(Path(source), name, replace),
+            outcome = run_task(self._host, title, self._import_work(Path(source), name, replace),
                                label=SkillTransfer.tr("Importing {0}…").format(Path(source).name), cancellable=False)
             if not outcome.ok:
                 failed = SkillTransfer.tr("The skill could not be imported:\n{0}")
@@ -50,9 +57,9 @@ class SkillTransferActions:
                 return None
             result = outcome.result
             if isinstance(result, UnusableNameError):
-                name = self._ask_free_name(title, SkillTransfer.tr("{0} cannot be a tool name here. Import the skill "
+                name = self._files.ask_free_name(title, SkillTransfer.tr("{0} cannot be a tool name here. Import the skill "
                                                                    "under this name (letters, digits, _ or -):")
-                                           .format(result.name or "?"), self._free_suggestion("imported_skill"))
+                                           .format(result.name or "?"), self._files.free_suggestion("imported_skill"))
                 if name is None:
                     return None
                 continue
@@ -62,14 +69,14 @@ class SkillTransferActions:
             if answer == REPLACE:
                 replace = True
             elif answer == RENAME:
-                name = self._ask_free_name(title, SkillTransfer.tr("Import the skill under another name:"),
-                                           self._free_suggestion(f"{result.name}_2"))
+                name = self._files.ask_free_name(title, SkillTransfer.tr("Import the skill under another name:"),
+                                           self._files.free_suggestion(f"{result.name}_2"))
                 if name is None:
                     return None
             else:
                 return None
-        self.reload_skills()
-        self.open_skill(result.folder.name, ask=False)
+        self._host.reload_skills()
+        self._host.open_skill(result.folder.name, ask=False)
         if result.command_changed is not None:
             before, after = result.command_changed
             if after:
@@ -94,7 +101,7 @@ class SkillTransferActions:
         when `destination` is ""); an existing folder is replaced only after asking."""
         folder = self.editor.folder
         title = SkillTransfer.tr("Export skill")
-        if folder is None or not self.confirm_leave():
+        if folder is None or not self._host.confirm_leave():
             return None
         if not destination:
             destination = self.prompter.choose_folder(title, str(Path.home()))
@@ -108,7 +115,7 @@ class SkillTransferActions:
         overwrite = target.exists()
         if overwrite and not self.prompter.confirm_overwrite(title, str(target)):
             return None
-        outcome = run_task(self, title, lambda _p, _c: export_skill(folder, Path(destination), overwrite),
+        outcome = run_task(self._host, title, lambda _p, _c: export_skill(folder, Path(destination), overwrite),
                            label=SkillTransfer.tr("Exporting {0}…").format(folder.name), cancellable=False)
         if not outcome.ok:
             failed = SkillTransfer.tr("The skill could not be exported:\n{0}")
