@@ -295,3 +295,41 @@ def test_a_large_body_is_not_counted_as_head(api_server):
         assert status == 200
         sock.sendall(request())  # the same connection, after a large request: a head of its own
         assert read_reply(sock)[0] == 200
+
+
+def connect_from(server, address: str, timeout: float = 3) -> socket.socket:
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.settimeout(timeout)
+    sock.bind((address, 0))
+    sock.connect(("127.0.0.1", server.bound_port))
+    return sock
+
+
+def test_making_room_is_fair_per_peer_the_address_holding_most_goes_first(api_server, monkeypatch):
+    """Idle connections of the address holding the most are closed first, even when another address's
+    idle ones are older: a flood from one local address costs the others nothing."""
+    monkeypatch.setattr(protocol, "MAX_CONNECTIONS", 8)
+    monkeypatch.setattr(protocol, "HARD_MAX_CONNECTIONS", 12)
+    try:
+        connect_from(api_server, "127.0.0.2").close()
+    except OSError:
+        pytest.skip("this machine does not route 127.0.0.2 to the loopback interface")
+    time.sleep(0.2)
+    keepers = [connect(api_server, timeout=3) for _ in range(2)]  # 127.0.0.1, idle longest
+    time.sleep(0.1)
+    flood = [connect_from(api_server, "127.0.0.2") for _ in range(6)]
+    try:
+        time.sleep(0.2)
+        status, _, _ = exchange(api_server, request())  # the 9th: room is made
+        assert status == 200
+        time.sleep(0.2)
+        assert closed_by_server(flood[0])  # the flood's oldest, not 127.0.0.1's older ones
+        for sock in flood[1:]:
+            sock.settimeout(0.1)  # quick looks: idle connections are closed anyway after REQUEST_SECONDS
+        assert not any(closed_by_server(sock) for sock in flood[1:])
+        for sock in keepers:
+            sock.sendall(request())
+            assert read_reply(sock)[0] == 200
+    finally:
+        for sock in keepers + flood:
+            sock.close()

@@ -67,13 +67,25 @@ def _idle(connection) -> bool:
             and (cycle is None or cycle.response_complete))
 
 
+def _peer(connection) -> str:
+    peer = connection.transport.get_extra_info("peername")
+    return str(peer[0]) if isinstance(peer, tuple) and peer else ""
+
+
 def make_room(connections, keep, limit: int) -> int:
-    """Close the connections idle longest until at most `limit` are open (never `keep`); how many closed."""
+    """Close idle connections until at most `limit` are open (never `keep`); how many closed. Fair per
+    peer: the idle connections of the address that holds the most connections go first (a local flood
+    from 127.0.0.2 costs the clients on 127.0.0.1 nothing), and of those the ones idle longest."""
     excess = len(connections) - limit
     if excess <= 0:
         return 0
+    held: dict[str, int] = {}
+    for connection in connections:
+        if isinstance(connection, GuardedHttpProtocol):
+            address = _peer(connection)
+            held[address] = held.get(address, 0) + 1
     idle = sorted((c for c in connections if c is not keep and isinstance(c, GuardedHttpProtocol) and _idle(c)),
-                  key=lambda c: c.idle_since)
+                  key=lambda c: (-held.get(_peer(c), 0), c.idle_since))
     for connection in idle[:excess]:
         connection.transport.close()
         connections.discard(connection)  # gone now: it is not counted again before connection_lost
