@@ -153,3 +153,25 @@ def test_the_plugins_writes_appear_within_a_second_without_a_reload(qtbot, page,
                                  for n in range(page.detail.memory_model.rowCount())]
     first = [page.model.row_at(n) for n in range(page.model.rowCount())][0]
     assert first.counts["facts"] == 3
+
+
+def test_closing_the_window_during_a_long_search_is_safe(qtbot, kira, monkeypatch):
+    import time
+
+    from kiraos_desktop.ui.tasks import TaskRunner
+
+    tree = open_tree(kira)
+    real = tree.entities
+
+    def slow(**kwargs):
+        time.sleep(0.5)
+        return real(**kwargs)
+
+    monkeypatch.setattr(tree, "entities", slow)
+    window = TreeWindow(tree, str(kira))
+    window.show()
+    runner = window.page._runner
+    assert runner is not None and runner.is_running()
+    window.close()
+    window.deleteLater()
+    qtbot.waitUntil(lambda: not runner.is_running() and runner not in TaskRunner._alive, timeout=5000)

@@ -37,7 +37,6 @@ class EntitiesPage(QWidget):
     def __init__(self, tree: EntityTree, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._tree = tree
-        self._generation = 0  # a listing's results are shown only if no newer one was asked for
         self._runner: TaskRunner | None = None
         self.kind = QComboBox()
         self.kind.setObjectName("entityKind")
@@ -133,19 +132,26 @@ class EntitiesPage(QWidget):
     def reload(self) -> None:
         """List again, with the type and search as they are now, on a worker thread."""
         self._stamp = self._tree.change_stamp(self._current_ref())
-        self._generation += 1
-        generation = self._generation
         kind, search = self.kind.currentData(), self.search.text().strip() or None
         self.status.setText(self.tr("Searching…") if search else self.tr("Reading the tree…"))
-        runner = TaskRunner(lambda progress, cancelled: self._tree.entities(kind=kind, search=search), self)
-        runner.succeeded.connect(lambda rows: self._listed(generation, rows))
-        runner.failed.connect(lambda message: self._failed(generation, message))
+        tree = self._tree
+        # No parent: the runner keeps itself alive until its thread ends, so closing the window during a
+        # long search deletes nothing that is running. Bound slots of the page are let go with the page.
+        runner = TaskRunner(lambda progress, cancelled: tree.entities(kind=kind, search=search))
+        runner.succeeded.connect(self._on_runner_succeeded)
+        runner.failed.connect(self._on_runner_failed)
         self._runner = runner
         runner.start()
 
-    def _listed(self, generation: int, rows: list) -> None:
-        if generation != self._generation:
-            return
+    def _on_runner_succeeded(self, rows: list) -> None:
+        if self.sender() is self._runner:  # a listing asked for later replaces this one
+            self._listed(rows)
+
+    def _on_runner_failed(self, message: str) -> None:
+        if self.sender() is self._runner:
+            self.status.setText(self.tr("The tree could not be read: {reason}").format(reason=message))
+
+    def _listed(self, rows: list) -> None:
         current = self._current_ref()
         self.model.set_rows(rows)
         self.status.setText(self.tr("%n entities", "", len(rows)))
@@ -158,10 +164,6 @@ class EntitiesPage(QWidget):
         if current is not None and self._current_ref() == current:
             self._show_current()  # the chosen entity read again, as the list was
         self.listed.emit()
-
-    def _failed(self, generation: int, message: str) -> None:
-        if generation == self._generation:
-            self.status.setText(self.tr("The tree could not be read: {reason}").format(reason=message))
 
     def _update_empty(self) -> None:
         text = self.tr("No entity matches the search") if self.search.text().strip() else self.tr(
