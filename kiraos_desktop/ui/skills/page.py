@@ -135,6 +135,18 @@ class SkillsPage(QWidget):
 
     # ------------------------------------------------------------------ public API
 
+    @property
+    def prompter(self) -> Prompter:
+        """Asks the user (a test puts a scripted one in its place: the controllers use it too)."""
+        return self._prompter
+
+    @prompter.setter
+    def prompter(self, prompter: Prompter) -> None:
+        self._prompter = prompter
+        for controller in (getattr(self, "files", None), getattr(self, "transfer", None)):
+            if controller is not None:
+                controller.prompter = prompter
+
     def new_skill(self) -> str | None:
         """Ctrl+N: create a skill from the template (disabled); its folder name."""
         return self.files.new_skill()
