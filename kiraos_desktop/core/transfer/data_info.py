@@ -74,15 +74,15 @@ def _tree_info(root: Path, layout: PluginLayout) -> dict[str, Any]:
     memory = root / "memory"
     entities = {kind: 0 for kind in ENTITY_TYPES}
     folders = {"facts": 0, "reflections": 0, "skills": 0}
-    archived = problems = 0
     tree = EntityTree(memory)
+    archived, problems = 0, len(tree.refs()[1])  # the entities/ folder's own, then each entity's
     for row in tree.entities(read=True):
         if row.ref.kind in entities:
             entities[row.ref.kind] += 1
         for folder, count in row.counts.items():
             folders[folder] += count
         archived += row.archived
-    problems = len(tree.problems())
+        problems += row.problems
     index = memory / INDEX_FILE
     info = _header(layout, root)
     info.update({

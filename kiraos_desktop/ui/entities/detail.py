@@ -42,7 +42,7 @@ def _table(model, stretch: int, sortable: bool = False) -> tuple[QTableView, Emp
 
 
 class EntityDetailView(QWidget):
-    """Shows the entity given to show(); nothing is written."""
+    """Shows the entity given to show_entity(); nothing is written."""
 
     def __init__(self, tree: EntityTree, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -108,15 +108,11 @@ class EntityDetailView(QWidget):
             self.title.setText(self.tr("Choose an entity on the left"))
         self._update_empty_states()
 
-    def show(self, ref: EntityRef | None) -> None:  # type: ignore[override]
+    def show_entity(self, ref: EntityRef | None) -> None:
         """Show `ref` (None: nothing chosen). Raises NotFoundError when the tree no longer has it."""
         self._ref = ref
         detail = self._tree.entity(ref) if ref is not None else None
         self._fill(detail)
-
-    def refresh(self) -> None:
-        if self._ref is not None:
-            self.show(self._ref)
 
     def _fill(self, detail: EntityDetail | None) -> None:
         if detail is None:

@@ -157,12 +157,14 @@ class EntitiesPage(QWidget):
         self.status.setText(self.tr("%n entities", "", len(rows)))
         self._update_empty()
         if current is not None:
-            for row in range(self.proxy.rowCount()):
-                if self.model.row_at(self.proxy.mapToSource(self.proxy.index(row, 0)).row()).ref == current:
-                    self.view.selectRow(row)
-                    break
-        if current is not None and self._current_ref() == current:
-            self._show_current()  # the chosen entity read again, as the list was
+            # Chosen again, which reads it again (the reset left no current row); gone from the list
+            # (filtered out or removed), nothing is shown.
+            rows_now = (self.proxy.mapToSource(self.proxy.index(row, 0)).row() for row in range(self.proxy.rowCount()))
+            found = next((n for n, source in enumerate(rows_now) if self.model.row_at(source).ref == current), None)
+            if found is None:
+                self.detail.show_entity(None)
+            else:
+                self.view.selectRow(found)
         self.listed.emit()
 
     def _update_empty(self) -> None:
@@ -179,7 +181,7 @@ class EntitiesPage(QWidget):
     def _show_current(self, *_args) -> None:
         ref = self._current_ref()
         try:
-            self.detail.show(ref)
+            self.detail.show_entity(ref)
         except NotFoundError as exc:  # removed since it was listed
             QMessageBox.information(self, self.tr("Not found"), str(exc))
             self.reload()
