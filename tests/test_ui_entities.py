@@ -77,6 +77,8 @@ def test_an_entity_shows_profile_rows_sorted_memories_archive_and_problems(qtbot
     view = detail.memory_view
     first = view.model().index(0, 0).data()
     assert first == "小明最近在学吉他"  # sorted by importance, the highest first (7)
+    tip = view.model().index(0, 0).data(__import__("PySide6.QtCore", fromlist=["Qt"]).Qt.ItemDataRole.ToolTipRole)
+    assert "learning_guitar" in tip and "qq:pm:10001" in tip  # id and session, no columns of their own
     assert detail.archived_model.rowCount() == 1 and detail.tabs.tabText(3) == "Problems"
     choose(page, "user:qq:10002")
     assert detail.problem_model.rowCount() == 3 and detail.tabs.tabText(3) == "Problems (3)"

@@ -589,6 +589,7 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     <name>EntityDetailView</name>
     <message>
         <source>Profile</source>
+        <extracomment>The memory tables&apos; short columns (importance, tags, kind, time) fit their contents; the text takes the rest.</extracomment>
         <translation>画像</translation>
     </message>
     <message>
@@ -1635,12 +1636,12 @@ Nothing else was changed; everything saved before is kept.</source>
         <translation>时间</translation>
     </message>
     <message>
-        <source>Session</source>
-        <translation>会话</translation>
+        <source>ID: {id}</source>
+        <translation>ID：{id}</translation>
     </message>
     <message>
-        <source>ID</source>
-        <translation>ID</translation>
+        <source>Session: {session}</source>
+        <translation>会话：{session}</translation>
     </message>
     <message>
         <source>fact</source>

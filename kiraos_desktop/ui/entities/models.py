@@ -46,10 +46,16 @@ class _RowsModel(QAbstractTableModel):
     def data(self, index: _Index, role: int = _DISPLAY) -> Any:
         if not index.isValid() or not 0 <= index.row() < len(self._rows):
             return None
-        if role in (_DISPLAY, Qt.ItemDataRole.ToolTipRole, SORT_ROLE):
+        if role in (_DISPLAY, SORT_ROLE):
             text, key = self.cell(self._rows[index.row()], index.column())
             return key if role == SORT_ROLE else text
+        if role == Qt.ItemDataRole.ToolTipRole:
+            return self.tooltip(self._rows[index.row()], index.column())
         return None
+
+    def tooltip(self, row: Any, column: int) -> str:
+        """The whole of a cell a narrow column cuts (its text, unless a subclass says more)."""
+        return self.cell(row, column)[0]
 
     def headerData(self, section: int, orientation: Qt.Orientation, role: int = _DISPLAY) -> Any:
         if orientation == Qt.Orientation.Horizontal and role == _DISPLAY and 0 <= section < len(self.headers()):
@@ -80,18 +86,25 @@ class EntityListModel(_RowsModel):
 
 
 class MemoryModel(_RowsModel):
-    """TreeMemory rows: text, importance, tags, folder, time, source session, id."""
+    """TreeMemory rows: text, importance, tags, kind, time; the id and the source session in the text's
+    tooltip (as columns they left the text no room at 1024 pixels)."""
 
     def headers(self) -> list[str]:
-        return [self.tr("Text"), self.tr("Importance"), self.tr("Tags"), self.tr("Kind"), self.tr("Time"),
-                self.tr("Session"), self.tr("ID")]
+        return [self.tr("Text"), self.tr("Importance"), self.tr("Tags"), self.tr("Kind"), self.tr("Time")]
 
     def cell(self, row: TreeMemory, column: int) -> tuple[str, Any]:
         folder = {"facts": self.tr("fact"), "reflections": self.tr("reflection"), "skills": self.tr("skill")}
         values = [(row.text, row.text), (str(row.importance), row.importance), (", ".join(row.tags), ", ".join(row.tags)),
-                  (folder.get(row.folder, row.folder), row.folder), (row.time, row.time), (row.session, row.session),
-                  (row.id, row.id)]
+                  (folder.get(row.folder, row.folder), row.folder), (row.time[:16].replace("T", " "), row.time)]
         return values[column]
+
+    def tooltip(self, row: TreeMemory, column: int) -> str:
+        if column != 0:
+            return self.cell(row, column)[0]
+        lines = [row.text, self.tr("ID: {id}").format(id=row.id)]
+        if row.session:
+            lines.append(self.tr("Session: {session}").format(session=row.session))
+        return "\n".join(lines)
 
 
 class ProfileModel(_RowsModel):
