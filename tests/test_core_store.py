@@ -342,11 +342,11 @@ def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
     monkeypatch.setattr(store_module, "CHECKPOINT_COMPLETE_FRAMES", 1)  # always finish under the lock
     for n in range(2):
         store.add_event("u", f"e{n}", actor="tool")
-    assert store.checkpoint_if_due() is False and store.commits_since_checkpoint == 2
+    assert store.checkpoint_if_due() is False and store.backend.commits_since_checkpoint == 2
     for n in range(40):
         store.add_event("u", f"more {n}", actor="tool")
     grown = wal_frames(store)
-    assert store.checkpoint_if_due() is True and store.commits_since_checkpoint == 0
+    assert store.checkpoint_if_due() is True and store.backend.commits_since_checkpoint == 0
     store.add_event("u", "after", actor="tool")  # the first write after a complete checkpoint restarts the WAL
     assert wal_frames(store) < grown / 4
     assert [e.summary for e in store.get_events("u", limit=1)] == ["after"]
@@ -365,10 +365,10 @@ def test_a_big_wal_is_caught_up_with_beside_the_writer_before_the_locked_pass(st
     passes: list[bool] = []  # whether each pass held the write lock
 
     def passive():
-        passes.append(store._write_lock._is_owned())
+        passes.append(store.backend._write_lock._is_owned())
         return next(reported)
 
-    monkeypatch.setattr(store, "_passive_checkpoint", passive)
+    monkeypatch.setattr(store.backend, "_passive_checkpoint", passive)
     store.checkpoint()
     assert passes == [False, False, False, True]  # 20000; +3000: go on; +400: enough; then under the lock
 @pytest.mark.parametrize("user_id", ["u1", "x" * 256, "x" * 257, "", " ", "\u3000", " a ", None, 5, ["u"]])

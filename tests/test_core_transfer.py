@@ -272,9 +272,9 @@ def test_export_reads_users_a_chunk_at_a_time(stores, monkeypatch):
         {"user_id": f"u{n:04d}", "profiles": [{"key": "k", "value": "v"}], "events": [{"event_summary": f"e{n}"}]}
         for n in range(700)]}))
     reads = []
-    for name in ("_rows", "_query"):
-        original = getattr(store, name)
-        monkeypatch.setattr(store, name, lambda *a, _o=original: reads.append(a) or _o(*a))
+    for name in ("rows", "query"):
+        original = getattr(store.backend, name)
+        monkeypatch.setattr(store.backend, name, lambda *a, _o=original: reads.append(a) or _o(*a))
     data = transfer.export_data(store)
     assert len(data["users"]) == 700 and data["users"][7]["events"][0]["event_summary"] == "e7"
     assert len(reads) <= 2 * (1 + 2 * 2)  # the ids, then two queries per 500 users (not two per user)

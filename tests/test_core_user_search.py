@@ -228,7 +228,7 @@ def test_another_process_writes_are_found_before_and_after_the_catch_up(store):
     other.commit()
     # Straight from the queue, the index not caught up: the queued users are confirmed from their rows.
     conn = store.reader.connection()
-    state = store._search_state
+    state = store.backend._search_state
     assert user_search.search_user_ids(conn, "火锅", state) == []
     assert user_search.search_user_ids(conn, "烧烤", state) == ["amy"]
     assert user_search.search_user_ids(conn, "冰岛", state) == ["gus"]
@@ -310,7 +310,7 @@ def test_a_plugin_database_is_indexed_on_open_resumably_and_searched_exactly_mea
         other.close()
         expected = oracle(store, "北京 面试")
         assert ids(store, "北京 面试") == expected
-        while not store._search_state.profiles_done:
+        while not store.backend._search_state.profiles_done:
             store.user_search_build_step(users=25, events=40)
         store.user_search_build_step(users=25, events=40)  # some of the events
         assert not store.user_search_build_complete
@@ -343,7 +343,7 @@ def test_pages_of_a_search_join_up_to_the_whole_list(store):
     other.execute("DELETE FROM event_logs WHERE user_id = 'p05'")
     other.commit()
     other.close()
-    conn, state = store.reader.connection(), store._search_state
+    conn, state = store.reader.connection(), store.backend._search_state
     expected = oracle(store, "python")
     assert "pythonista" in expected and "p99" in expected and "p05" not in expected
     for descending in (False, True):

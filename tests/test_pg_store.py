@@ -193,7 +193,7 @@ def test_a_lost_connection_psycopg_has_not_marked_broken_yet_is_store_unavailabl
 
 
 def test_only_connection_errors_count_as_a_lost_connection():
-    from kiraos_desktop.core.storage.postgres.store import _connection_lost
+    from kiraos_desktop.core.storage.postgres.connections import connection_lost as _connection_lost
 
     assert _connection_lost(psycopg.errors.AdminShutdown("terminating connection"))
     assert _connection_lost(psycopg.OperationalError("consuming input failed"))

@@ -110,8 +110,10 @@ class MemoryStore(Protocol):
 
     def close(self) -> None: ...
 
-    def batch(self, actor: str, users: Iterable[str] | None = None) -> AbstractContextManager[Any]:
-        """One transaction of writes (a MemoryBatch); inside another batch or a group(), a savepoint."""
+    def batch(self, actor: str, users: Iterable[str] | None = None,
+              wait: bool = True) -> AbstractContextManager[Any]:
+        """One transaction of writes (a MemoryBatch); inside another batch or a group(), a savepoint;
+        wait=False raises WriterBusy instead of waiting."""
         ...
 
     def group(self, wait: bool = True) -> AbstractContextManager[None]:
@@ -199,6 +201,10 @@ class MemoryStore(Protocol):
                      now: str) -> tuple[list[ProfileEntry], list[EventEntry]]: ...
 
     def newest_event_rows(self, user_id: str, limit: int) -> list[tuple]: ...
+
+    def memory_of_users(self, user_ids: list[str]) -> tuple[dict[str, list[ProfileEntry]], dict[str, list[EventEntry]]]:
+        """Every profile entry (display order) and event (oldest first) of these users, by user (an export's read)."""
+        ...
 
     def list_changes(self, user_id: str | None = None, limit: int = 100,
                      before_id: int | None = None) -> list[ChangeRecord]: ...

@@ -32,13 +32,6 @@ from kiraos_desktop.core.memory.records import (
     check_value,
 )
 from kiraos_desktop.core.schema_messages import shown
-from kiraos_desktop.core.storage.rows import (
-    EVENT_SELECT,
-    PROFILE_SELECT,
-    TAGGED_EVENT_SELECT,
-    profile_from_row,
-    sort_profiles,
-)
 from kiraos_desktop.core.timeutil import now_iso
 
 if TYPE_CHECKING:
@@ -127,42 +120,27 @@ _PROFILE_FIELDS = (UserProfile.user_id, UserProfile.memory_key, UserProfile.memo
                    UserProfile.confidence, UserProfile.category, UserProfile.expires_at)  # store_rows.PROFILE_COLUMNS
 
 
-def _chunk_rows(store: Any, chunk: list[str]) -> tuple[dict[str, list], dict[str, list]]:
-    """The profile entries (in the store's order) and the events (oldest first) of these users.
-
-    Reads SQL through the SQLite and PostgreSQL stores' `_rows`: not part of the store protocol, so
-    the KiraOS 3.x store will need an export read of its own there."""
-    profiles: dict[str, list] = {uid: [] for uid in chunk}
-    among = f"user_id IN ({', '.join('?' * len(chunk))})"
-    # The store's column lists: times read as text whatever their stored type (storage/rows.py).
-    rows = store._rows(f"{PROFILE_SELECT} WHERE {among}", tuple(chunk))
-    for row in sorted(rows, key=lambda r: (r[0], r[1])):  # one order on both backends (code points)
-        profiles[row[0]].append(profile_from_row(row))
-    events: dict[str, list] = {uid: [] for uid in chunk}
-    rows = store._rows(f"{TAGGED_EVENT_SELECT if store.event_tags else EVENT_SELECT} WHERE {among}", tuple(chunk))
-    # Oldest first: get_events()'s order (created_at, then id) reversed, a missing time first as SQLite has it.
-    for row in sorted(rows, key=lambda r: (r[3] is not None, r[3] or "", r[0])):
-        event = {"event_summary": row[2], "created_at": row[3]}
-        if len(row) > 4 and row[4] is not None:  # KiraOS 2.x's tag, where the data has one
-            event["tag"] = row[4]
-        events[row[1]].append(event)
-    return {uid: sort_profiles(entries) for uid, entries in profiles.items()}, events
-
-
 def export_data(store: "MemoryStore", user_ids: list[str] | None = None, progress: Progress | None = None) -> dict:
     # A user named twice is exported once: an import refuses a file that holds a user twice.
     ids = list(dict.fromkeys(check_user_id(uid) for uid in user_ids)) if user_ids is not None else store.all_user_ids()
     users = []
     for start in range(0, len(ids), CHUNK):
         chunk = ids[start:start + CHUNK]
-        profiles, events = _chunk_rows(store, chunk)
+        profiles, events = store.memory_of_users(chunk)
         for uid in chunk:
-            users.append({"user_id": uid, "events": events[uid], "profiles": [
+            users.append({"user_id": uid, "events": [_exported_event(e) for e in events[uid]], "profiles": [
                 {"key": p.key, "value": p.value, "updated_at": p.updated_at, "confidence": p.confidence,
                  "category": p.category, "expires_at": p.expires_at} for p in profiles[uid]]})
             if progress:
                 progress(len(users), len(ids))
     return {"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "exported_at": now_iso(), "users": users}
+
+
+def _exported_event(event: EventEntry) -> dict:
+    exported = {"event_summary": event.summary, "created_at": event.created_at}
+    if event.tag is not None:  # KiraOS 2.x's tag, where the data has one
+        exported["tag"] = event.tag
+    return exported
 
 
 def export_file(store: "MemoryStore", target: Path, user_ids: list[str] | None = None,

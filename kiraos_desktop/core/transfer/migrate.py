@@ -231,7 +231,7 @@ def _verify(source: sqlite3.Connection, db: peewee.PostgresqlDatabase, plan: lis
 
 def open_target(url: DatabaseUrl) -> peewee.PostgresqlDatabase:
     """A connected peewee database on the target; StoreUnavailable (one line) when it cannot be used."""
-    from kiraos_desktop.core.storage.postgres.store import connect_error
+    from kiraos_desktop.core.storage.postgres.connections import connect_error
 
     db = peewee.PostgresqlDatabase(url.connect_url(), autoconnect=False)
     try:
@@ -310,7 +310,7 @@ def migrate(source_path: Path, target: DatabaseUrl, progress: Progress | None = 
 
 def _failed(exc: BaseException, target: DatabaseUrl) -> StoreError:
     """A database error during the copy, as one line (the transaction was rolled back)."""
-    from kiraos_desktop.core.storage.postgres.store import connect_error
+    from kiraos_desktop.core.storage.postgres.connections import connect_error
 
     conn_lost = isinstance(exc, psycopg.OperationalError) and "server closed" in str(exc)
     if conn_lost:

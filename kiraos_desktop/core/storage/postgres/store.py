@@ -25,108 +25,42 @@ from typing import Callable, Iterator, TypeVar
 
 import peewee
 import psycopg
-from psycopg.conninfo import conninfo_to_dict
 
 from kiraos_desktop.core.storage.postgres import recall as pg_recall
 from kiraos_desktop.core.storage.postgres import user_search as pg_user_search
 from kiraos_desktop.core.recall import index as recall_index
-from kiraos_desktop.core.search import user_search
 from kiraos_desktop.core.search import index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus
 from kiraos_desktop.core.storage import errors
-from kiraos_desktop.core.storage.database_url import DatabaseUrlError, parse_database_url
 from kiraos_desktop.core.storage.errors import StoreBusy, store_error
 from kiraos_desktop.core.storage.dialect import PgConnection, pg_sql
-from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch
-from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry, StoreUnavailable
-from kiraos_desktop.core.storage.postgres.schema import ensure_pg_schema
-from kiraos_desktop.core.storage.sqlite.store import SqliteStore
-from kiraos_desktop.core.storage.rows import (
-    EVENT_SELECT,
-    LIVE_CONDITION,
-    NEWEST_EVENTS_FIRST,
-    PROFILE_SELECT,
-    event_from_row,
-    profile_from_row,
-    sort_profiles,
+from kiraos_desktop.core.storage.postgres.connections import (
+    DB_ERRORS,
+    close_quietly,
+    connect_error,
+    connection_lost,
+    dead,
+    shown_url,
+    server_address,
 )
+from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch
+from kiraos_desktop.core.memory.records import StoreUnavailable
+from kiraos_desktop.core.storage.postgres.schema import ensure_pg_schema
+from kiraos_desktop.core.storage.sql_backend import savepoint_name
+from kiraos_desktop.core.storage.sql_store import SqlStore
+from kiraos_desktop.core.storage.plugin_layout import PluginLayout
+from kiraos_desktop.core.storage.rows import EVENT_SELECT, LIVE_CONDITION, NEWEST_EVENTS_FIRST, PROFILE_SELECT
 
 CONNECT_TIMEOUT_S = 5
 #: How often a batch that lost a deadlock or serialization race is run again (store methods only).
 RETRIES = 5
-_DB_ERRORS = (psycopg.Error, peewee.DatabaseError, peewee.InterfaceError)
 T = TypeVar("T")
 
 
-def _where(url: str) -> tuple[str, str, str]:
-    """(host:port/database, user, database) of a URL, for messages (never the password)."""
-    try:
-        info = conninfo_to_dict(url)
-    except psycopg.Error:
-        return "the configured address", "?", "?"
-    host = info.get("host") or "localhost"
-    port = info.get("port") or "5432"
-    database = info.get("dbname") or info.get("user") or "?"
-    return f"{host}:{port}/{database}", info.get("user") or "?", database
-
-
-def connect_error(url: str, exc: BaseException) -> StoreUnavailable:
-    """The StoreUnavailable for a failed connection attempt: what went wrong and what to do."""
-    where, user, database = _where(url)
-    text = str(exc).lower()
-    if "password" in text or "authentication" in text or ("role" in text and "does not exist" in text):
-        return StoreUnavailable(f"PostgreSQL at {where} refused user {user!r}: check the user name and "
-                                "password of the database URL.")
-    if "database" in text and "does not exist" in text:
-        return StoreUnavailable(f"PostgreSQL has no database {database!r} ({where}): create it or correct "
-                                "the database URL.")
-    if isinstance(exc, psycopg.ProgrammingError) or "invalid" in text or "missing" in text:
-        return StoreUnavailable("The database URL is not valid: write it as "
-                                "postgresql://user:password@host:port/database.")
-    if any(sign in text for sign in _UNREACHABLE):
-        return StoreUnavailable(f"Cannot reach PostgreSQL at {where}: check that the server is running and that "
-                                "the host and port of the database URL are right.")
-    # Reached, and refused for another reason (SSL required by one side, an option the role may not
-    # set, too many connections, ...): what the server said is what to fix.
-    return StoreUnavailable(f"PostgreSQL at {where} refused the connection: {_server_said(url, exc)}")
-
-
-#: Words of a connection attempt that never reached a server (refused, timed out, unknown host).
-_UNREACHABLE = ("connection refused", "timeout", "timed out", "could not translate host name",
-                "name or service not known", "no route to host", "network is unreachable",
-                "could not connect", "no such file or directory", "nodename nor servname")
-
-
-def _server_said(url: str, exc: BaseException) -> str:
-    """The driver's message on one line, without the URL's secrets, at most 300 characters."""
-    said = " ".join(str(exc).split())
-    said = said.split(" failed: ", 1)[-1] if " failed: " in said else said  # the server's own words
-    try:
-        said = parse_database_url(url).hide_secrets(said)
-    except DatabaseUrlError:
-        pass
-    return said[:300] or type(exc).__name__
-
-
-def _dead(conn) -> bool:
-    return conn is None or conn.closed or getattr(conn, "broken", False)
-
-
-def _connection_lost(exc: BaseException) -> bool:
-    """Whether an error says the connection is gone, even while psycopg has not marked it broken yet:
-    the server's shutdown (SQLSTATE 57P01-03), a connection exception (class 08), or a client-side
-    OperationalError without a SQLSTATE (e.g. a pipeline left busy by a server that went away).
-    A deadlock or serialization failure is not (it is retried)."""
-    if not isinstance(exc, psycopg.OperationalError) or isinstance(exc, psycopg.errors.TransactionRollback):
-        return False
-    state = exc.sqlstate
-    return state is None or state.startswith(("08", "57P"))
-
-
 class _ThreadWriter(threading.local):
-    """One thread's side of the writer: its open transaction's nesting, audit ids and change events
-    waiting for the commit, whether a group() is open, and a lock only that thread takes (SqliteStore's
-    batch() and group() take `_write_lock`; here it only counts the thread's own nesting)."""
+    """One thread's side of the writer: its write state (SqlBackend's depth, deferred and in_group),
+    the audit ids of its open transaction, and a lock only that thread takes (it counts the thread's
+    own nesting; SQLite's backend has one lock for every thread)."""
 
     def __init__(self) -> None:
         self.depth = 0
@@ -142,30 +76,26 @@ class _ThreadEnd:
     """An object only a thread's _ThreadWriter refers to (something to hang a finalizer on)."""
 
 
-def _close_quietly(conn: psycopg.Connection) -> None:
-    try:
-        conn.close()
-    except _DB_ERRORS:
-        pass
-
-
 def _per_thread(name: str) -> property:
     """A store attribute that each thread has its own value of (in the store's _ThreadWriter)."""
     return property(lambda self: getattr(self._thread, name),
                     lambda self, value: setattr(self._thread, name, value))
 
 
-class PgMemoryStore(SqliteStore):
-    """The memory store on a PostgreSQL database given by a postgresql:// URL."""
+class PgBackend:
+    """PostgreSQL's side of the store (storage/sql_backend.py), on a postgresql:// URL."""
 
     inline_ok = False  # every statement is a round trip to the server, every commit waits for its flush
+    like = "ILIKE"
+    layout: PluginLayout | None = None  # the KiraOS plugin's data is never on PostgreSQL
+    epoch_expiries = False
+    event_tags = False
 
     def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100,
                  location: str | None = None):
         """`location`: what to show for the database (default: `url` without its secrets)."""
         self.url = url
-        self.path = None  # no file: backups and file copies do not apply
-        self._location = location or _shown_url(url)
+        self._location = location or shown_url(url)
         self.max_profiles_per_user = max_profiles_per_user
         self.max_event_keep = max_event_keep
         self.changes = ChangeBus()
@@ -180,7 +110,7 @@ class PgMemoryStore(SqliteStore):
         self._writers: weakref.WeakKeyDictionary[psycopg.Connection, str] = weakref.WeakKeyDictionary()
         self._writers_lock = threading.Lock()
         self.commits_since_checkpoint = 0
-        self._where = _where(url)[0]
+        self._where = server_address(url)[0]
         with self._write_lock:
             self._connect_writer()
             try:
@@ -190,15 +120,15 @@ class PgMemoryStore(SqliteStore):
                 self._search_state = user_search_index.read_build_state(adapted)
                 self._change_sequence = self.writer.execute_sql(
                     "SELECT pg_get_serial_sequence('memory_changes', 'id')").fetchone()[0]
-            except _DB_ERRORS as exc:
+            except DB_ERRORS as exc:
                 self._raise_if_lost(self.writer, exc)
                 raise
 
     # The write side's state is the calling thread's (see _ThreadWriter).
-    _depth = _per_thread("depth")
-    _deferred = _per_thread("deferred")
+    depth = _per_thread("depth")
+    deferred = _per_thread("deferred")
     _next_change_id = _per_thread("next_change_id")
-    in_group = _per_thread("in_group")  # a group() is open on this thread
+    in_group = _per_thread("in_group")
 
     @property
     def _write_lock(self) -> threading.RLock:
@@ -215,7 +145,7 @@ class PgMemoryStore(SqliteStore):
         if self.writer.is_closed():
             try:
                 self.writer.connect()
-            except _DB_ERRORS as exc:
+            except DB_ERRORS as exc:
                 raise connect_error(self.url, exc) from None
             conn = self.writer.connection()
             with self._writers_lock:
@@ -223,19 +153,19 @@ class PgMemoryStore(SqliteStore):
             state = self._thread
             if state.closer is not None:
                 state.closer.detach()  # its connection was closed when it was found lost
-            state.closer = weakref.finalize(state.alive, _close_quietly, conn)
+            state.closer = weakref.finalize(state.alive, close_quietly, conn)
 
     @staticmethod
     def _close(db: peewee.PostgresqlDatabase) -> None:
         try:
             db.close()
-        except _DB_ERRORS:
+        except DB_ERRORS:
             pass
 
     def _raise_if_lost(self, db: peewee.PostgresqlDatabase, exc: BaseException) -> None:
         """After a failed statement: when the connection is gone, forget it and say so."""
         conn = None if db.is_closed() else db.connection()
-        if _dead(conn) or _connection_lost(exc):
+        if dead(conn) or connection_lost(exc):
             self._close(db)
             raise self._lost() from None
 
@@ -245,13 +175,13 @@ class PgMemoryStore(SqliteStore):
         for attempt in range(2):
             try:
                 conn = self.reader.connection()
-            except _DB_ERRORS as exc:
+            except DB_ERRORS as exc:
                 self._close(self.reader)
                 raise connect_error(self.url, exc) from None
             try:
                 return work(conn)
-            except _DB_ERRORS:
-                if not _dead(conn):
+            except DB_ERRORS:
+                if not dead(conn):
                     raise
                 self._close(self.reader)
                 if attempt:
@@ -263,7 +193,7 @@ class PgMemoryStore(SqliteStore):
         if self.writer.is_closed():
             return None
         conn = self.writer.connection()
-        return None if _dead(conn) else conn.info.backend_pid
+        return None if dead(conn) else conn.info.backend_pid
 
     def writer_pids(self) -> dict[str, int]:
         """The server process of every open writer connection of this store, by its thread's name: a
@@ -271,7 +201,7 @@ class PgMemoryStore(SqliteStore):
         which were already published on `changes`."""
         with self._writers_lock:
             found = list(self._writers.items())
-        return {name: conn.info.backend_pid for conn, name in found if not _dead(conn)}
+        return {name: conn.info.backend_pid for conn, name in found if not dead(conn)}
 
     @property
     def location(self) -> str:
@@ -288,48 +218,40 @@ class PgMemoryStore(SqliteStore):
             found = list(self._writers)
             self._writers.clear()
         for conn in found:
-            _close_quietly(conn)
+            close_quietly(conn)
         self._close(self.writer)
         self._close(self.reader)
 
     # ---- writing -------------------------------------------------------------------------
 
-    _batch_class = PgWriteBatch
-    _like = "ILIKE"
+    def new_batch(self, actor: str) -> PgWriteBatch:
+        return PgWriteBatch(self, actor)
 
-    def _after_batch(self, batch) -> None:
+    def after_batch(self, batch) -> None:
         """No profile hints: several instances drain PostgreSQL's queue, each reading the rows."""
 
-    @contextmanager
-    def group(self, wait: bool = True) -> Iterator[None]:
-        """As the SQLite store's group(): one transaction, each batch a savepoint; except that a batch whose user
-        another instance holds commits what the group did so far before it waits (see split_group())."""
-        with super().group(wait):
-            self.in_group = True
-            try:
-                yield
-            finally:
-                self.in_group = False
+    def release(self) -> None:
+        self._write_lock.release()
 
     def split_group(self) -> None:
         """Commit the open group's finished batches and go on in a new transaction (a batch that has
         not written yet is about to wait for another instance's lock; holding this group's locks
         while it waits could deadlock with that instance). Their change events go out now."""
         conn = self.writer.connection()
-        name = "kd_batch_1"  # the savepoint of the waiting batch, directly inside the group
+        name = savepoint_name(1)  # the savepoint of the waiting batch, directly inside the group
         with conn.pipeline():
             conn.execute(f"RELEASE {name}")
             pg_recall.drain(conn)
             conn.execute("COMMIT")
             conn.execute("BEGIN")
             conn.execute(f"SAVEPOINT {name}")
-        pending = self._deferred or []
+        pending = self.deferred or []
         for index, event in enumerate(pending):
             if event is not None:
                 self.changes.publish(event)
                 pending[index] = None  # keeps the list's length: the batches' marks stay right
 
-    def _acquire(self, wait: bool) -> None:
+    def acquire(self, wait: bool) -> None:
         """Take this thread's writer: other threads write on their own connections meanwhile, so this
         never waits for them and never raises WriterBusy (a batch waits on the database, for a user
         another thread or instance holds)."""
@@ -348,8 +270,8 @@ class PgMemoryStore(SqliteStore):
             try:
                 conn.execute("BEGIN")
                 return conn
-            except _DB_ERRORS:
-                if not _dead(conn):
+            except DB_ERRORS:
+                if not dead(conn):
                     raise
                 self._close(self.writer)
                 if attempt:
@@ -357,26 +279,26 @@ class PgMemoryStore(SqliteStore):
         raise AssertionError("unreachable")
 
     @contextmanager
-    def _transaction(self, wait: bool) -> Iterator[None]:
-        depth = self._depth
+    def transaction(self, wait: bool) -> Iterator[None]:
+        depth = self.depth
         if depth:
             conn = self.writer.connection()
-            name = f"kd_batch_{depth}"
+            name = savepoint_name(depth)
             conn.execute(f"SAVEPOINT {name}")
-            self._depth = depth + 1
+            self.depth = depth + 1
             try:
                 yield
             except BaseException:
-                if not _dead(conn):
+                if not dead(conn):
                     conn.execute(f"ROLLBACK TO {name}")
                     conn.execute(f"RELEASE {name}")
                 raise
             finally:
-                self._depth = depth
+                self.depth = depth
             conn.execute(f"RELEASE {name}")
             return
         conn = self._begin()
-        self._depth = 1
+        self.depth = 1
         try:
             # Pipeline mode: statements whose results nobody reads go out with the next one that is
             # read, instead of a round trip each (a memory_update: 8 round trips instead of 17).
@@ -385,19 +307,19 @@ class PgMemoryStore(SqliteStore):
                 pg_recall.drain(conn)
                 conn.execute("COMMIT")
         except BaseException as exc:
-            if not _dead(conn):
+            if not dead(conn):
                 try:
                     conn.execute("ROLLBACK")
-                except _DB_ERRORS:
+                except DB_ERRORS:
                     pass
-            if isinstance(exc, _DB_ERRORS):
+            if isinstance(exc, DB_ERRORS):
                 self._raise_if_lost(self.writer, exc)
                 translated = store_error(exc, self._where)
                 if translated is not None:
                     raise translated from exc
             raise
         finally:
-            self._depth = 0
+            self.depth = 0
             self._next_change_id = None
 
     def allocate_change_ids(self, count: int) -> list[int]:
@@ -406,7 +328,7 @@ class PgMemoryStore(SqliteStore):
             "SELECT nextval(%s) FROM generate_series(1, %s)", (self._change_sequence, count)).fetchall()
         return sorted(row[0] for row in rows)
 
-    def _retrying(self, work: Callable[[], T]) -> T:
+    def retrying(self, work: Callable[[], T]) -> T:
         """Run a whole batch again when PostgreSQL chose it as a deadlock or serialization victim."""
         for attempt in range(RETRIES):
             try:
@@ -415,27 +337,6 @@ class PgMemoryStore(SqliteStore):
                 if not exc.retryable or attempt == RETRIES - 1:
                     raise
         raise AssertionError("unreachable")
-
-    def set_profile(self, *args, **kwargs) -> ProfileEntry:
-        return self._retrying(lambda: super(PgMemoryStore, self).set_profile(*args, **kwargs))
-
-    def delete_profile(self, *args, **kwargs) -> bool:
-        return self._retrying(lambda: super(PgMemoryStore, self).delete_profile(*args, **kwargs))
-
-    def add_event(self, *args, **kwargs) -> int:
-        return self._retrying(lambda: super(PgMemoryStore, self).add_event(*args, **kwargs))
-
-    def update_event(self, *args, **kwargs) -> bool:
-        return self._retrying(lambda: super(PgMemoryStore, self).update_event(*args, **kwargs))
-
-    def delete_event(self, *args, **kwargs) -> bool:
-        return self._retrying(lambda: super(PgMemoryStore, self).delete_event(*args, **kwargs))
-
-    def clear_user(self, *args, **kwargs) -> tuple[int, int]:
-        return self._retrying(lambda: super(PgMemoryStore, self).clear_user(*args, **kwargs))
-
-    def purge_expired(self, *args, **kwargs) -> int:
-        return self._retrying(lambda: super(PgMemoryStore, self).purge_expired(*args, **kwargs))
 
     # ---- other processes, maintenance ----------------------------------------------------
 
@@ -455,11 +356,11 @@ class PgMemoryStore(SqliteStore):
         """Index what was queued and not drained (the watcher calls this every tick); 0 while the server
         cannot be reached: the change listener reports that, and the next write says so."""
         try:
-            if not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+            if not self.rows("SELECT 1 FROM recall_queue LIMIT 1"):
                 return 0
             with self._write_lock:
                 self._connect_writer()
-                with self._transaction(wait=True):
+                with self.transaction(wait=True):
                     return pg_recall.drain(self.writer.connection())
         except StoreUnavailable:
             return 0
@@ -467,7 +368,7 @@ class PgMemoryStore(SqliteStore):
     def recall_build_step(self, batch: int = recall_index.BUILD_BATCH) -> tuple[int, int]:
         with self._write_lock:
             self._connect_writer()
-            with self._transaction(wait=True):
+            with self.transaction(wait=True):
                 conn = self.writer.connection()
                 adapted = PgConnection(conn)
                 self._recall_state = pg_recall.build_step(conn, adapted, batch)
@@ -478,15 +379,13 @@ class PgMemoryStore(SqliteStore):
         return self._read(lambda conn: recall_index.build_progress(PgConnection(conn)))
 
     def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
-                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]:
+                    scan: bool) -> tuple[list[tuple], list[tuple], int]:
         def work(conn):
             latest, found = recall_index.recall_rows(PgConnection(conn), user_id, words, newest, scan)
             counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = %s", (user_id,)).fetchone()
-            return latest, found, counted
+            return latest, found, counted[0] if counted else 0
 
-        latest, found, counted = self._read(work)
-        total = max(len(found), counted[0] if counted else 0)
-        return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
+        return self._read(work)
 
     # ---- user search index (storage/postgres/user_search.py) -------------------------------------------
 
@@ -495,7 +394,7 @@ class PgMemoryStore(SqliteStore):
         work never waits for it); 0 while another process drains or the server cannot be reached."""
         taken = 0
         try:
-            while self._rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
+            while self.rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
                 moved = self._read(lambda conn: pg_user_search.drain(conn, self._search_state))
                 taken += moved
                 if not everything or not moved:
@@ -509,69 +408,62 @@ class PgMemoryStore(SqliteStore):
         self._search_state, progress = self._read(lambda conn: pg_user_search.build_step(conn, users, events))
         return progress
 
-    def _search(self, work):
+    def user_search(self, work: Callable[..., T]) -> T:
         return self._read(lambda conn: pg_user_search.read(conn, lambda adapted: work(adapted, self._search_state)))
-
-    def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
-        self.user_search_catch_up(everything=True)
-        return self._search(lambda conn, state: user_search.search_user_ids(conn, search, state, order_by, descending))
-
-    def search_users(self, search: str, order_by: str = "user_id", descending: bool = False, page: int = 200):
-        self.user_search_catch_up(everything=True)
-        found = self._search(lambda conn, state: user_search.search(conn, search, state, order_by, descending, page))
-        return found.total, self.user_summaries(found.first), found.ids
-
-    def search_users_after(self, search: str, descending: bool, after: str, page: int = 200):
-        return self.user_summaries(self._search(
-            lambda conn, state: user_search.page_after(conn, search, state, descending, after, page)))
 
     # ---- reading -------------------------------------------------------------------------
 
-    def _query(self, query) -> list[tuple]:
+    def query(self, query) -> list[tuple]:
         sql, params = self.reader.get_sql_context().sql(query).query()  # PostgreSQL's words already
         return self._read(lambda conn: conn.execute(sql, tuple(params)).fetchall())
 
-    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         text = pg_sql(sql)
         return self._read(lambda conn: conn.execute(text, tuple(params)).fetchall())
 
-    def list_changes(self, user_id: str | None = None, limit: int = 100,
-                     before_id: int | None = None):
-        # A negative limit is SQLite's "no limit"; PostgreSQL's is NULL.
-        return super().list_changes(user_id, None if limit < 0 else limit, before_id)
-
-    def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
-                   descending: bool = False, offset: int = 0, limit: int = 200):
-        # A negative limit is SQLite's "no limit".
-        return super().list_users(search, in_content, order_by, descending, offset,
-                                  limit if limit >= 0 or (in_content and search.strip()) else 2 ** 62)
-
-    def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
-        rows = self._rows(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
-                          (user_id, limit, offset))  # LIMIT NULL: all
-        return [event_from_row(row) for row in rows]
-
-    def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:
+    def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[tuple], list[tuple]]:
         def work(conn):
             with conn.pipeline():  # both queries in one round trip
                 profiles = conn.execute(_CONTEXT_PROFILES, (user_id, now))
                 events = conn.execute(_CONTEXT_EVENTS, (user_id, max_events)) if max_events > 0 else None
             return profiles.fetchall(), events.fetchall() if events is not None else []
 
-        profiles, events = self._read(work)
-        return sort_profiles(profile_from_row(r) for r in profiles), [event_from_row(r) for r in events]
+        return self._read(work)
 
     def newest_event_rows(self, user_id: str, limit: int) -> list[tuple]:
         return self._read(lambda conn: conn.execute(_CONTEXT_EVENTS, (user_id, limit)).fetchall())
 
+    @property
+    def recall_build_complete(self) -> bool:
+        return self._recall_state.complete
+
+    @property
+    def user_search_build_complete(self) -> bool:
+        return self._search_state.complete
+
+
+class PgMemoryStore(SqlStore):
+    """The memory store on a PostgreSQL database given by a postgresql:// URL."""
+
+    backend: PgBackend
+
+    def __init__(self, url: str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100,
+                 location: str | None = None):
+        """`location`: what to show for the database (default: `url` without its secrets)."""
+        super().__init__(PgBackend(url, max_profiles_per_user=max_profiles_per_user,
+                                   max_event_keep=max_event_keep, location=location))
+        self.url = url
+        self.path = None  # no file: backups and file copies do not apply
+        self.writer = self.backend.writer  # the writer connections (one a thread), for tests that inspect them
+        self.reader = self.backend.reader
+        self.migrations = self.backend.migrations
+
+    def writer_pid(self) -> int | None:
+        return self.backend.writer_pid()
+
+    def writer_pids(self) -> dict[str, int]:
+        return self.backend.writer_pids()
+
 
 _CONTEXT_PROFILES = pg_sql(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}")
 _CONTEXT_EVENTS = pg_sql(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?")
-
-
-def _shown_url(url: str) -> str:
-    """The server and database of `url` without its secrets."""
-    try:
-        return parse_database_url(url).redacted()
-    except DatabaseUrlError:
-        return "PostgreSQL"

@@ -71,7 +71,7 @@ class PgWriteBatch(WriteBatch):
         transaction may hold other users' locks already (taken in another order)."""
         if self._declared is not None or self._locked or self._wrote_unlocked:
             raise RuntimeError("a batch declares its users once, before its first statement")
-        if self._store._depth != 1:
+        if self._store.depth != 1:
             raise RuntimeError("a batch that declares its users must be its own transaction, not inside "
                                "a group() or another batch")
         ordered = sorted(set(users))
@@ -111,7 +111,7 @@ class PgWriteBatch(WriteBatch):
         # never waits); its later locks are in a transaction that holds the key.
         if self._locked:
             self._raw.execute(_LOCK_USER, (user_id,))
-        elif store.in_group and not self._wrote_unlocked and store._depth == 2:
+        elif store.in_group and not self._wrote_unlocked and store.depth == 2:
             if not self._raw.execute(_SHARE_AND_TRY_LOCK_USER, (user_id,)).fetchone()[1]:
                 store.split_group()  # its commit released the key
                 self._raw.execute(_SHARE_AND_LOCK_USER, (user_id,))
@@ -177,7 +177,7 @@ class PgWriteBatch(WriteBatch):
         # (one written since the query) is left for the next purge.
         users = sorted(uid for (uid,) in self._sql(
             f"SELECT DISTINCT user_id FROM user_profiles WHERE {EXPIRED_CONDITION}", (self.now,)).fetchall())
-        if self._declared is None and not self._locked and not self._wrote_unlocked and self._store._depth == 1:
+        if self._declared is None and not self._locked and not self._wrote_unlocked and self._store.depth == 1:
             self._lock_in_order(users)  # its own transaction: as a declared batch (many users: bulk)
         for uid in users:
             self.lock_user(uid)

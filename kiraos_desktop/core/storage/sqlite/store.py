@@ -1,47 +1,27 @@
-"""The memory store: every read and write of profiles, events and the audit log goes through here."""
+"""The memory store on SQLite: its backend (connections, the one writer, transactions, the word indexes' upkeep,
+checkpoints) under storage/sql_store.py's SqlStore, which holds what SQLite and PostgreSQL share."""
 from __future__ import annotations
 
-import json
 import sqlite3
 import threading
 import time
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator
+from typing import Callable, Iterator, TypeVar
 
 import peewee
 
 from kiraos_desktop.core.recall import index as recall_index
-from kiraos_desktop.core.search import queries as user_queries
-from kiraos_desktop.core.search import user_search
 from kiraos_desktop.core.search import index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.storage.sqlite.profile_hints import ProfileHints
-from kiraos_desktop.core.memory.records import (
-    ChangeRecord,
-    EventEntry,
-    ProfileEntry,
-    Stats,
-    UserSummary,
-    check_user_id,
-)
 from kiraos_desktop.core.storage.sqlite.schema import ensure_schema
-from kiraos_desktop.core.storage.rows import (
-    CHANGE_COLUMNS,
-    EVENT_SELECT,
-    LIVE_CONDITION,
-    NEWEST_EVENTS_FIRST,
-    TAGGED_EVENT_SELECT,
-    PROFILE_SELECT,
-    event_from_row,
-    summary_from_row,
-    profile_from_row,
-    sort_profiles,
-)
-from kiraos_desktop.core.timeutil import now_iso
+from kiraos_desktop.core.storage.rows import EVENT_SELECT, LIVE_CONDITION, NEWEST_EVENTS_FIRST, PROFILE_SELECT
+from kiraos_desktop.core.storage.sql_backend import savepoint_name
+from kiraos_desktop.core.storage.sql_store import SqlStore
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, connection_layout
 from kiraos_desktop.core.storage.errors import BUSY, classify, store_error
-from kiraos_desktop.core.storage.protocol import KEEP_TAG, WriterBusy
+from kiraos_desktop.core.storage.protocol import WriterBusy
 from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
 from kiraos_desktop.core.storage.sqlite.write_gaps import WriteGaps
 
@@ -73,44 +53,21 @@ CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
 # has been idle DRAIN_IDLE_S, the watcher takes what is left.
 GROUPS_PER_DRAIN = 4
 DRAIN_IDLE_S = 0.1
-USER_SORT_COLUMNS = tuple(user_queries.SORT_COLUMNS)
+T = TypeVar("T")
 
 
-class _Events:
-    """The change events of one batch, appended to those of the transaction it belongs to."""
-
-    def __init__(self, pending: list[ChangeEvent]) -> None:
-        self.all = pending
-        self._mark = len(pending)
-        self.publishable: list[ChangeEvent] = []  # set when the outermost transaction committed
-
-    def extend(self, events) -> None:
-        self.all.extend(events)
-
-    def drop(self) -> None:
-        del self.all[self._mark:]
-
-
-class SqliteStore:
-    """Reads use one connection per thread; writes are serialised on one writer connection.
+class SqliteBackend:
+    """SQLite's side of the store (storage/sql_backend.py): reads use one connection per
+    thread; writes are serialised on one writer connection.
 
     The single writer makes `PRAGMA data_version` on it change only when another process
     commits, which is exactly the signal companion mode needs.
     """
 
-    _batch_class = WriteBatch
-    _like = "LIKE"  # SQLite's ignores ASCII case, as the user list's search should
-    #: Whether work on this store may run on an event loop. SQLite's reads and writes happen in this
-    #: process (and group(wait=False) refuses a write that would wait for another one), so they
-    #: cost less there than a handoff to a thread. False for a store whose every operation waits on
-    #: another process over a connection: callers with an event loop hand all of it to threads.
+    like = "LIKE"  # SQLite's ignores ASCII case, as the user list's search should
+    #: SQLite's reads and writes happen in this process (and group(wait=False) refuses a write that
+    #: would wait for another one), so they cost less on an event loop than a handoff to a thread.
     inline_ok = True
-    #: Which KiraOS plugin layout the database has (storage/plugin_layout.py); None: not a plugin's database.
-    layout: PluginLayout | None = None
-    #: Expiries stored as epoch seconds (KiraOS plugin 2.x) rather than ISO text.
-    epoch_expiries = False
-    #: Events have a tag (KiraOS plugin 2.x): read with them, and add_event/update_event take one.
-    event_tags = False
 
     def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.path = Path(db_path)
@@ -127,12 +84,11 @@ class SqliteStore:
         self.reader = peewee.SqliteDatabase(
             str(self.path), pragmas=[("busy_timeout", BUSY_TIMEOUT_S * 1000)] + CACHE_PRAGMAS, **common)
         self._write_lock = threading.RLock()
-        # Both only change while the write lock is held: transaction nesting on the writer, and
-        # the change events of an open group() that wait for its commit.
-        self._depth = 0
-        self._deferred: list[ChangeEvent] | None = None
+        # The write state (see SqlBackend): it only changes while the write lock is held.
+        self.depth = 0
+        self.deferred: list[ChangeEvent | None] | None = None
+        self.in_group = False
         self._next_change_id: int | None = None  # audit ids handed out in the open transaction
-        self._in_group = False  # the open transaction is a group()'s
         # Group commits since the queues were last taken, and when the last one was (read without the
         # lock by the watcher: estimates are enough).
         self.groups_undrained = 0
@@ -143,7 +99,8 @@ class SqliteStore:
         with self._write_lock:
             self.writer.connect()
             self.migrations = ensure_schema(self.writer)
-            self.layout = connection_layout(self.writer.connection())
+            #: Which KiraOS plugin layout the database has (storage/plugin_layout.py).
+            self.layout: PluginLayout | None = connection_layout(self.writer.connection())
             self.epoch_expiries = self.layout.epoch_expiries
             self.event_tags = self.layout.event_tags
             self._data_version = self.writer.data_version
@@ -168,37 +125,14 @@ class SqliteStore:
 
     # ---- writing -------------------------------------------------------------------------
 
-    @contextmanager
-    def batch(self, actor: str, users: Iterable[str] | None = None) -> Iterator[WriteBatch]:
-        """One transaction; change events are published after it commits, never on rollback.
+    def new_batch(self, actor: str) -> WriteBatch:
+        return WriteBatch(self, actor)
 
-        Inside another batch or a group() on the same thread it is a savepoint: its failure undoes
-        only its own writes (and drops its events), and its events wait for the outermost commit.
-        `users`: every user the batch will write, for a caller that knows them before it starts and
-        may write several (a revert, an import). SQLite ignores it; on PostgreSQL their locks are
-        taken at once, in one order, and writing another user is an error (see PgWriteBatch).
-        """
-        self._acquire(wait=True)
-        try:
-            try:
-                with self._collecting_events(wait=True) as events:
-                    batch = self._batch_class(self, actor)
-                    if users is not None:
-                        batch.declare_users(users)
-                    yield batch
-                    batch.flush_audit()
-                    events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
-                    self._after_batch(batch)  # before the commit: it drains the queues
-            except BaseException:
-                self._after_batch(None)
-                raise
-        finally:
-            self._write_lock.release()
-        for event in events.publishable:
-            if event is not None:  # None: published already (a PostgreSQL group that committed early)
-                self.changes.publish(event)
+    def retrying(self, work: Callable[[], T]) -> T:
+        """Once: one writer picks no deadlock victims."""
+        return work()
 
-    def _after_batch(self, batch: WriteBatch | None) -> None:
+    def after_batch(self, batch: WriteBatch | None) -> None:
         """A batch's writes are done (None: it failed): the rows a memory_update call left its user
         with are noted for the next user-search drain; any other batch may have changed any user's
         entries, so the noted ones are dropped."""
@@ -216,52 +150,10 @@ class SqliteStore:
         hints = self._profile_hints.take(self._data_version_now)
         return user_search_index.drain(self.writer.connection(), self._search_state_now(), hints=hints)
 
-    @contextmanager
-    def group(self, wait: bool = True) -> Iterator[None]:
-        """Group commit: the batches opened inside (on this thread) share one transaction.
+    def release(self) -> None:
+        self._write_lock.release()
 
-        For a writer with several independent writes at hand (the API under load): the commit
-        writes the pages the writes share once. Callers acknowledge each write only after this
-        block has exited, that is after the commit. With wait=False it never blocks: WriterBusy
-        (nothing written) when another thread holds the write lock or another process holds
-        SQLite's, so an event loop can write inline when the way is free.
-        """
-        self._acquire(wait)
-        try:
-            if self._depth:
-                raise RuntimeError("write groups do not nest, nor go inside a batch")
-            self._in_group = True
-            try:
-                with self._collecting_events(wait) as events:
-                    yield
-            finally:
-                self._in_group = False
-        finally:
-            self._write_lock.release()
-        for event in events.publishable:
-            if event is not None:  # None: published already (a PostgreSQL group that committed early)
-                self.changes.publish(event)
-
-    @contextmanager
-    def _collecting_events(self, wait: bool) -> Iterator["_Events"]:
-        """A transaction or savepoint whose change events are kept until the outermost one commits."""
-        outermost = self._deferred is None
-        if outermost:
-            self._deferred = []
-        events = _Events(self._deferred)
-        try:
-            with self._transaction(wait):
-                yield events
-        except BaseException:
-            events.drop()  # rolled back: its events (and those of batches inside it) never happened
-            raise
-        finally:
-            if outermost:
-                self._deferred = None
-        if outermost:
-            events.publishable = events.all
-
-    def _acquire(self, wait: bool) -> None:
+    def acquire(self, wait: bool) -> None:
         if not self._write_lock.acquire(blocking=wait):
             raise WriterBusy("another thread is writing to the store; retry with wait=True")
         if self.writer.is_closed():
@@ -273,18 +165,18 @@ class SqliteStore:
                 raise
 
     @contextmanager
-    def _transaction(self, wait: bool) -> Iterator[None]:
+    def transaction(self, wait: bool) -> Iterator[None]:
         """BEGIN IMMEDIATE ... COMMIT at the outermost level, a savepoint below it (write lock held).
 
         Plain SQL on the writer's connection rather than peewee's atomic(): the write path runs
         this for every API call, and the SQL is all there is to it.
         """
         execute = self.writer.connection().execute
-        depth = self._depth
+        depth = self.depth
         if depth:
-            name = f"kd_batch_{depth}"
+            name = savepoint_name(depth)
             execute(f"SAVEPOINT {name}")
-            self._depth = depth + 1
+            self.depth = depth + 1
             try:
                 yield
             except BaseException:
@@ -292,7 +184,7 @@ class SqliteStore:
                 execute(f"RELEASE {name}")
                 raise
             finally:
-                self._depth = depth
+                self.depth = depth
             execute(f"RELEASE {name}")
             return
         pause = self._gaps.wait_needed()
@@ -306,19 +198,19 @@ class SqliteStore:
             self._raise_classified(exc)
             raise
         began = time.monotonic()
-        self._depth = 1
+        self.depth = 1
         try:
             yield
             # Our own writes (queued by the triggers) reach both word indexes in the same commit, and
             # with them whatever another process queued meanwhile (a write group: every few groups).
-            deferred = self._in_group and self.groups_undrained + 1 < GROUPS_PER_DRAIN
+            deferred = self.in_group and self.groups_undrained + 1 < GROUPS_PER_DRAIN
             if not deferred:
                 recall_index.drain(self.writer.connection())
                 self._drain_user_search()
             execute("COMMIT")
             self.commits_since_checkpoint += 1
             self.groups_undrained = self.groups_undrained + 1 if deferred else 0
-            if self._in_group:
+            if self.in_group:
                 self.last_group_commit = time.monotonic()
         except BaseException as exc:
             self._profile_hints.clear()
@@ -328,7 +220,7 @@ class SqliteStore:
                 self._raise_classified(exc)
             raise
         finally:
-            self._depth = 0
+            self.depth = 0
             self._next_change_id = None
             self._gaps.ended(began)
 
@@ -365,38 +257,6 @@ class SqliteStore:
         finally:
             execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_S * 1000}")
 
-    def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
-                    category: str = "basic", expires_at: str | None = None) -> ProfileEntry:
-        with self.batch(actor) as batch:
-            return batch.set_profile(user_id, key, value, confidence=confidence, category=category,
-                                     expires_at=expires_at)
-
-    def delete_profile(self, user_id: str, key: str, *, actor: str) -> bool:
-        with self.batch(actor) as batch:
-            return batch.delete_profile(user_id, key)
-
-    def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None,
-                  tag: str | None = None) -> int:
-        with self.batch(actor) as batch:
-            return batch.add_event(user_id, summary, created_at=created_at, tag=tag)
-
-    def update_event(self, user_id: str, event_id: int, summary: str, *, actor: str, tag: Any = KEEP_TAG) -> bool:
-        """A new text; with `tag`, a new tag too (event_tags data only; None removes it)."""
-        with self.batch(actor) as batch:
-            return batch.update_event(user_id, event_id, summary, tag)
-
-    def delete_event(self, user_id: str, event_id: int, *, actor: str) -> bool:
-        with self.batch(actor) as batch:
-            return batch.delete_event(user_id, event_id)
-
-    def clear_user(self, user_id: str, *, actor: str) -> tuple[int, int]:
-        with self.batch(actor) as batch:
-            return batch.clear_user(user_id)
-
-    def purge_expired(self, *, actor: str, user_id: str | None = None) -> int:
-        with self.batch(actor) as batch:
-            return batch.purge_expired(user_id)
-
     # ---- companion mode ------------------------------------------------------------------
 
     def poll_external_change(self) -> bool:
@@ -416,14 +276,14 @@ class SqliteStore:
     def recall_catch_up(self) -> int:
         """Index what other processes queued (the watcher calls this); the number of queue rows taken.
         Nothing while the API's write groups, which take the queues every few groups, keep coming."""
-        if self._groups_coming() or not self._rows("SELECT 1 FROM recall_queue LIMIT 1"):
+        if self._groups_coming() or not self.rows("SELECT 1 FROM recall_queue LIMIT 1"):
             return 0
         with self._write_lock:
             if self.writer.is_closed():
                 return 0
             conn = self.writer.connection()
-            with self._transaction(wait=True):
-                # _transaction drains before it commits; this drains first to learn how much.
+            with self.transaction(wait=True):
+                # transaction() drains before it commits; this drains first to learn how much.
                 return recall_index.drain(conn)
 
     @property
@@ -436,7 +296,7 @@ class SqliteStore:
             if self.writer.is_closed():
                 return 1, 1
             conn = self.writer.connection()
-            with self._transaction(wait=True):
+            with self.transaction(wait=True):
                 self._recall_state = recall_index.build_step(conn, batch)
                 progress = recall_index.build_progress(conn)
         return progress
@@ -445,14 +305,12 @@ class SqliteStore:
         return recall_index.build_progress(self.reader.connection())
 
     def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
-                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]:
-        """The user's `newest` newest events (newest first), those that may hold one of the words (a
-        superset), and how many events the user has."""
+                    scan: bool) -> tuple[list[tuple], list[tuple], int]:
+        """(the newest rows, the rows that may hold a word, the user's event count) (SqlStore.recall_rows())."""
         conn = self.reader.connection()
         latest, found = recall_index.recall_rows(conn, user_id, words, newest, scan)
         counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
-        total = max(len(found), counted[0] if counted else 0)
-        return [event_from_row(row) for row in latest], [event_from_row(row) for row in found], total
+        return latest, found, counted[0] if counted else 0
 
     # ---- user search index (core/search/index.py) ------------------------------------
 
@@ -463,12 +321,12 @@ class SqliteStore:
         taken = 0
         if not everything and self._groups_coming():
             return taken
-        while self._rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
+        while self.rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
             with self._write_lock:
                 if self.writer.is_closed():
                     return taken
-                with self._transaction(wait=True):
-                    # _transaction drains before it commits; this drains first to learn how much.
+                with self.transaction(wait=True):
+                    # transaction() drains before it commits; this drains first to learn how much.
                     moved = self._drain_user_search()
             taken += moved
             if not everything or not moved:
@@ -496,7 +354,7 @@ class SqliteStore:
             if self.writer.is_closed():
                 return 1, 1
             conn = self.writer.connection()
-            with self._transaction(wait=True):
+            with self.transaction(wait=True):
                 self._search_state = user_search_index.build_step(conn, users, events)
                 progress = user_search_index.build_progress(conn)
         return progress
@@ -535,170 +393,47 @@ class SqliteStore:
 
     # ---- reading -------------------------------------------------------------------------
 
-    def _rows(self, sql: str, params: tuple = ()) -> list[tuple]:
+    def rows(self, sql: str, params: tuple = ()) -> list[tuple]:
         return self.reader.execute_sql(sql, params).fetchall()
 
-    def _query(self, query) -> list[tuple]:
-        """The rows of a peewee query (user_queries.py), compiled for this backend."""
-        return self._rows(*self.reader.get_sql_context().sql(query).query())
+    def query(self, query) -> list[tuple]:
+        """The rows of a peewee query (user_queries.py), compiled for SQLite."""
+        return self.rows(*self.reader.get_sql_context().sql(query).query())
 
-    def stats(self) -> Stats:
-        row = self._query(user_queries.stats_query())[0]
-        return Stats(int(row[0]), int(row[1]), int(row[2]))
+    def user_search(self, work: Callable[..., T]) -> T:
+        return work(self.reader.connection(), self._search_state)
 
-    def _user_filter(self, search: str):
-        return user_queries.id_filter(user_search.like_pattern(search) if search else None, self._like)
-
-    def count_users(self, search: str = "", in_content: bool = False) -> int:
-        if in_content and search.strip():
-            return len(self.search_user_ids(search))
-        return int(self._query(user_queries.count_query(self._user_filter(search)))[0][0])
-
-    def list_users(self, search: str = "", in_content: bool = False, order_by: str = "user_id",
-                   descending: bool = False, offset: int = 0, limit: int = 200) -> list[UserSummary]:
-        if order_by not in USER_SORT_COLUMNS:
-            raise ValueError(f"cannot sort users by {order_by!r}")
-        if in_content and search.strip():
-            ids = self.search_user_ids(search, order_by, descending)
-            return self.user_summaries(ids[offset:] if limit < 0 else ids[offset:offset + limit])
-        rows = self._query(user_queries.list_query(self._user_filter(search), order_by, descending, offset, limit))
-        return [summary_from_row(row) for row in rows]
-
-    def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
-        """Ids of the users whose id contains `search` or whose keys, values or events match it (see
-        core/search/user_search.py), in the list's order; what other processes queued is indexed first."""
-        self.user_search_catch_up(everything=True)
-        return user_search.search_user_ids(self.reader.connection(), search, self._search_state, order_by, descending)
-
-    def search_users(self, search: str, order_by: str = "user_id", descending: bool = False,
-                     page: int = 200) -> tuple[int, list[UserSummary], list[str] | None]:
-        """(how many users match, the first `page` of them, every id when they were computed at once;
-        None: read later pages with search_users_after)."""
-        self.user_search_catch_up(everything=True)
-        found = user_search.search(self.reader.connection(), search, self._search_state, order_by, descending, page)
-        return found.total, self.user_summaries(found.first), found.ids
-
-    def search_users_after(self, search: str, descending: bool, after: str, page: int = 200) -> list[UserSummary]:
-        """The next page of a search in id order, after the user id `after`."""
-        return self.user_summaries(user_search.page_after(self.reader.connection(), search, self._search_state,
-                                                          descending, after, page))
-
-    def user_summaries(self, user_ids: list[str]) -> list[UserSummary]:
-        """The summaries of these users in the given order; users without entries or events left out."""
-        found: dict[str, UserSummary] = {}
-        for start in range(0, len(user_ids), 500):
-            chunk = user_ids[start:start + 500]
-            for row in self._query(user_queries.summaries_query(chunk)):
-                found[row[0]] = summary_from_row(row)
-        return [found[user_id] for user_id in user_ids if user_id in found]
-
-    def user_summary(self, user_id: str) -> UserSummary | None:
-        rows = self._query(user_queries.summaries_query([user_id]))
-        return summary_from_row(rows[0]) if rows else None
-
-    def all_user_ids(self) -> list[str]:
-        return [r[0] for r in self._query(user_queries.all_ids_query())]
-
-    def get_profile(self, user_id: str, key: str) -> ProfileEntry | None:
-        rows = self._rows(f"{PROFILE_SELECT} WHERE user_id = ? AND memory_key = ?", (user_id, key))
-        return profile_from_row(rows[0]) if rows else None
-
-    def get_profiles(self, user_id: str, include_expired: bool = True, now: str | None = None) -> list[ProfileEntry]:
-        check_user_id(user_id)
-        if include_expired:
-            rows = self._rows(f"{PROFILE_SELECT} WHERE user_id = ?", (user_id,))
-        else:
-            rows = self._rows(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}",
-                              (user_id, now or now_iso()))
-        return sort_profiles(profile_from_row(r) for r in rows)
-
-    def get_events(self, user_id: str, limit: int | None = None, offset: int = 0) -> list[EventEntry]:
-        """The user's events, newest first, with their tags where the data has them."""
-        rows = self._rows(f"{self._events_read} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ? OFFSET ?",
-                          (user_id, -1 if limit is None else limit, offset))
-        return [event_from_row(row) for row in rows]
-
-    @property
-    def _events_read(self) -> str:
-        return TAGGED_EVENT_SELECT if self.event_tags else EVENT_SELECT
-
-    def get_event(self, event_id: int) -> EventEntry | None:
-        rows = self._rows(f"{self._events_read} WHERE id = ?", (event_id,))
-        return event_from_row(rows[0]) if rows else None
-
-    def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[ProfileEntry], list[EventEntry]]:
+    def context_rows(self, user_id: str, max_events: int, now: str) -> tuple[list[tuple], list[tuple]]:
         """What the context block needs, in two indexed queries on this thread's connection."""
         cursor = self.reader.connection().cursor()
-        profiles = [profile_from_row(r) for r in cursor.execute(
-            f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}", (user_id, now))]
-        events = []
+        profiles = cursor.execute(f"{PROFILE_SELECT} WHERE user_id = ? AND {LIVE_CONDITION}", (user_id, now)).fetchall()
+        events: list[tuple] = []
         if max_events > 0:
-            events = [event_from_row(r) for r in cursor.execute(
-                f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?", (user_id, max_events))]
+            events = cursor.execute(f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?",
+                                    (user_id, max_events)).fetchall()
         cursor.close()
-        return sort_profiles(profiles), events
+        return profiles, events
 
     def newest_event_rows(self, user_id: str, limit: int) -> list[tuple]:
         """The user's `limit` newest events as rows (EVENT_COLUMNS), newest first: what recall holds per user."""
         return self.reader.connection().execute(
             f"{EVENT_SELECT} WHERE user_id = ? {NEWEST_EVENTS_FIRST} LIMIT ?", (user_id, limit)).fetchall()
 
-    def list_changes(self, user_id: str | None = None, limit: int = 100,
-                     before_id: int | None = None) -> list[ChangeRecord]:
-        """The newest changes first (of one user, or of all), older than `before_id` when given."""
-        if user_id is not None:
-            return self._user_changes(user_id, limit, before_id)
-        where, params = ("WHERE id < ?", (before_id,)) if before_id is not None else ("", ())
-        rows = self._rows(f"SELECT {CHANGE_COLUMNS} FROM memory_changes {where} ORDER BY id DESC LIMIT ?",
-                          params + (limit,))
-        return [_change_from_row(row) for row in rows]
 
-    def _user_changes(self, user_id: str, limit: int, before_id: int | None) -> list[ChangeRecord]:
-        # Along the user's chain (see storage/sqlite/schema.py), from its head or from the change before before_id.
-        # `m.id < c.id` in the walks: ids fall along a chain, so even a damaged one cannot loop.
-        if before_id is not None:
-            rows = self._rows("SELECT user_id, prev_id FROM memory_changes WHERE id = ?", (before_id,))
-            if rows and rows[0][0] == user_id:  # paging on: the common case
-                start = rows[0][1]
-            else:  # walk down from the head to the first change older than before_id
-                rows = self._rows(
-                    "WITH RECURSIVE walk(id, prev_id) AS (SELECT id, prev_id FROM memory_changes "
-                    "WHERE id = (SELECT last_change_id FROM user_summary WHERE user_id = ?) "
-                    "UNION ALL SELECT m.id, m.prev_id FROM memory_changes AS m JOIN walk AS w "
-                    "ON m.id = w.prev_id AND m.id < w.id WHERE w.id >= ?) "
-                    "SELECT id FROM walk WHERE id < ?", (user_id, before_id, before_id))
-                start = rows[0][0] if rows else None
-        else:
-            rows = self._rows("SELECT last_change_id FROM user_summary WHERE user_id = ?", (user_id,))
-            start = rows[0][0] if rows else None
-        if start is None:
-            return []
-        rows = self._rows(
-            f"WITH RECURSIVE chain AS (SELECT {CHANGE_COLUMNS}, prev_id FROM memory_changes WHERE id = ? "
-            f"UNION ALL SELECT {_CHANGE_COLUMNS_OF_M}, m.prev_id FROM memory_changes AS m "
-            "JOIN chain AS c ON m.id = c.prev_id AND m.id < c.id LIMIT ?) "
-            f"SELECT {CHANGE_COLUMNS} FROM chain", (start, limit))
-        return [_change_from_row(row) for row in rows]
+class SqliteStore(SqlStore):
+    """The memory store in an SQLite database file (a KiraOS plugin's 1.x/2.x one, or our own)."""
 
-    def get_change(self, change_id: int) -> ChangeRecord | None:
-        rows = self._rows(f"SELECT {CHANGE_COLUMNS} FROM memory_changes WHERE id = ?", (change_id,))
-        return _change_from_row(rows[0]) if rows else None
+    backend: SqliteBackend
 
-    def last_change_id(self) -> int:
-        return int(self._rows("SELECT coalesce(max(id), 0) FROM memory_changes")[0][0])
+    def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
+        super().__init__(SqliteBackend(db_path, max_profiles_per_user=max_profiles_per_user,
+                                       max_event_keep=max_event_keep))
+        self.path = self.backend.path
+        self.writer = self.backend.writer  # the writer's connection, for the tests and tools that inspect it
+        self.reader = self.backend.reader
+        self.migrations = self.backend.migrations
 
 
 # As AUTOINCREMENT would number it: past every id ever used, even of rows since deleted.
 _NEXT_CHANGE_ID = ("SELECT max(coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'memory_changes'), 0), "
                    "coalesce((SELECT max(id) FROM memory_changes), 0)) + 1")
-_CHANGE_COLUMNS_OF_M = ", ".join("m." + name for name in CHANGE_COLUMNS.split(", "))
-
-
-def _json_or_none(text: str | None) -> Any:
-    return None if text is None else json.loads(text)
-
-
-def _change_from_row(row: tuple) -> ChangeRecord:
-    """The record of a row of CHANGE_COLUMNS (a chain walk may add prev_id after them)."""
-    change_id, at, user_id, actor, action, target, before, after = row[:8]
-    return ChangeRecord(change_id, at, user_id, actor, action, target, _json_or_none(before), _json_or_none(after))

@@ -46,7 +46,7 @@ from kiraos_desktop.core.timeutil import parse_timestamp, to_epoch, to_iso
 
 
 class BatchStore(Protocol):
-    """What a batch needs of the SqliteStore that opened it (the store imports this module, not back)."""
+    """What a batch needs of the backend that opened it (storage/sql_store.py; the backend imports this module, not back)."""
 
     writer: Any  # the writer database; its connection runs the batch's SQL
     epoch_expiries: bool  # expiries are stored as epoch seconds (KiraOS plugin 2.x), not ISO text
@@ -86,7 +86,7 @@ def _flat(rows: list[tuple]) -> tuple:
 
 
 class WriteBatch:
-    """Created by SqliteStore.batch(); valid only inside its `with` block (the write lock is held)."""
+    """Created by the store's batch() (SqlStore); valid only inside its `with` block (the write lock is held)."""
 
     def __init__(self, store: BatchStore, actor: str) -> None:
         self._store = store
@@ -110,7 +110,7 @@ class WriteBatch:
         self._event_select = TAGGED_EVENT_SELECT if store.event_tags else EVENT_SELECT
 
     def declare_users(self, users: Iterable[str]) -> None:
-        """The users this batch will write, said before its first statement (SqliteStore.batch(users=)).
+        """The users this batch will write, said before its first statement (SqlStore.batch(users=)).
         Nothing to do with one writer (SQLite); PgWriteBatch takes their locks."""
 
     def execute(self, sql: str, params: tuple = ()):
