@@ -384,14 +384,18 @@ def test_the_plugin_layout_is_named_in_companion_mode_only(qtbot, page, tmp_path
         engine.close()
 
 
-def test_server_operations_run_off_the_gui_thread_and_report_failures():
+def test_server_operations_run_off_the_gui_thread_and_report_failures(qtbot):
+    from PySide6.QtCore import QThread
+
     from kiraos_desktop.ui.server_state import run_server_operation
 
     seen, failures = [], []
 
     def fail() -> None:
-        seen.append(threading.current_thread().name)
+        seen.append((threading.current_thread() is threading.main_thread(), QThread.currentThread().objectName()))
         raise RuntimeError("port 8765 is in use")
 
-    run_server_operation("start", fail, failures.append).join(5)
-    assert seen == ["kiraos-api-start"] and failures == ["port 8765 is in use"]
+    runner = run_server_operation("start", fail, failures.append)
+    qtbot.waitUntil(lambda: not runner.is_running(), timeout=5000)
+    assert seen == [(False, "kiraos-api-start")]
+    assert failures == ["port 8765 is in use"]  # reported on the GUI thread, as the server said it

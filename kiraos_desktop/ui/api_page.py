@@ -4,7 +4,6 @@ from __future__ import annotations
 import json
 import logging
 import shlex
-import threading
 from typing import Any, Callable
 from urllib.parse import quote
 
@@ -30,6 +29,7 @@ from kiraos_desktop.core.paths import readable_by_others
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.prompts import prompts
 from kiraos_desktop.ui.server_state import run_server_operation
+from kiraos_desktop.ui.tasks import TaskRunner
 from kiraos_desktop.ui.route_counters import RouteCountersModel
 
 log = logging.getLogger(__name__)
@@ -398,7 +398,7 @@ class ApiPage(QWidget):
 
     # ---- buttons -------------------------------------------------------------------------
 
-    def _in_background(self, name: str, work: Callable[[], None]) -> threading.Thread:
+    def _in_background(self, name: str, work: Callable[[], None]) -> TaskRunner:
         return run_server_operation(name, work, lambda message: self._emit("operation_failed", message))
 
     @Slot()

@@ -2,9 +2,9 @@
 from __future__ import annotations
 
 import shiboken6
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QCloseEvent
-from PySide6.QtWidgets import QDialog, QDialogButtonBox, QLabel, QProgressBar, QVBoxLayout, QWidget
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QCloseEvent, QGuiApplication
+from PySide6.QtWidgets import QApplication, QDialog, QDialogButtonBox, QLabel, QProgressBar, QVBoxLayout, QWidget
 
 # A task that ends sooner than this never shows a box at all (no flicker for quick work).
 BUSY_DELAY_MS = 400
@@ -99,3 +99,33 @@ class BusyBox(QDialog):
     def closeEvent(self, event: QCloseEvent) -> None:  # the title bar's close button
         event.ignore()
         self._request_cancel()
+
+
+#: The user's input a held window ignores (paint, timer and queued events go on).
+_INPUT_EVENTS = frozenset({
+    QEvent.Type.KeyPress, QEvent.Type.KeyRelease, QEvent.Type.ShortcutOverride, QEvent.Type.Shortcut,
+    QEvent.Type.MouseButtonPress, QEvent.Type.MouseButtonRelease, QEvent.Type.MouseButtonDblClick,
+    QEvent.Type.Wheel, QEvent.Type.ContextMenu,
+})
+
+
+class InputHold(QObject):
+    """While the GUI thread waits for a background write in a local event loop: the window keeps
+    painting and its timers run, but no click or key starts another action halfway through this one
+    (an undo pressed again would undo the same step twice). A busy cursor says why. Nestable."""
+
+    def __enter__(self) -> "InputHold":
+        app = QApplication.instance()
+        if app is not None:
+            app.installEventFilter(self)
+            QGuiApplication.setOverrideCursor(Qt.CursorShape.BusyCursor)
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        app = QApplication.instance()
+        if app is not None:
+            QGuiApplication.restoreOverrideCursor()
+            app.removeEventFilter(self)
+
+    def eventFilter(self, watched: QObject, event: QEvent) -> bool:  # noqa: N802 (Qt's name)
+        return event.type() in _INPUT_EVENTS

@@ -2,30 +2,33 @@
 from __future__ import annotations
 
 import logging
-import threading
 from typing import Callable
 
 from PySide6.QtCore import QObject, Qt, Signal, Slot
+
+from kiraos_desktop.ui.tasks import TaskFailed, TaskRunner
 
 log = logging.getLogger(__name__)
 
 
 def run_server_operation(name: str, work: Callable[[], None],
-                         on_failure: Callable[[str], None] | None = None) -> threading.Thread:
-    """Start, stop or restart the API server off the GUI thread (binding, draining and joining its thread
-    take up to seconds). A failure is logged and given to `on_failure` (on that thread: emit a signal
-    there); the server's state listener reports it too."""
-    def run() -> None:
+                         on_failure: Callable[[str], None] | None = None) -> TaskRunner:
+    """Start, stop or restart the API server on a task thread (binding, draining and joining its thread
+    take up to seconds). A failure (ApiStartError: a port in use, bad options) is logged and given to
+    `on_failure` on the GUI thread; the server's state listener reports it too. Every runner keeps
+    itself alive until its thread ends."""
+    def run(progress: Callable[[int, int], None], cancelled: Callable[[], bool]) -> None:
         try:
             work()
-        except Exception as exc:  # ApiStartError (port busy...) or bad options: reported, never swallowed
+        except Exception as exc:  # reported as the server said it, never swallowed
             log.warning("API %s failed: %s", name, exc)
-            if on_failure is not None:
-                on_failure(str(exc) or type(exc).__name__)
+            raise TaskFailed(str(exc) or type(exc).__name__) from exc
 
-    thread = threading.Thread(target=run, name=f"kiraos-api-{name}", daemon=True)
-    thread.start()
-    return thread
+    runner = TaskRunner(run, name=f"kiraos-api-{name}")
+    if on_failure is not None:
+        runner.failed.connect(on_failure)
+    runner.start()
+    return runner
 
 
 class ServerStateRelay(QObject):

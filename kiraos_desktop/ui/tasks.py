@@ -21,9 +21,13 @@ TaskFn = Callable[[Callable[[int, int], None], Callable[[], bool]], Any]
 PROGRESS_INTERVAL_S = 0.05  # at most ~20 progress signals a second reach the GUI thread
 
 
+class TaskFailed(Exception):
+    """A failure its task has put in words for the user: shown as it is, not logged as a fault."""
+
+
 def error_text(exc: BaseException) -> str:
     """A message for the user: expected failures as they are, anything else with its type."""
-    if isinstance(exc, (StoreError, OSError, ValueError)) and str(exc):
+    if isinstance(exc, (StoreError, OSError, ValueError, TaskFailed)) and str(exc):
         return str(exc)
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
@@ -41,6 +45,7 @@ class TaskWorker(QObject):
         self._fn = fn
         self._cancel = cancel_event
         self._last_emit = 0.0
+        self.error: Exception | None = None  # what the function raised, for a caller that re-raises it
 
     def _progress(self, done: int, total: int) -> None:
         """Throttled progress; a cancel requested mid-way stops work that only reports progress.
@@ -62,7 +67,8 @@ class TaskWorker(QObject):
         except Cancelled as exc:
             signal, args = self.cancelled, (str(exc),)
         except Exception as exc:  # every failure is reported to the GUI, none is swallowed
-            if not isinstance(exc, (StoreError, OSError)):
+            self.error = exc
+            if not isinstance(exc, (StoreError, OSError, TaskFailed)):
                 log.exception("background task failed")
             signal, args = self.failed, (error_text(exc),)
         else:
@@ -90,11 +96,11 @@ class TaskRunner(QObject):
     finished = Signal()
     _alive: set["TaskRunner"] = set()  # running runners, so that none is collected mid-task
 
-    def __init__(self, fn: TaskFn, parent: QObject | None = None):
+    def __init__(self, fn: TaskFn, parent: QObject | None = None, name: str = "kiraos-task"):
         super().__init__(parent)
         self._cancel = threading.Event()
         self._thread = QThread()
-        self._thread.setObjectName("kiraos-task")
+        self._thread.setObjectName(name)
         self._worker = TaskWorker(fn, self._cancel)
         self._worker.moveToThread(self._thread)
         queued = Qt.ConnectionType.QueuedConnection
@@ -117,6 +123,11 @@ class TaskRunner(QObject):
     def is_running(self) -> bool:
         return self._running
 
+    @property
+    def error(self) -> Exception | None:
+        """What the task raised (read after `failed`)."""
+        return self._worker.error
+
     def wait(self, ms: int = 30000) -> bool:
         """Block until the thread ends (for shutdown); True when it did."""
         return self._thread.wait(ms)
@@ -134,6 +145,7 @@ class TaskOutcome:
     status: str  # "ok", "cancelled" or "failed"
     result: Any = None
     message: str = ""
+    error: Exception | None = None  # what a failed task raised
 
     @property
     def ok(self) -> bool:
@@ -165,6 +177,7 @@ def run_task(parent: QWidget | None, title: str, fn: TaskFn, *, label: str = "",
     box.show_later(BUSY_DELAY_MS if min_duration_ms is None else min_duration_ms)
     loop.exec()
     runner.wait()
+    outcome.error = runner.error
     runner.progressed.disconnect(box.report)
     box.dispose()
     runner.deleteLater()

@@ -589,7 +589,6 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     <name>EntityDetailView</name>
     <message>
         <source>Profile</source>
-        <extracomment>The memory tables&apos; short columns (importance, tags, kind, time) fit their contents; the text takes the rest.</extracomment>
         <translation>画像</translation>
     </message>
     <message>
@@ -2989,6 +2988,18 @@ Correct what the message names (or move that file away to start from the default
     <message>
         <source>&amp;Close</source>
         <translation>关闭(&amp;C)</translation>
+    </message>
+</context>
+<context>
+    <name>UndoableWriter</name>
+    <message>
+        <source>Writing to the memory</source>
+        <extracomment>The busy box&apos;s title and text while a write from the window waits for the database.</extracomment>
+        <translation>正在写入记忆</translation>
+    </message>
+    <message>
+        <source>Waiting for the database: another program is writing to it. Your change is written as soon as it is free.</source>
+        <translation>正在等待数据库：另一个程序正在写入。数据库空闲后会立即写入你的修改。</translation>
     </message>
 </context>
 <context>

@@ -59,8 +59,9 @@ def users_of(change) -> set[str]:
     return users
 
 
-def revert_changes(store: "MemoryStore", change_ids: list[int], actor: str) -> list[int]:
-    """Revert several changes (newest first) in one transaction; returns the ids of the new changes."""
+def revert_changes(store: "MemoryStore", change_ids: list[int], actor: str, wait: bool = True) -> list[int]:
+    """Revert several changes (newest first) in one transaction; returns the ids of the new changes.
+    wait=False: WriterBusy (nothing written) when the writer is taken (MemoryStore.batch())."""
     changes = []
     for change_id in change_ids:
         change = store.get_change(change_id)
@@ -68,7 +69,7 @@ def revert_changes(store: "MemoryStore", change_ids: list[int], actor: str) -> l
             raise NotFoundError(f"change {change_id} does not exist")
         changes.append(change)
     users = set().union(*(users_of(change) for change in changes))
-    with store.batch(actor, users=users) as batch:
+    with store.batch(actor, users=users, wait=wait) as batch:
         for change in sorted(changes, key=lambda c: c.id, reverse=True):
             apply_revert(batch, change)
     return list(batch.change_ids)
