@@ -14,7 +14,6 @@ from kiraos_desktop.core.storage.plugin_layout import (
     LAYOUT_2X,
     LAYOUT_3X,
     NotPluginData,
-    UnsupportedLayout,
     database_layout,
     folder_layout,
 )
@@ -182,14 +181,6 @@ def test_a_folder_that_is_none_names_what_was_looked_for(tmp_path):
     assert "memory/kiraos.db" in str(caught.value) and "memory/entities/" in str(caught.value)
 
 
-def test_a_3x_folder_is_refused_with_what_to_do(tmp_path):
-    (tmp_path / "memory" / "entities").mkdir(parents=True)
-    with pytest.raises(UnsupportedLayout) as caught:
-        Engine.open(kira_data=tmp_path)
-    assert "3.x" in str(caught.value) and "kiraos.db.bak_" in str(caught.value)
-    assert not (tmp_path / "memory" / "kiraos.db").exists()
-
-
 def test_our_own_data_keeps_iso_text_expiries(tmp_path):
     engine = Engine.open(data_dir=tmp_path / "data")
     try:
@@ -347,15 +338,6 @@ def test_info_does_not_change_the_database(kira2, capsys):
     conn = sqlite3.connect(db)
     assert "kiraos_desktop_meta" not in {n for (n,) in conn.execute("SELECT name FROM sqlite_master")}
     conn.close()
-
-
-def test_a_3x_folder_is_refused_by_the_commands_with_what_to_do(tmp_path, capsys):
-    from kiraos_desktop.cli import main
-
-    (tmp_path / "memory" / "entities").mkdir(parents=True)
-    code = main(["--kira-data", str(tmp_path), "context", "--user", "u"])
-    err = capsys.readouterr().err
-    assert code == 2 and "KiraOS plugin 3.x data" in err and "kiraos.db.bak_" in err
 
 
 def test_tags_go_through_export_and_import(engine2, tmp_path, capsys):

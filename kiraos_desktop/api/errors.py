@@ -98,8 +98,15 @@ def unhandled_error(exc: Exception) -> ApiError | None:
 
 def from_store_error(exc: Exception, plugin: bool = False) -> ApiError:
     """Map the core's errors: a ValidationError names its field; a LimitError is bad input too; an
-    unreachable database is a 503 (the plugin routes keep their shape, with that status)."""
-    from kiraos_desktop.core.memory.records import LimitError, NotFoundError, StoreUnavailable, ValidationError
+    unreachable database is a 503, a write to read-only data (a 3.x tree) a 409 (the plugin routes
+    keep their shape, with that status)."""
+    from kiraos_desktop.core.memory.records import (
+        LimitError,
+        NotFoundError,
+        ReadOnlyData,
+        StoreUnavailable,
+        ValidationError,
+    )
 
     if isinstance(exc, StoreUnavailable):
         return unavailable(exc)
@@ -109,4 +116,6 @@ def from_store_error(exc: Exception, plugin: bool = False) -> ApiError:
         return ApiError(400 if plugin else 422, "limit_reached", str(exc))
     if isinstance(exc, NotFoundError):
         return not_found(str(exc))
+    if isinstance(exc, ReadOnlyData):  # a KiraOS 3.x tree: the request is fine, the data cannot take it
+        return ApiError(409, "read_only", str(exc))
     return ApiError(400 if plugin else 422, "invalid_request", str(exc))

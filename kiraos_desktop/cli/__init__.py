@@ -277,7 +277,7 @@ def _run_command(args) -> int:
         return run_migrate(args)
     if args.command is None and getattr(args, "kira_data", None) and not getattr(args, "db", None) \
             and _holds_tree(args.kira_data):
-        # KiraOS 3.x: the window on its tree (read only, no API server) until the memory protocol serves it.
+        # KiraOS 3.x: the window on its tree (read only; `serve` serves the tree to bot hosts, without a window).
         from kiraos_desktop.ui.entities.app import run_tree_gui
 
         try:

@@ -3,18 +3,21 @@ from __future__ import annotations
 
 import logging
 import threading
+from pathlib import Path
 from typing import Callable
 
 from kiraos_desktop.core.context.builder import ContextBuilder
+from kiraos_desktop.core.context.source import ContextSource, MemoryToolSet
 from kiraos_desktop.core.storage.database_url import DatabaseUrl, DatabaseUrlError, choose_database_url
 from kiraos_desktop.core.memory.tools import MemoryTools
 from kiraos_desktop.core.paths import DataPaths, resolve_paths
 from kiraos_desktop.core.storage.postgres.notify import ChangeListener
-from kiraos_desktop.core.storage.plugin_layout import check_kira_folder
+from kiraos_desktop.core.storage.plugin_layout import check_kira_folder, tree_layout
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.settings import Settings, load_settings, save_settings
 from kiraos_desktop.core.skills.agent_io import remove_stale_staging
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
+from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 from kiraos_desktop.core.token import generate_token, load_or_create_token, save_token
 from kiraos_desktop.core.tool_registry import ToolRegistry
@@ -34,16 +37,27 @@ class Engine:
     def __init__(self, paths: DataPaths, settings: Settings, *, settings_warnings: list[str] | None = None,
                  install_examples: bool = True, database_url: DatabaseUrl | None = None):
         first_start = not paths.settings_file.exists()
-        paths.ensure(sqlite=database_url is None)
+        tree = _tree_folder(paths)
+        paths.ensure(sqlite=database_url is None and tree is None)
         self.paths = paths
         self._settings = settings
         self.settings_warnings = list(settings_warnings or [])
         self._listeners: list[SettingsListener] = []
         self._lock = threading.Lock()
         self.database_url = database_url  # None: the SQLite database at paths.db_path
-        self.store = _open_store(paths, settings, database_url)
-        self.context = ContextBuilder(self.store, lambda: self._settings)
-        self.memory_tools = MemoryTools(self.store, lambda: self._settings)
+        if tree is not None:  # a KiraOS 3.x tree: served as the plugin injects it, read only
+            from kiraos_desktop.core.storage.tree.serving import TreeContext, TreeMemoryTools
+            from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
+
+            tree_store = TreeMemoryStore(tree)
+            self.store: MemoryStore = tree_store
+            tree_context = TreeContext(tree_store, lambda: self._settings)
+            self.context: ContextSource = tree_context
+            self.memory_tools: MemoryToolSet = TreeMemoryTools(tree_store, tree_context)
+        else:
+            self.store = _open_store(paths, settings, database_url)
+            self.context = ContextBuilder(self.store, lambda: self._settings)
+            self.memory_tools = MemoryTools(self.store, lambda: self._settings)
         if first_start:
             if install_examples and not paths.companion:
                 copied = install_bundled_skills(paths.skills_dir)
@@ -171,6 +185,14 @@ class Engine:
         if self.change_listener is not None:
             self.change_listener.stop()
         self.store.close()
+
+
+def _tree_folder(paths: DataPaths) -> Path | None:
+    """The plugin data folder when a companion's data is a KiraOS 3.x tree (memory/ beside our database path)."""
+    if not paths.companion or paths.db_path.parent.name != "memory":
+        return None
+    folder = paths.db_path.parent.parent
+    return folder if tree_layout(folder) is not None else None
 
 
 def _open_store(paths: DataPaths, settings: Settings, database_url: DatabaseUrl | None):

@@ -39,6 +39,10 @@ class NotFoundError(StoreError, LookupError):
     pass
 
 
+class ReadOnlyData(StoreError):
+    """A write to data this version reads but does not write (a KiraOS 3.x tree); nothing was changed."""
+
+
 class StoreUnavailable(StoreError):
     """The database server cannot be reached or refused us (address, password, database, a lost
     connection); nothing of the failed operation was written. The message says what to do and

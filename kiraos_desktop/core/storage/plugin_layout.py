@@ -32,10 +32,6 @@ class NotPluginData(StoreError):
     """The folder holds none of the plugin's layouts."""
 
 
-class UnsupportedLayout(StoreError):
-    """Data of a layout this version cannot open yet (3.x): the message says what to do."""
-
-
 @dataclass(frozen=True)
 class PluginLayout:
     name: str  # LAYOUT_1X, LAYOUT_2X or LAYOUT_3X
@@ -119,24 +115,11 @@ def connection_layout(conn) -> PluginLayout:
     return PluginLayout(LAYOUT_1X, "no column tag, expires_at as text")
 
 
-def refuse_unsupported(layout: PluginLayout, root: str | Path) -> None:
-    """Raise UnsupportedLayout for data this version cannot open yet."""
-    if layout.name == LAYOUT_3X:
-        raise UnsupportedLayout(
-            f"{root} holds KiraOS plugin 3.x data (memory as a tree of files: {layout.reason}). The window and "
-            "the API of this version open the plugin's 1.x and 2.x databases only; `kiraos-desktop entities "
-            "--kira-data DIR` and `entity show TYPE:ID --kira-data DIR` list the 3.x tree. To edit, open a backup "
-            "of the data from before the plugin's upgrade "
-            "(memory/kiraos.db.bak_<number> copied to memory/kiraos.db in another folder), or use the "
-            "plugin's own web page.")
-
-
 def check_kira_folder(root: str | Path) -> PluginLayout | None:
     """Before a plugin's data folder is opened: its layout (None when it holds none yet: an empty
-    1.x database is started there); UnsupportedLayout for one this version cannot open."""
+    1.x database is started there). Every layout opens: a 3.x tree read only (storage/tree/store.py)."""
     try:
         layout = folder_layout(Path(root).expanduser())
     except NotPluginData:
         return None
-    refuse_unsupported(layout, root)
     return layout

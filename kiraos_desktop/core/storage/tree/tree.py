@@ -12,7 +12,7 @@ import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from kiraos_desktop.core.memory.records import NotFoundError
 from kiraos_desktop.core.recall.text import normalise, query_terms
@@ -97,18 +97,22 @@ class EntityTree:
         refs.sort(key=lambda r: (ENTITY_TYPES.index(r.kind), r.id))
         return refs + [EntityRef(kind) for kind, _, _ in GLOBAL_SCOPES], problems
 
-    def entities(self, kind: str | None = None, search: str | None = None, read: bool = False) -> list[EntitySummary]:
+    def entities(self, kind: str | None = None, search: str | None = None, read: bool = False,
+                 progress: Callable[[int, int], None] | None = None) -> list[EntitySummary]:
         """The entity list, of one kind or all, and only those whose profile fields or memories hold
         every word of `search` (its words as recall cuts them, case and width folded). With a search
         or `read`, every memory file is read: the counts are then of the memories that could be
-        taken, and every problem is counted."""
+        taken, and every problem is counted. `progress(done, total)` after each entity (it may raise
+        to stop: a task's cancel)."""
         if kind is not None and kind not in KINDS:
             raise ValueError(f"unknown entity type {kind!r}: one of {', '.join(KINDS)}")
         refs, _ = self.refs()
         archive = self._archive_index()
         words = _search_words(search) if search else ()
         found = []
-        for ref in refs:
+        for done, ref in enumerate(refs, 1):
+            if progress is not None:
+                progress(done, len(refs))
             if kind is not None and ref.kind != kind:
                 continue
             if not words and not read:  # counted from the folders' names: no memory file is read
@@ -121,7 +125,7 @@ class EntityTree:
 
     def _listed(self, ref: EntityRef, archived: list) -> EntitySummary:
         base, folders = scope_dirs(ref)
-        profile, problems = self._profile(ref)
+        profile, problems = self.profile(ref)
         counts = {folder: sum(1 for _ in _memory_names(os.path.join(self.root, base, folder))) for folder in folders}
         stray = sum(1 for item in archived if isinstance(item, Problem))
         return EntitySummary(ref, str(profile.get("name", "")), str(profile.get("nickname", "")), counts,
@@ -150,7 +154,7 @@ class EntityTree:
         folder_path = os.path.join(self.root, base)
         if not ref.is_global and not _is_real_dir(folder_path):
             raise NotFoundError(f"the tree has no {ref.label()} (looked for {base}/)")
-        profile, problems = self._profile(ref)
+        profile, problems = self.profile(ref)
         memories: dict[str, list[TreeMemory]] = {}
         for folder in folders:
             memories[folder] = []
@@ -166,7 +170,8 @@ class EntityTree:
             (problems if isinstance(item, Problem) else archived).append(item)
         return EntityDetail(ref, profile, memories, archived, problems)
 
-    def _profile(self, ref: EntityRef) -> tuple[dict[str, Any], list[Problem]]:
+    def profile(self, ref: EntityRef) -> tuple[dict[str, Any], list[Problem]]:
+        """The entity's profile.json as read (empty when it has none) and its problems."""
         if ref.is_global:
             return {}, []
         relative = f"{scope_dirs(ref)[0]}/{PROFILE_FILE}"

@@ -1,0 +1,144 @@
+"""A KiraOS 3.x tree served to a second bot host: /v1/context, memory_query and the command line give
+the plugin's injection for the user (ids in the plugin's `{adapter}:{id}` form); writes are refused
+with a clear message and change nothing."""
+from __future__ import annotations
+
+import json
+
+import httpx
+import pytest
+
+from api_helpers import AUTH, TOKEN
+from cli_helpers import run
+from kiraos_desktop.api.server import ApiServer
+from kiraos_desktop.core.engine import Engine
+from kiraos_desktop.core.storage.tree.layout import EntityRef
+from kiraos_desktop.core.storage.tree.serving import NO_MEMORY, UPDATE_REFUSED, fit_lines
+from kiraos_desktop.core.memory.records import ReadOnlyData
+from tree_fixtures import build_tree, write_index
+
+XIAOMING = "qq:10001"
+
+
+@pytest.fixture
+def kira(tmp_path):
+    root = build_tree(tmp_path / "kira")
+    write_index(root / "memory", [
+        {"id": "learning_guitar", "entity_id": XIAOMING, "text": "小明最近在学吉他", "importance": 7,
+         "tags": ["hobby"], "last_accessed": 1.7e9},
+        {"id": "hates_css", "entity_id": XIAOMING, "text": "User hates writing CSS", "importance": 3,
+         "last_accessed": 1.7e9},
+    ])
+    return root
+
+
+def tree_files(root):
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture
+def engine(kira, tmp_path):
+    engine = Engine.open(kira_data=kira)
+    yield engine
+    engine.close()
+
+
+def test_a_3x_folder_opens_read_only_and_nothing_is_written_into_it(kira, engine):
+    before = tree_files(kira)
+    assert engine.store.layout.name == "3.x" and engine.store.local_file is None
+    assert engine.store.count_users() == 5 and XIAOMING in engine.store.all_user_ids()
+    assert {e.key: e.value for e in engine.store.get_profiles(XIAOMING)}["traits"] == '["爱猫"]'
+    assert [e.summary for e in engine.store.get_events(XIAOMING)][0] in {"小明最近在学吉他", "User hates writing CSS",
+                                                                         "他经常深夜聊天，作息不规律"}
+    with pytest.raises(ReadOnlyData) as refused:
+        engine.store.set_profile(XIAOMING, "city", "Paris", actor="gui")
+    assert "3.x" in str(refused.value) and "nothing was changed" in str(refused.value)
+    assert tree_files(kira) == before and not (kira / "memory" / "kiraos.db").exists()
+
+
+def test_the_context_is_the_plugins_injection(engine):
+    expected = engine.store.tree.injection(EntityRef("user", XIAOMING), "吉他").text
+    assert "小明最近在学吉他" in expected and expected.startswith("[用户 qq:10001 画像]")
+    assert engine.context.build([XIAOMING], query="吉他").text == expected
+    assert engine.tools.call("memory_query", XIAOMING, {"query": "吉他"}).content == expected
+    assert engine.tools.call("memory_query", "qq:nobody", {}).content == NO_MEMORY
+    assert engine.context.build(["qq:nobody"]).text == ""
+
+
+def test_memory_update_is_refused_as_an_error_reply(kira, engine):
+    before = tree_files(kira)
+    result = engine.tools.call("memory_update", XIAOMING, {"operations": [{"op": "set", "key": "k", "value": "v"}]})
+    assert result.is_error and result.content == UPDATE_REFUSED
+    assert tree_files(kira) == before
+
+
+def test_a_block_cut_to_its_budget_ends_at_a_line():
+    text, cut = fit_lines("first line\nsecond line", 15)
+    assert (text, cut) == ("first line", True)
+    assert fit_lines("short", 0) == ("short", False)
+
+
+def test_the_api_serves_the_tree(kira, engine):
+    before = tree_files(kira)
+    server = ApiServer(engine, "127.0.0.1", 0, TOKEN)
+    server.start()
+    try:
+        with httpx.Client(base_url=server.url, headers=AUTH, timeout=30) as api:
+            expected = engine.context.build([XIAOMING], query="吉他").text
+            body = api.get("/v1/context", params={"user_id": XIAOMING, "query": "吉他"}).json()
+            assert body == {"context": expected, "users": [XIAOMING], "truncated": False}
+            plain = api.get("/v1/context", params={"user_id": XIAOMING}).json()["context"]
+            assert plain.startswith("[用户 qq:10001 画像]") and "[相关记忆]" not in plain
+            cut = api.get("/v1/context", params={"user_id": XIAOMING, "query": "吉他", "max_chars": 40}).json()
+            assert cut["truncated"] is True and len(cut["context"]) <= 40
+            queried = api.post("/v1/tools/memory_query", json={"user_id": XIAOMING, "arguments": {"query": "吉他"}})
+            assert queried.status_code == 200 and queried.json()["content"] == expected
+            update = api.post("/v1/tools/memory_update", json={"user_id": XIAOMING, "arguments": {
+                "operations": [{"op": "event", "value": "x"}]}})
+            assert update.status_code == 200 and update.json()["is_error"] is True
+            assert update.json()["content"] == UPDATE_REFUSED
+            plugin_write = api.put(f"/api/users/{XIAOMING}/profiles/k", json={"value": "v"})
+            assert plugin_write.status_code == 409 and "3.x" in plugin_write.json()["error"]
+            assert api.get("/v1/health").json()["users"] == 5
+    finally:
+        server.stop()
+    assert tree_files(kira) == before
+
+
+def test_the_command_line_context_on_a_tree(kira, tmp_path, capsys):
+    code, out, err = run(capsys, "context", "--kira-data", str(kira), "--user", XIAOMING, "--query", "吉他", "--json")
+    assert code == 0, err
+    assert "小明最近在学吉他" in json.loads(out)["context"]
+
+
+def test_an_import_into_a_tree_is_refused_in_one_line(kira, tmp_path, capsys):
+    before = tree_files(kira)
+    data = tmp_path / "export.json"
+    data.write_text(json.dumps({"format": "kiraos-desktop-export", "version": 1, "users": [
+        {"user_id": "u1", "profiles": [{"key": "k", "value": "v"}], "events": []}]}), encoding="utf-8")
+    code, out, err = run(capsys, "import", str(data), "--kira-data", str(kira))
+    assert code == 2 and "3.x" in err and "nothing was changed" in err and len(err.strip().splitlines()) == 1
+    assert tree_files(kira) == before
+
+
+def test_mcp_serves_the_tree(kira, engine):
+    import anyio
+
+    from mcp_helpers import http_client, text_of
+
+    server = ApiServer(engine, "127.0.0.1", 0, TOKEN)
+    server.start()
+
+    async def go():
+        async with http_client(server.url) as client:
+            queried = await client.call_tool("memory_query", {"user_id": XIAOMING, "query": "吉他"})
+            refused = await client.call_tool("memory_update", {"user_id": XIAOMING,
+                                                               "operations": [{"op": "event", "value": "x"}]})
+            return queried, refused
+
+    try:
+        queried, refused = anyio.run(go)
+    finally:
+        server.stop()
+    assert text_of(queried) == engine.context.build([XIAOMING], query="吉他").text
+    assert refused.is_error and text_of(refused) == UPDATE_REFUSED
