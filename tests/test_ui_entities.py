@@ -177,3 +177,45 @@ def test_closing_the_window_during_a_long_search_is_safe(qtbot, kira, monkeypatc
     window.close()
     window.deleteLater()
     qtbot.waitUntil(lambda: not runner.is_running() and runner not in TaskRunner._alive, timeout=5000)
+
+
+def test_a_long_search_says_how_far_it_got_and_a_new_one_cancels_it(qtbot, kira):
+    import threading
+
+    from kiraos_desktop.ui.tasks import TaskRunner
+
+    tree = open_tree(kira)
+    real = tree.entities
+    release = threading.Event()
+    stopped = []
+
+    def slow(**kwargs):
+        progress = kwargs["progress"]
+
+        def held(done, total):
+            progress(done, total)
+            if kwargs.get("search") == "吉他" and done == 2:
+                release.wait(5)  # the page shows this much, then the search is replaced
+        try:
+            return real(**{**kwargs, "progress": held})
+        except BaseException as exc:
+            stopped.append(type(exc).__name__)
+            raise
+
+    tree.entities = slow
+    page = EntitiesPage(tree)
+    qtbot.addWidget(page)
+    page.show()
+    with qtbot.waitSignal(page.listed, timeout=10000):
+        page.reload()
+    page.search.setText("吉他")
+    # Progress is sent at most every 50 ms: the first entity's at least, before the search is held.
+    qtbot.waitUntil(lambda: page.status.text() in {"Searching… 1 of 9 entities read",
+                                                   "Searching… 2 of 9 entities read"}, timeout=5000)
+    first = page._runner
+    with qtbot.waitSignal(page.listed, timeout=10000):
+        page.search.setText("小红")  # a new search (after the typing pause): the first one is asked to stop
+        qtbot.waitUntil(lambda: page._runner is not first, timeout=5000)
+        release.set()
+    qtbot.waitUntil(lambda: not first.is_running() and first not in TaskRunner._alive, timeout=5000)
+    assert stopped == ["Cancelled"] and listed(page) == ["user:qq:10002"]

@@ -562,6 +562,14 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <source>Reading the tree…</source>
         <translation>正在读取文件树…</translation>
     </message>
+    <message>
+        <source>Searching… {done} of {total} entities read</source>
+        <translation>正在搜索… 已读取 {done} / {total} 个实体</translation>
+    </message>
+    <message>
+        <source>Reading the tree… {done} of {total} entities</source>
+        <translation>正在读取文件树… {done} / {total} 个实体</translation>
+    </message>
     <message numerus="yes">
         <source>%n entities</source>
         <translation>

@@ -38,6 +38,7 @@ class EntitiesPage(QWidget):
         super().__init__(parent)
         self._tree = tree
         self._runner: TaskRunner | None = None
+        self._searching = False  # the running listing has a search (its progress says so)
         self.kind = QComboBox()
         self.kind.setObjectName("entityKind")
         self.search = QLineEdit()
@@ -133,15 +134,28 @@ class EntitiesPage(QWidget):
         """List again, with the type and search as they are now, on a worker thread."""
         self._stamp = self._tree.change_stamp(self._current_ref())
         kind, search = self.kind.currentData(), self.search.text().strip() or None
+        self._searching = bool(search)
         self.status.setText(self.tr("Searching…") if search else self.tr("Reading the tree…"))
         tree = self._tree
+        if self._runner is not None and self._runner.is_running():
+            self._runner.cancel()  # replaced: it stops at its next entity
         # No parent: the runner keeps itself alive until its thread ends, so closing the window during a
         # long search deletes nothing that is running. Bound slots of the page are let go with the page.
-        runner = TaskRunner(lambda progress, cancelled: tree.entities(kind=kind, search=search))
+        runner = TaskRunner(lambda progress, cancelled: tree.entities(kind=kind, search=search, progress=progress))
+        runner.progressed.connect(self._on_runner_progressed)
         runner.succeeded.connect(self._on_runner_succeeded)
         runner.failed.connect(self._on_runner_failed)
         self._runner = runner
         runner.start()
+
+    def _on_runner_progressed(self, done: int, total: int) -> None:
+        if self.sender() is not self._runner or done >= total:
+            return
+        if self._searching:  # the first search reads every file: seconds on a large tree
+            text = self.tr("Searching… {done} of {total} entities read")
+        else:
+            text = self.tr("Reading the tree… {done} of {total} entities")
+        self.status.setText(text.format(done=f"{done:,}", total=f"{total:,}"))
 
     def _on_runner_succeeded(self, rows: list) -> None:
         if self.sender() is self._runner:  # a listing asked for later replaces this one
