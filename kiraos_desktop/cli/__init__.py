@@ -114,6 +114,9 @@ def build_parser() -> argparse.ArgumentParser:
     from kiraos_desktop.cli.entities import add_entity_parsers
 
     add_entity_parsers(sub, [common])
+    from kiraos_desktop.cli.tree_edit import add_memory_parsers
+
+    add_memory_parsers(sub, [common])
     p = sub.add_parser("token", parents=[common], help="print the API token")
     p.add_argument("--regenerate", action="store_true", help="make a new token first")
     return parser
@@ -269,6 +272,13 @@ def _run_command(args) -> int:
 
         try:
             return run_entities(args)
+        except (StoreError, OSError, ValueError) as exc:
+            raise UsageError(str(exc)) from None
+    if args.command == "memory":
+        from kiraos_desktop.cli.tree_edit import run_memory
+
+        try:
+            return run_memory(args)
         except (StoreError, OSError, ValueError) as exc:
             raise UsageError(str(exc)) from None
     if args.command == "migrate":
