@@ -16,7 +16,7 @@ from kiraos_desktop.core.memory.records import NotFoundError, ValidationError
 from kiraos_desktop.core.storage.tree import open_tree
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.core.storage.tree.writes import TreeWriter
-from tree_fixtures import build_tree, entity_dir, link_outside, write_index
+from tree_fixtures import build_tree, entity_dir, indexed_tree, link_outside, write_index
 
 XIAOMING = EntityRef("user", "qq:10001")
 
@@ -55,10 +55,7 @@ def index_rows(memory, memory_id, hippocampus=False):
 
 @pytest.fixture
 def kira(tmp_path):
-    root = build_tree(tmp_path / "kira")
-    write_index(root / "memory", [{"id": "learning_guitar", "entity_id": "qq:10001", "text": "小明最近在学吉他",
-                                   "importance": 7, "tags": ["hobby"], "last_accessed": 1.7e9}])
-    return root
+    return indexed_tree(tmp_path / "kira")
 
 
 @pytest.mark.parametrize("hippocampus", [False, True])

@@ -6,7 +6,7 @@ import pytest
 from kiraos_desktop.core.storage.tree import open_tree
 from kiraos_desktop.ui.entities.page import EntitiesPage
 from kiraos_desktop.ui.entities.window import TreeWindow
-from tree_fixtures import build_tree, write_index
+from tree_fixtures import indexed_tree
 
 # The offscreen platform says so when a top-level widget's size hints change: nothing of ours.
 pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSizeHints")
@@ -14,10 +14,7 @@ pytestmark = pytest.mark.qt_log_ignore("This plugin does not support propagateSi
 
 @pytest.fixture
 def kira(tmp_path):
-    root = build_tree(tmp_path / "kira")
-    write_index(root / "memory", [{"id": "learning_guitar", "entity_id": "qq:10001", "text": "小明最近在学吉他",
-                                   "importance": 7, "tags": ["hobby"], "last_accessed": 1.7e9}])
-    return root
+    return indexed_tree(tmp_path / "kira")
 
 
 @pytest.fixture

@@ -162,3 +162,11 @@ def write_index(memory: Path, rows: list[dict], hippocampus: bool = False) -> Pa
     conn.commit()
     conn.close()
     return path
+
+
+def indexed_tree(root: Path) -> Path:
+    """build_tree() with an index holding 小明's guitar fact (what recall finds for a message about it)."""
+    build_tree(root)
+    write_index(root / "memory", [{"id": "learning_guitar", "entity_id": "qq:10001", "text": "小明最近在学吉他",
+                                   "importance": 7, "tags": ["hobby"], "last_accessed": 1.7e9}])
+    return root
