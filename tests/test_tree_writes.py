@@ -15,7 +15,7 @@ from cli_helpers import run
 from kiraos_desktop.core.memory.records import NotFoundError, ValidationError
 from kiraos_desktop.core.storage.tree import open_tree
 from kiraos_desktop.core.storage.tree.layout import EntityRef
-from kiraos_desktop.core.storage.tree.writes import TreeWriter
+from kiraos_desktop.core.storage.tree.editor import TreeEditor
 from tree_fixtures import build_tree, entity_dir, indexed_tree, link_outside, write_index
 
 XIAOMING = EntityRef("user", "qq:10001")
@@ -47,6 +47,9 @@ def index_rows(memory, memory_id, hippocampus=False):
     row = conn.execute("SELECT id, entity_id, entity_type, folder, memory_type, importance, tags, content_hash, "
                        "base_dir, raw_text, access_count, timestamp, last_accessed FROM memories WHERE id = ?",
                        (memory_id,)).fetchone()
+    if row is None:
+        conn.close()
+        return None, []
     key = memory_id if hippocampus else "\x01".join(row[2:3] + row[1:2] + row[3:4] + row[8:9] + row[0:1])
     fts = conn.execute("SELECT raw_text, tags_text FROM memories_fts WHERE memory_id = ?", (key,)).fetchall()
     conn.close()
@@ -64,15 +67,15 @@ def test_a_new_fact_is_the_plugins_file_and_index_row(tmp_path, hippocampus):
     memory = root / "memory"
     write_index(memory, [], hippocampus=hippocampus)
     text = "小明下周要去上海出差 / 坐高铁"
-    written = TreeWriter(str(memory)).add(XIAOMING, text, importance=8, tags=["出行", "工作"])
-    assert written.id == plugin_id(text) and written.indexed
-    path = entity_dir(memory, "user", "qq:10001") / "facts" / f"{written.id}.toml"
+    written = TreeEditor(str(memory)).add(XIAOMING, text, importance=8, tags=["出行", "工作"])
+    assert written.memory_id == plugin_id(text) and written.indexed
+    path = entity_dir(memory, "user", "qq:10001") / "facts" / f"{written.memory_id}.toml"
     data = tomllib.loads(path.read_text(encoding="utf-8"))
     assert list(data) == ["id", "type", "text", "importance", "tags", "source"]
     assert (data["id"], data["type"], data["text"], data["importance"], data["tags"]) == \
-        (written.id, "fact", text, 8, ["出行", "工作"])
+        (written.memory_id, "fact", text, 8, ["出行", "工作"])
     assert isinstance(data["source"]["time"], str) and data["source"]["time"].endswith("+00:00")
-    row, fts = index_rows(memory, written.id, hippocampus)
+    row, fts = index_rows(memory, written.memory_id, hippocampus)
     expected_row, expected_fts = rebuilt_rows(memory, path, "qq:10001", "user", "facts", "")
     assert row[:10] == expected_row and fts == [expected_fts]
     assert row[10] == 0 and row[11] == row[12]  # access_count 0; timestamp and last_accessed now
@@ -82,14 +85,14 @@ def test_a_new_fact_is_the_plugins_file_and_index_row(tmp_path, hippocampus):
 
 def test_a_reflection_and_the_bots_own_memory(kira):
     memory = kira / "memory"
-    writer = TreeWriter(str(memory))
+    writer = TreeEditor(str(memory))
     reflection = writer.add(XIAOMING, "他最近压力很大", reflection=True)
-    assert reflection.folder == "reflections"
-    assert tomllib.loads((entity_dir(memory, "user", "qq:10001") / "reflections" / f"{reflection.id}.toml")
+    assert reflection.files[0][0].split("/")[-2] == "reflections"
+    assert tomllib.loads((entity_dir(memory, "user", "qq:10001") / "reflections" / f"{reflection.memory_id}.toml")
                          .read_text(encoding="utf-8"))["type"] == "reflection"
     own = writer.add(EntityRef("self"), "我应该多问用户的感受", reflection=True)
-    path = memory / "global" / "self" / "reflections" / f"{own.id}.toml"
-    row, fts = index_rows(memory, own.id)
+    path = memory / "global" / "self" / "reflections" / f"{own.memory_id}.toml"
+    row, fts = index_rows(memory, own.memory_id)
     assert row[:10] == rebuilt_rows(memory, path, "", "", "reflections", "global/self")[0]
 
 
@@ -98,22 +101,22 @@ def test_a_name_taken_by_another_text_or_an_unreadable_file_gets_the_hash(kira):
     facts = entity_dir(memory, "user", "qq:10001") / "facts"
     text = "小明喜欢猫"
     (facts / f"{plugin_id(text)}.toml").write_text('id = "x"\ntext = "另一条"\n', encoding="utf-8")
-    writer = TreeWriter(str(memory))
+    writer = TreeEditor(str(memory))
     first = writer.add(XIAOMING, text)
-    assert first.id == f"{plugin_id(text)}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
+    assert first.memory_id == f"{plugin_id(text)}_{hashlib.sha256(text.encode()).hexdigest()[:8]}"
     assert (facts / f"{plugin_id(text)}.toml").read_text(encoding="utf-8") == 'id = "x"\ntext = "另一条"\n'
     again = writer.add(XIAOMING, "小明喜欢狗")
-    (facts / f"{again.id}.toml").write_bytes(b"\xff not toml")
-    before = (facts / f"{again.id}.toml").read_bytes()
-    assert writer.add(XIAOMING, "小明喜欢狗").id != again.id  # never over a file it cannot read
-    assert (facts / f"{again.id}.toml").read_bytes() == before
+    (facts / f"{again.memory_id}.toml").write_bytes(b"\xff not toml")
+    before = (facts / f"{again.memory_id}.toml").read_bytes()
+    assert writer.add(XIAOMING, "小明喜欢狗").memory_id != again.memory_id  # never over a file it cannot read
+    assert (facts / f"{again.memory_id}.toml").read_bytes() == before
     same = writer.add(XIAOMING, "小明喜欢猫")  # the same text: the same file, written again
-    assert same.id == first.id
+    assert same.memory_id == first.memory_id
 
 
 def test_refusals_write_nothing(kira, tmp_path):
     memory = kira / "memory"
-    writer = TreeWriter(str(memory))
+    writer = TreeEditor(str(memory))
     before = files_of(kira)
     with pytest.raises(NotFoundError):
         writer.add(EntityRef("user", "qq:nobody"), "x")
@@ -140,7 +143,7 @@ def test_an_index_that_cannot_take_the_row_leaves_no_file(kira):
     conn.close()
     before = files_of(kira)
     with pytest.raises(sqlite3.OperationalError):
-        TreeWriter(str(memory)).add(XIAOMING, "新的一条")
+        TreeEditor(str(memory)).add(XIAOMING, "新的一条")
     assert files_of(kira) == before
 
 
@@ -149,7 +152,7 @@ def test_the_command_line_adds_and_refuses_in_one_line(kira, capsys):
                          "--tag", "出行", "--kira-data", str(kira), "--json")
     assert code == 0, err
     reply = json.loads(out)
-    assert reply == {"ref": "user:qq:10001", "folder": "facts", "id": plugin_id("小明下周要去上海出差"),
+    assert reply == {"change": 1, "action": "add", "ref": "user:qq:10001", "id": plugin_id("小明下周要去上海出差"),
                      "path": f"entities/user_qq%3A10001/facts/{reply['id']}.toml", "indexed": True}
     before = files_of(kira)
     for argv in (["user:qq:10001", "x", "--importance", "11"], ["user:qq:nobody", "x"], ["nobody", "x"]):

@@ -1,5 +1,6 @@
-"""`kiraos-desktop memory add`: a new fact or reflection in a KiraOS plugin 3.x tree, written as the plugin
-writes it (the file and its index row together: a running plugin recalls it on its next reply)."""
+"""`kiraos-desktop memory add|edit|archive|restore|history|revert`: a KiraOS plugin 3.x tree's memories,
+written as the plugin writes them (each file and its index row together: a running plugin recalls the
+edit on its next reply), every change kept in a history in our data dir and revertable."""
 from __future__ import annotations
 
 import argparse
@@ -8,38 +9,88 @@ import json
 from kiraos_desktop.core.exit_codes import EXIT_OK
 
 _KIRA_DATA_NOTE = "needs --kira-data DIR, a KiraOS plugin 3.x data folder (the one holding memory/entities/)"
+ACTOR = "cli"
 
 
 def add_memory_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
-    p = sub.add_parser("memory", parents=parents, help="write a KiraOS 3.x tree's memories (--kira-data DIR)")
+    p = sub.add_parser("memory", parents=parents, help="edit a KiraOS 3.x tree's memories (--kira-data DIR)")
     actions = p.add_subparsers(dest="memory_command", metavar="ACTION", required=True)
-    add = actions.add_parser("add", parents=parents, help="add a fact (or a reflection) to an entity",
-                             description="Add a fact, or with --reflection a reflection, to one entity of a KiraOS "
-                                         "plugin 3.x tree (TYPE:ID, or global / self for the bot's own memory), "
-                                         "named and indexed as the plugin does it; " + _KIRA_DATA_NOTE + ".")
-    add.add_argument("ref", metavar="TYPE:ID")
+
+    def action(name: str, help_text: str, memory: bool = True) -> argparse.ArgumentParser:
+        parser = actions.add_parser(name, parents=parents, help=help_text,
+                                    description=f"{help_text[0].upper()}{help_text[1:]}; {_KIRA_DATA_NOTE}.")
+        if memory:
+            parser.add_argument("ref", metavar="TYPE:ID", help="user:qq:12345, group:..., channel:..., global or self")
+        parser.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+        return parser
+
+    add = action("add", "add a fact (or with --reflection a reflection), named and indexed as the plugin does it")
     add.add_argument("text", metavar="TEXT")
-    add.add_argument("--importance", type=int, default=5, metavar="N", help="1 to 10 (default 5)")
-    add.add_argument("--tag", action="append", default=[], metavar="T", help="a tag (repeat for more)")
     add.add_argument("--reflection", action="store_true", help="a reflection instead of a fact")
-    add.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+    edit = action("edit", "change a memory's text, importance or tags (the plugin's access counters are kept)")
+    edit.add_argument("memory_id", metavar="MEMORY_ID")
+    edit.add_argument("text", metavar="TEXT", nargs="?")
+    for parser in (add, edit):
+        parser.add_argument("--importance", type=int, metavar="N", help="1 to 10 (a new memory: 5)")
+        parser.add_argument("--tag", action="append", metavar="T", help="a tag (repeat for more; edit: replaces them)")
+    action("archive", "move a memory into archive/ as the plugin archives it").add_argument("memory_id", metavar="MEMORY_ID")
+    action("restore", "bring an archived memory back (the plugin cannot)").add_argument("memory_id", metavar="MEMORY_ID")
+    action("history", "list the changes made here to the tree, newest first", memory=False)
+    action("revert", "undo one change of the history (refused when its files changed since)",
+           memory=False).add_argument("change", metavar="N", type=int)
 
 
 def run_memory(args: argparse.Namespace) -> int:
-    """Raises StoreError (ValidationError, NotFoundError) or ValueError, nothing written: exit 2, one line."""
+    """Raises StoreError (ValidationError, NotFoundError, ChangedSince) or ValueError, nothing written:
+    exit 2, one line."""
+    from kiraos_desktop.core.paths import resolve_paths
     from kiraos_desktop.core.storage.tree import open_tree
+    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
     from kiraos_desktop.core.storage.tree.layout import parse_ref
-    from kiraos_desktop.core.storage.tree.writes import TreeWriter
 
     if not getattr(args, "kira_data", None):
         raise ValueError(f"memory {args.memory_command} {_KIRA_DATA_NOTE}")
     tree = open_tree(args.kira_data)
-    written = TreeWriter(tree.root).add(parse_ref(args.ref), args.text, importance=args.importance,
-                                        tags=args.tag, reflection=args.reflection)
-    if args.json:
-        print(json.dumps({"ref": written.ref.label(), "folder": written.folder, "id": written.id,
-                          "path": written.path, "indexed": written.indexed}, ensure_ascii=False))
+    editor = TreeEditor(tree.root)
+    journal = TreeJournal(journal_path(resolve_paths(kira_data=args.kira_data).data_dir, tree.root))
+    command = args.memory_command
+    if command == "history":
+        entries = journal.entries()[::-1]
+        if args.json:
+            print(json.dumps([{"change": e.id, "at": e.at, "actor": e.actor, "action": e.change.action,
+                               "ref": e.change.ref, "id": e.change.memory_id, "reverts": e.reverts}
+                              for e in entries], ensure_ascii=False))
+        for entry in [] if args.json else entries:
+            reverted = f" (reverts {entry.reverts})" if entry.reverts else ""
+            print(f"{entry.id:>4}  {entry.at}  {entry.actor:4}  {entry.change.action:8} "
+                  f"{entry.change.ref} {entry.change.memory_id}{reverted}")
+        if not entries and not args.json:
+            print("no change has been made to this tree here")
+        return EXIT_OK
+    if command == "revert":
+        reverted = journal.get(args.change)
+        change, reverts = editor.revert(reverted.change), reverted.id
     else:
-        note = "" if written.indexed else " (the tree has no index yet: the plugin builds it at its start)"
-        print(f"added {written.ref.label()} {written.folder}/{written.id}{note}")
+        ref = parse_ref(args.ref)
+        if command == "add":
+            change = editor.add(ref, args.text, importance=5 if args.importance is None else args.importance,
+                                tags=args.tag or [], reflection=args.reflection)
+        elif command == "edit":
+            if args.text is None and args.importance is None and args.tag is None:
+                raise ValueError("memory edit: give a new TEXT, --importance or --tag (nothing to change)")
+            change = editor.edit(ref, args.memory_id, text=args.text, importance=args.importance, tags=args.tag)
+        elif command == "archive":
+            change = editor.archive(ref, args.memory_id)
+        else:
+            change = editor.restore(ref, args.memory_id)
+        reverts = None
+    entry = journal.append(change, ACTOR, reverts)
+    path = next((relative for relative, _, after in change.files if after is not None), change.files[0][0])
+    if args.json:
+        print(json.dumps({"change": entry.id, "action": command, "ref": change.ref, "id": change.memory_id,
+                          "path": path, "indexed": change.indexed}, ensure_ascii=False))
+    else:
+        note = "" if change.indexed else " (the tree has no index yet: the plugin builds it at its start)"
+        print(f"{command} {change.ref} {change.memory_id}: {path} (change {entry.id}){note}")
     return EXIT_OK

@@ -1,0 +1,307 @@
+"""Editing a KiraOS plugin 3.x tree: add, edit, archive and restore a memory, each a `TreeChange` that
+holds every file's and index row's before and after (what the journal keeps, and what revert() undoes).
+
+Facts from the plugin (v3.0.1, toml_tree_store `add_memory`, `update_memory`, `archive_memory`,
+`get_memory`): the file name is the memory's canonical id; an update rewrites the file and upserts
+the row keeping its timestamp, last_accessed and access_count; archiving writes the memory with a
+[meta] table of its runtime state to archive/ under the flat archive name (storage/tree/layout.py),
+then removes the file and the row. The plugin never restores; a restore here is the reverse step.
+
+A change is made in three steps: the files it writes (each atomically), then the index rows in one
+transaction, then the files it removes. When the rows cannot be written, the files written are put
+back as they were: the file and its row go together, or neither. Nothing is written through a link,
+and a file that cannot be read is never rewritten.
+"""
+from __future__ import annotations
+
+import json
+import os
+import time
+import tomllib
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from typing import Any
+
+from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
+from kiraos_desktop.core.storage.tree.index_rows import RowKey, TreeIndex
+from kiraos_desktop.core.storage.tree.layout import ARCHIVE_DIR, MEMORY_SUFFIX, EntityRef, archive_name, scope_dirs
+from kiraos_desktop.core.storage.tree.writes import (
+    META_KEYS,
+    atomic_write,
+    check_importance,
+    check_tags,
+    check_text,
+    content_hash,
+    fallback_id,
+    memory_toml,
+)
+
+#: Who keeps reflections (the plugin makes reflections/ for users and groups; the bot's self memory has them).
+REFLECTING_KINDS = ("user", "group", "self")
+
+
+class ChangedSince(StoreError):
+    """A revert found a file no longer as the change left it (the plugin or someone wrote it since)."""
+
+
+@dataclass
+class TreeChange:
+    """One edit: every file (relative to the memory root; its text, None where there is none) and index
+    row (its columns, None where there is none) before and after."""
+
+    action: str  # add, edit, archive, restore (a revert: "revert")
+    ref: str  # the entity's TYPE:ID label
+    memory_id: str
+    files: list[tuple[str, str | None, str | None]] = field(default_factory=list)
+    rows: list[tuple[dict[str, str], dict[str, Any] | None, dict[str, Any] | None]] = field(default_factory=list)
+    indexed: bool = True  # False: the tree has no index yet
+
+    def inverse(self) -> "TreeChange":
+        return TreeChange("revert", self.ref, self.memory_id, [(p, a, b) for p, b, a in self.files],
+                          [(k, a, b) for k, b, a in self.rows], self.indexed)
+
+
+class TreeEditor:
+    """Makes changes in the tree under a plugin's `memory/` folder (the one EntityTree reads)."""
+
+    def __init__(self, memory_root: str) -> None:
+        self.root = os.path.realpath(memory_root)
+
+    # ---- the edits -------------------------------------------------------------------------
+
+    def add(self, ref: EntityRef, text: str, importance: int = 5, tags: list[str] | tuple[str, ...] = (),
+            reflection: bool = False) -> TreeChange:
+        """A new fact (or reflection), named as the plugin names one: NotFoundError when the tree has no
+        such entity, ValidationError for a bad value (nothing written then)."""
+        text, importance, tag_list = check_text(text), check_importance(importance), check_tags(list(tags))
+        folder = "reflections" if reflection else "facts"
+        base = self._scope(ref, folder, create=True)
+        memory_id = self._free_id(f"{base}/{folder}", fallback_id(text), text)
+        memory = {"id": memory_id, "type": "reflection" if reflection else "fact", "text": text,
+                  "importance": importance, "tags": tag_list, "source": {"time": datetime.now(timezone.utc).isoformat()}}
+        relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
+        change = TreeChange("add", ref.label(), memory_id, [(relative, self._text_or_none(relative), memory_toml(memory))])
+        self._row_change(change, RowKey.of(ref, folder, memory_id), lambda row: _row(ref, folder, memory, self._abs(relative), row))
+        return self.apply(change)
+
+    def edit(self, ref: EntityRef, memory_id: str, text: str | None = None, importance: int | None = None,
+             tags: list[str] | None = None) -> TreeChange:
+        """New text, importance or tags of a memory; the plugin's runtime state in its row is kept."""
+        folder, relative, memory = self._find(ref, memory_id)
+        if text is not None:
+            memory["text"] = check_text(text)
+        if importance is not None:
+            memory["importance"] = check_importance(importance)
+        if tags is not None:
+            memory["tags"] = check_tags(tags)
+        change = TreeChange("edit", ref.label(), memory_id, [(relative, self._text(relative), memory_toml(memory))])
+        self._row_change(change, RowKey.of(ref, folder, memory_id), lambda row: _row(ref, folder, memory, self._abs(relative), row))
+        return self.apply(change)
+
+    def archive(self, ref: EntityRef, memory_id: str) -> TreeChange:
+        """Into archive/ with its runtime state, as the plugin archives (a file of that name is replaced)."""
+        folder, relative, memory = self._find(ref, memory_id)
+        key = RowKey.of(ref, folder, memory_id)
+        row = self._read_row(key)
+        meta = _meta(row) if row is not None else {}
+        archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
+        self._real_folder(ARCHIVE_DIR, create=True)
+        change = TreeChange("archive", ref.label(), memory_id, [
+            (archived, self._text_or_none(archived), memory_toml(memory, meta)), (relative, self._text(relative), None)])
+        change.rows.append((key.as_dict(), row, None))
+        change.indexed = TreeIndex.of(self.root) is not None
+        return self.apply(change)
+
+    def restore(self, ref: EntityRef, memory_id: str) -> TreeChange:
+        """Back from archive/ into its folder, its row made from the archived runtime state."""
+        base, folders = scope_dirs(ref)
+        for folder in folders:
+            archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
+            if os.path.isfile(self._abs(archived)):
+                break
+        else:
+            raise NotFoundError(f"archive/ holds no memory {memory_id!r} of {ref.label()}")
+        data = self._parse(archived)
+        meta = data.pop("meta", {}) if isinstance(data.get("meta"), dict) else {}
+        memory = _memory_of(data, memory_id)
+        self._scope(ref, folder, create=True)
+        relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
+        if os.path.lexists(self._abs(relative)):
+            raise ValidationError("id", f"{relative} exists already: restoring would replace it")
+        change = TreeChange("restore", ref.label(), memory_id,
+                            [(relative, None, memory_toml(memory)), (archived, self._text(archived), None)])
+        self._row_change(change, RowKey.of(ref, folder, memory_id),
+                         lambda row: _row(ref, folder, memory, self._abs(relative), row, meta))
+        return self.apply(change)
+
+    # ---- applying and reverting ------------------------------------------------------------
+
+    def apply(self, change: TreeChange) -> TreeChange:
+        """Write the change's files, then its rows (one transaction), then remove the files it removes."""
+        written: list[tuple[str, str | None]] = []
+        try:
+            for relative, before, after in change.files:
+                if after is not None:
+                    path = self._abs(relative)
+                    self._real_folder(os.path.dirname(relative))
+                    atomic_write(path, after.encode("utf-8"))
+                    written.append((relative, before))
+            index = TreeIndex.of(self.root)
+            if index is not None and change.rows:
+                with index.transaction() as rows:
+                    for key, _, after_row in change.rows:
+                        if after_row is None:
+                            rows.remove(RowKey(**key))
+                        else:
+                            rows.put(after_row)
+        except BaseException:
+            for relative, before in reversed(written):  # the rows were not written: the files go back
+                if before is None:
+                    os.unlink(self._abs(relative))
+                else:
+                    atomic_write(self._abs(relative), before.encode("utf-8"))
+            raise
+        for relative, _, after in change.files:
+            if after is None and os.path.lexists(self._abs(relative)):
+                os.unlink(self._abs(relative))
+        return change
+
+    def revert(self, change: TreeChange) -> TreeChange:
+        """Undo `change` when every file is still as it left it; ChangedSince (nothing written) otherwise."""
+        for relative, _, after in change.files:
+            if self._text_or_none(relative) != after:
+                raise ChangedSince(f"{relative} was changed since ({change.action} of {change.memory_id}): "
+                                   "not reverted, nothing was written")
+        return self.apply(change.inverse())
+
+    # ---- reading and places ----------------------------------------------------------------
+
+    def _abs(self, relative: str) -> str:
+        return os.path.join(self.root, *relative.split("/"))
+
+    def _real_folder(self, relative: str, create: bool = False) -> str:
+        """The folder `relative` under the root, each step a real folder (never a link), missing steps
+        made when `create`; NotFoundError when it is not there."""
+        path = self.root
+        for part in [p for p in relative.split("/") if p]:
+            path = os.path.join(path, part)
+            if os.path.islink(path):
+                raise NotFoundError(f"{relative} is a link: nothing outside the tree is written")
+            if not os.path.isdir(path):
+                if not create or os.path.lexists(path):
+                    raise NotFoundError(f"the tree has no {relative}/")
+                os.mkdir(path)
+        return path
+
+    def _scope(self, ref: EntityRef, folder: str, create: bool = False) -> str:
+        base, folders = scope_dirs(ref)
+        if folder not in folders or (folder == "reflections" and ref.kind not in REFLECTING_KINDS):
+            raise ValidationError("folder", f"{ref.label()} keeps no {folder}")
+        if not ref.is_global:
+            self._real_folder(base)  # an entity the tree holds (the bot's own memory is made when missing)
+        self._real_folder(f"{base}/{folder}", create=create)
+        return base
+
+    def _find(self, ref: EntityRef, memory_id: str) -> tuple[str, str, dict[str, Any]]:
+        """(folder, relative path, the memory as the plugin reads it) of an entity's memory."""
+        if not memory_id or "/" in memory_id or "\\" in memory_id or memory_id in (".", ".."):
+            raise ValidationError("memory", f"{memory_id!r} is no memory id")
+        base, folders = scope_dirs(ref)
+        if not ref.is_global:
+            self._real_folder(base)
+        for folder in folders:
+            relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
+            if os.path.lexists(self._abs(relative)):
+                self._real_folder(f"{base}/{folder}")
+                return folder, relative, _memory_of(self._parse(relative), memory_id)
+        raise NotFoundError(f"{ref.label()} has no memory {memory_id!r}")
+
+    def _text(self, relative: str) -> str:
+        path = self._abs(relative)
+        if os.path.islink(path):
+            raise NotFoundError(f"{relative} is a link: nothing outside the tree is read or written")
+        try:
+            with open(path, "rb") as source:
+                return source.read().decode("utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise StoreError(f"{relative} cannot be read ({exc}): it is left as it is") from None
+
+    def _text_or_none(self, relative: str) -> str | None:
+        return self._text(relative) if os.path.lexists(self._abs(relative)) else None
+
+    def _parse(self, relative: str) -> dict[str, Any]:
+        try:
+            return tomllib.loads(self._text(relative))
+        except tomllib.TOMLDecodeError as exc:
+            raise StoreError(f"{relative} is not valid TOML ({exc}): it is left as it is") from None
+
+    def _free_id(self, folder: str, memory_id: str, text: str) -> str:
+        """`memory_id`, or it with "_" and the text's hash when another text (or a file that cannot be
+        read) has the name: never overwrite what is there."""
+        relative = f"{folder}/{memory_id}{MEMORY_SUFFIX}"
+        if not os.path.lexists(self._abs(relative)):
+            return memory_id
+        try:
+            same = content_hash(str(self._parse(relative).get("text", ""))) == content_hash(text)
+        except (StoreError, NotFoundError):
+            same = False
+        return memory_id if same else f"{memory_id}_{content_hash(text)[:8]}"
+
+    def _read_row(self, key: RowKey) -> dict[str, Any] | None:
+        index = TreeIndex.of(self.root)
+        if index is None:
+            return None
+        with index.transaction() as rows:
+            return rows.row(key)
+
+    def _row_change(self, change: TreeChange, key: RowKey, make) -> None:
+        index = TreeIndex.of(self.root)
+        change.indexed = index is not None
+        if index is not None:
+            before = self._read_row(key)
+            change.rows.append((key.as_dict(), before, make(before)))
+
+
+def _memory_of(data: dict[str, Any], memory_id: str) -> dict[str, Any]:
+    """A memory as the plugin reads a file (Memory.from_toml_dict): the file name is its id; an
+    importance that is no number 5, clamped to 1-10; tags not a list and source not a table dropped."""
+    try:
+        importance = max(1, min(10, int(data.get("importance", 5))))
+    except (TypeError, ValueError):
+        importance = 5
+    tags = data.get("tags", [])
+    source = data.get("source", {})
+    return {"id": memory_id, "type": str(data.get("type", "fact")), "text": str(data.get("text", "")),
+            "importance": importance, "tags": tags if isinstance(tags, list) else [],
+            "source": source if isinstance(source, dict) else {}}
+
+
+def _meta(row: dict[str, Any]) -> dict[str, Any]:
+    """An archived file's [meta] table from the row (tags and source as data, not JSON text)."""
+    meta = {key: row[key] for key in META_KEYS}
+    for key, empty in (("tags", []), ("source", {})):
+        try:
+            meta[key] = json.loads(meta[key]) if isinstance(meta[key], str) else meta[key]
+        except ValueError:
+            meta[key] = empty
+    return meta
+
+
+def _row(ref: EntityRef, folder: str, memory: dict[str, Any], path: str, before: dict[str, Any] | None,
+         meta: dict[str, Any] | None = None) -> dict[str, Any]:
+    """The memory's row: its runtime state kept from `before` (an edit) or `meta` (a restore), else now."""
+    now = time.time()
+    kept = before or {}
+    state = meta or {}
+    key = RowKey.of(ref, folder, memory["id"])
+    return {
+        "id": memory["id"], "entity_id": key.entity_id, "entity_type": key.entity_type, "folder": folder,
+        "memory_type": memory["type"], "importance": memory["importance"],
+        "timestamp": kept.get("timestamp", state.get("timestamp", now)),
+        "last_accessed": kept.get("last_accessed", state.get("last_accessed", now)),
+        "access_count": kept.get("access_count", state.get("access_count", 0)),
+        "tags": json.dumps(memory["tags"], ensure_ascii=False),
+        "source": json.dumps(memory["source"], ensure_ascii=False),
+        "content_hash": content_hash(memory["text"]), "file_path": path, "base_dir": key.base_dir,
+        "raw_text": memory["text"],
+    }

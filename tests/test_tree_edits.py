@@ -1,0 +1,145 @@
+"""Editing, archiving and restoring a KiraOS 3.x tree's memories with undo: the files as the plugin reads
+and writes them, the index equal to a rebuild from the files after each kind of edit (the plugin's
+runtime state kept), reverts that refuse a file changed since, and a history in our data dir."""
+from __future__ import annotations
+
+import json
+import sqlite3
+import tomllib
+
+import pytest
+
+from cli_helpers import run
+from kiraos_desktop.core.memory.records import StoreError
+from kiraos_desktop.core.storage.tree.editor import ChangedSince, TreeEditor
+from kiraos_desktop.core.storage.tree.layout import EntityRef
+from test_tree_writes import index_rows, rebuilt_rows
+from tree_fixtures import entity_dir, indexed_tree
+
+XIAOMING = EntityRef("user", "qq:10001")
+GUITAR = "learning_guitar"
+
+
+@pytest.fixture
+def kira(tmp_path):
+    return indexed_tree(tmp_path / "kira")
+
+
+def files_of(root):
+    """Every file of the data folder but the index (compared by its rows: SQLite's own pages change)."""
+    return {p.relative_to(root): p.read_bytes() for p in sorted(root.rglob("*"))
+            if p.is_file() and not p.name.startswith("memory_index.db")}
+
+
+def index_dump(memory):
+    conn = sqlite3.connect(memory / "memory_index.db")
+    rows = sorted(conn.execute("SELECT * FROM memories").fetchall(), key=repr)
+    fts = sorted(conn.execute("SELECT memory_id, raw_text, tags_text FROM memories_fts").fetchall())
+    conn.close()
+    return rows, fts
+
+
+def test_an_edit_keeps_the_plugins_runtime_state_and_matches_a_rebuild(kira):
+    memory = kira / "memory"
+    before_row = index_rows(memory, GUITAR)[0]
+    TreeEditor(str(memory)).edit(XIAOMING, GUITAR, text="小明学吉他一年了", importance=9, tags=["hobby", "音乐"])
+    path = entity_dir(memory, "user", "qq:10001") / "facts" / f"{GUITAR}.toml"
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    assert (data["id"], data["text"], data["importance"], data["tags"]) == (GUITAR, "小明学吉他一年了", 9, ["hobby", "音乐"])
+    assert data["source"]["session"] == "qq:pm:10001"  # what the file had is kept
+    row, fts = index_rows(memory, GUITAR)
+    expected_row, expected_fts = rebuilt_rows(memory, path, "qq:10001", "user", "facts", "")
+    assert row[:10] == expected_row and fts == [expected_fts]
+    assert row[10:] == before_row[10:]  # access_count, timestamp, last_accessed as the plugin left them
+
+
+def test_archive_and_restore_go_through_the_plugins_archive(kira):
+    memory = kira / "memory"
+    editor = TreeEditor(str(memory))
+    facts = entity_dir(memory, "user", "qq:10001") / "facts"
+    original = (facts / f"{GUITAR}.toml").read_bytes()
+    row_before = index_rows(memory, GUITAR)[0]
+    editor.archive(XIAOMING, GUITAR)
+    archived = memory / "archive" / f"user__qq%3A10001__facts__{GUITAR}.toml"
+    data = tomllib.loads(archived.read_text(encoding="utf-8"))
+    assert data["text"] == "小明最近在学吉他" and data["meta"]["access_count"] == row_before[10]
+    assert data["meta"]["tags"] == ["hobby"] and not (facts / f"{GUITAR}.toml").exists()
+    assert index_rows(memory, GUITAR)[0] is None  # a running plugin no longer recalls it
+    editor.restore(XIAOMING, GUITAR)
+    assert not archived.exists()
+    assert tomllib.loads((facts / f"{GUITAR}.toml").read_text(encoding="utf-8")) == tomllib.loads(original.decode())
+    row, fts = index_rows(memory, GUITAR)
+    assert row[:10] == rebuilt_rows(memory, facts / f"{GUITAR}.toml", "qq:10001", "user", "facts", "")[0]
+    assert row[10:] == row_before[10:]  # the runtime state comes back from [meta]
+
+
+@pytest.mark.parametrize("edit", ["add", "edit", "archive", "restore"])
+def test_each_kind_of_edit_is_undone_exactly(kira, edit):
+    memory = kira / "memory"
+    editor = TreeEditor(str(memory))
+    if edit == "restore":
+        editor.archive(XIAOMING, GUITAR)
+    files, index = files_of(kira), index_dump(memory)
+    change = {"add": lambda: editor.add(XIAOMING, "小明养了一只猫"),
+              "edit": lambda: editor.edit(XIAOMING, GUITAR, text="改过的"),
+              "archive": lambda: editor.archive(XIAOMING, GUITAR),
+              "restore": lambda: editor.restore(XIAOMING, GUITAR)}[edit]()
+    assert files_of(kira) != files
+    editor.revert(change)
+    assert files_of(kira) == files and index_dump(memory) == index
+
+
+def test_a_revert_refuses_a_file_changed_since(kira):
+    memory = kira / "memory"
+    editor = TreeEditor(str(memory))
+    change = editor.edit(XIAOMING, GUITAR, text="改过的")
+    path = entity_dir(memory, "user", "qq:10001") / "facts" / f"{GUITAR}.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace("改过的", "插件又改了"), encoding="utf-8")
+    files = files_of(kira)
+    with pytest.raises(ChangedSince):
+        editor.revert(change)
+    assert files_of(kira) == files
+
+
+def test_broken_files_and_missing_memories_are_refused_untouched(kira):
+    memory = kira / "memory"
+    editor = TreeEditor(str(memory))
+    broken = EntityRef("user", "qq:10002")
+    files = files_of(kira)
+    for call in (lambda: editor.edit(broken, "bad_toml", text="x"), lambda: editor.archive(broken, "latin1"),
+                 lambda: editor.edit(XIAOMING, "no_such", text="x"), lambda: editor.restore(XIAOMING, GUITAR),
+                 lambda: editor.edit(XIAOMING, "../../../etc/passwd", text="x")):
+        with pytest.raises(StoreError):
+            call()
+    assert files_of(kira) == files
+
+
+def test_hostile_ids_round_trip(kira):
+    memory = kira / "memory"
+    editor = TreeEditor(str(memory))
+    odd = EntityRef("user", "😀:a%b/中文")
+    added = editor.add(odd, "表情用户喜欢画画")
+    editor.archive(odd, added.memory_id)
+    assert (memory / "archive" / f"user__%F0%9F%98%80%3Aa%25b%2F%E4%B8%AD%E6%96%87__facts__{added.memory_id}.toml").exists()
+    editor.restore(odd, added.memory_id)
+    assert index_rows(memory, added.memory_id)[0][1] == "😀:a%b/中文"
+
+
+def test_the_command_line_edits_keeps_a_history_and_reverts(kira, capsys):
+    def memory_cli(*argv):
+        return run(capsys, "memory", *argv, "--kira-data", str(kira))
+
+    original = files_of(kira)
+    code, out, err = memory_cli("edit", "user:qq:10001", GUITAR, "小明学吉他一年了", "--importance", "9", "--json")
+    assert code == 0, err
+    assert json.loads(out)["change"] == 1 and json.loads(out)["action"] == "edit"
+    assert memory_cli("archive", "user:qq:10001", GUITAR)[0] == 0
+    code, out, err = memory_cli("history", "--json")
+    assert [(e["change"], e["action"]) for e in json.loads(out)] == [(2, "archive"), (1, "edit")]
+    assert memory_cli("revert", "2")[0] == 0 and memory_cli("revert", "1")[0] == 0
+    assert files_of(kira) == original
+    for argv in (["edit", "user:qq:10001", GUITAR], ["edit", "user:qq:10001", GUITAR, "--importance", "0"],
+                 ["archive", "user:qq:10001", "no_such"], ["revert", "99"], ["restore", "user:qq:nobody", "x"]):
+        code, out, err = memory_cli(*argv)
+        assert code == 2 and len(err.strip().splitlines()) == 1 and out == "", (argv, err)
+    assert files_of(kira) == original
