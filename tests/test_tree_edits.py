@@ -143,3 +143,31 @@ def test_the_command_line_edits_keeps_a_history_and_reverts(kira, capsys):
         code, out, err = memory_cli(*argv)
         assert code == 2 and len(err.strip().splitlines()) == 1 and out == "", (argv, err)
     assert files_of(kira) == original
+
+
+def test_a_profile_field_is_written_as_the_plugin_writes_profile_json(kira, capsys):
+    memory = kira / "memory"
+    path = entity_dir(memory, "user", "qq:10001") / "profile.json"
+    stored = json.loads(path.read_text(encoding="utf-8"))
+    original = path.read_bytes()
+    change = TreeEditor(str(memory)).set_profile(XIAOMING, "preferences", {"饮料": "咖啡", "音乐": "摇滚"})
+    text = path.read_text(encoding="utf-8")
+    written = json.loads(text)
+    assert list(written) == ["entity_id", "entity_type", "name", "nickname", "description", "platform", "traits",
+                             "preferences", "relationships", "facts", "aliases", "interaction_count",
+                             "last_interaction", "metadata"]
+    assert text == json.dumps(written, ensure_ascii=False, indent=2)  # UTF-8, indent 2, as json.dump writes it
+    assert written["preferences"] == {"饮料": "咖啡", "音乐": "摇滚"}
+    assert {k: v for k, v in written.items() if k in stored and k != "preferences"} == \
+        {k: v for k, v in stored.items() if k != "preferences"}
+    TreeEditor(str(memory)).revert(change)
+    assert path.read_bytes() == original
+    for argv in (["user:qq:10001", "nope", "x"], ["user:qq:10001", "traits", "x"], ["user:qq:10001", "traits", '"x"'],
+                 ["user:qq:10001", "interaction_count", "true"], ["user:qq:nobody", "name", "x"],
+                 ["user:qq:10004", "name", "x"]):  # the last one's profile.json is not valid JSON
+        code, out, err = run(capsys, "profile", "set", *argv, "--kira-data", str(kira))
+        assert code == 2 and len(err.strip().splitlines()) == 1, (argv, err)
+    assert path.read_bytes() == original
+    assert (entity_dir(memory, "user", "qq:10004") / "profile.json").read_text(encoding="utf-8") == "{not json"
+    code, out, err = run(capsys, "profile", "set", "user:qq:10001", "name", "小明同学", "--kira-data", str(kira))
+    assert code == 0 and json.loads(path.read_text(encoding="utf-8"))["name"] == "小明同学"

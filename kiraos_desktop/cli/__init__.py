@@ -274,7 +274,7 @@ def _run_command(args) -> int:
             return run_entities(args)
         except (StoreError, OSError, ValueError) as exc:
             raise UsageError(str(exc)) from None
-    if args.command == "memory":
+    if args.command in ("memory", "profile"):
         from kiraos_desktop.cli.tree_edit import run_memory
 
         try:

@@ -38,6 +38,16 @@ def add_memory_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
     action("history", "list the changes made here to the tree, newest first", memory=False)
     action("revert", "undo one change of the history (refused when its files changed since)",
            memory=False).add_argument("change", metavar="N", type=int)
+    p = sub.add_parser("profile", parents=parents, help="edit a KiraOS 3.x entity's profile (--kira-data DIR)")
+    profile = p.add_subparsers(dest="profile_command", metavar="ACTION", required=True)
+    put = profile.add_parser("set", parents=parents, help="set one field of an entity's profile.json",
+                             description="Set one field of a KiraOS plugin 3.x entity's profile.json, written as the "
+                                         "plugin writes it (lists and objects as JSON: '[\"耐心\"]', "
+                                         "'{\"饮料\": \"奶茶\"}'); kept in `memory history`; " + _KIRA_DATA_NOTE + ".")
+    put.add_argument("ref", metavar="TYPE:ID")
+    put.add_argument("field", metavar="FIELD")
+    put.add_argument("value", metavar="VALUE")
+    put.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
 
 
 def run_memory(args: argparse.Namespace) -> int:
@@ -50,11 +60,11 @@ def run_memory(args: argparse.Namespace) -> int:
     from kiraos_desktop.core.storage.tree.layout import parse_ref
 
     if not getattr(args, "kira_data", None):
-        raise ValueError(f"memory {args.memory_command} {_KIRA_DATA_NOTE}")
+        raise ValueError(f"{args.command} {_KIRA_DATA_NOTE}")
     tree = open_tree(args.kira_data)
     editor = TreeEditor(tree.root)
     journal = TreeJournal(journal_path(resolve_paths(kira_data=args.kira_data).data_dir, tree.root))
-    command = args.memory_command
+    command = args.memory_command if args.command == "memory" else "profile"
     if command == "history":
         entries = journal.entries()[::-1]
         if args.json:
@@ -80,6 +90,8 @@ def run_memory(args: argparse.Namespace) -> int:
             if args.text is None and args.importance is None and args.tag is None:
                 raise ValueError("memory edit: give a new TEXT, --importance or --tag (nothing to change)")
             change = editor.edit(ref, args.memory_id, text=args.text, importance=args.importance, tags=args.tag)
+        elif command == "profile":
+            change = editor.set_profile(ref, args.field, _profile_value(args.field, args.value))
         elif command == "archive":
             change = editor.archive(ref, args.memory_id)
         else:
@@ -94,3 +106,16 @@ def run_memory(args: argparse.Namespace) -> int:
         note = "" if change.indexed else " (the tree has no index yet: the plugin builds it at its start)"
         print(f"{command} {change.ref} {change.memory_id}: {path} (change {entry.id}){note}")
     return EXIT_OK
+
+
+def _profile_value(field: str, text: str):
+    """VALUE as the field takes it: a text field the text itself, any other field JSON."""
+    from kiraos_desktop.core.storage.tree.files import PROFILE_FIELDS
+
+    if PROFILE_FIELDS.get(field, (str,)) == (str,):  # an unknown field is refused by the editor, by name
+        return text
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ValueError(f"profile set: {field} takes JSON (a list like '[\"a\"]', an object, a number): "
+                         f"{text!r} is not valid JSON") from None

@@ -23,8 +23,16 @@ from datetime import datetime, timezone
 from typing import Any
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
+from kiraos_desktop.core.storage.tree.files import PROFILE_FIELDS
 from kiraos_desktop.core.storage.tree.index_rows import RowKey, TreeIndex
-from kiraos_desktop.core.storage.tree.layout import ARCHIVE_DIR, MEMORY_SUFFIX, EntityRef, archive_name, scope_dirs
+from kiraos_desktop.core.storage.tree.layout import (
+    ARCHIVE_DIR,
+    MEMORY_SUFFIX,
+    PROFILE_FILE,
+    EntityRef,
+    archive_name,
+    scope_dirs,
+)
 from kiraos_desktop.core.storage.tree.writes import (
     META_KEYS,
     atomic_write,
@@ -38,6 +46,13 @@ from kiraos_desktop.core.storage.tree.writes import (
 
 #: Who keeps reflections (the plugin makes reflections/ for users and groups; the bot's self memory has them).
 REFLECTING_KINDS = ("user", "group", "self")
+#: profile.json as the plugin's EntityProfile writes it: every field, in this order, with these defaults.
+PROFILE_DEFAULTS: dict[str, Any] = {
+    "entity_id": "", "entity_type": "user", "name": "", "nickname": "", "description": "", "platform": "",
+    "traits": [], "preferences": {}, "relationships": {}, "facts": [], "aliases": [], "interaction_count": 0,
+    "last_interaction": 0.0, "metadata": {},
+}
+_KIND_NAMES = {str: "a text", list: "a JSON list", dict: "a JSON object", int: "a whole number", float: "a number"}
 
 
 class ChangedSince(StoreError):
@@ -132,6 +147,34 @@ class TreeEditor:
                             [(relative, None, memory_toml(memory)), (archived, self._text(archived), None)])
         self._row_change(change, RowKey.of(ref, folder, memory_id),
                          lambda row: _row(ref, folder, memory, self._abs(relative), row, meta))
+        return self.apply(change)
+
+    def set_profile(self, ref: EntityRef, name: str, value: Any) -> TreeChange:
+        """One field of the entity's profile.json, the file written whole as the plugin writes it (every
+        field of its EntityProfile in order, UTF-8, indent 2; fields it does not know are not kept)."""
+        if ref.is_global:
+            raise ValidationError("entity", f"{ref.label()} has no profile")
+        kinds = PROFILE_FIELDS.get(name)
+        if kinds is None or name in ("entity_id", "entity_type"):
+            raise ValidationError("field", f"{name!r} is no profile field: one of "
+                                           f"{', '.join(f for f in PROFILE_FIELDS if f not in ('entity_id', 'entity_type'))}")
+        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
+            raise ValidationError(name, f"must be {' or '.join(_KIND_NAMES[k] for k in kinds)}")
+        base = scope_dirs(ref)[0]
+        self._real_folder(base)
+        relative = f"{base}/{PROFILE_FILE}"
+        before = self._text_or_none(relative)
+        try:
+            stored = json.loads(before) if before is not None else {}
+        except ValueError as exc:
+            raise StoreError(f"{relative} is not valid JSON ({exc}): it is left as it is") from None
+        if not isinstance(stored, dict):
+            raise StoreError(f"{relative} is not a JSON object: it is left as it is")
+        profile = {field: stored.get(field, default) for field, default in PROFILE_DEFAULTS.items()}
+        profile.update(entity_id=ref.id, entity_type=ref.kind)
+        profile[name] = value
+        change = TreeChange("profile", ref.label(), name, [(relative, before, json.dumps(profile, ensure_ascii=False, indent=2))])
+        change.indexed = TreeIndex.of(self.root) is not None
         return self.apply(change)
 
     # ---- applying and reverting ------------------------------------------------------------
