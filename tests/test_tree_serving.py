@@ -13,7 +13,7 @@ from cli_helpers import run
 from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.storage.tree.layout import EntityRef
-from kiraos_desktop.core.storage.tree.serving import NO_MEMORY, UPDATE_REFUSED, fit_lines
+from kiraos_desktop.core.storage.tree.serving import NO_MEMORY, fit_lines
 from kiraos_desktop.core.memory.records import ReadOnlyData
 from tree_fixtures import build_tree, write_index
 
@@ -65,11 +65,50 @@ def test_the_context_is_the_plugins_injection(engine):
     assert engine.context.build(["qq:nobody"]).text == ""
 
 
-def test_memory_update_is_refused_as_an_error_reply(kira, engine):
+def profile_of(kira, user_id=XIAOMING):
+    from urllib.parse import quote
+
+    return json.loads((kira / "memory" / "entities" / f"user_{quote(user_id, safe='-._~')}" / "profile.json")
+                      .read_text(encoding="utf-8"))
+
+
+def test_memory_update_maps_as_the_plugins_migration_and_the_operator_can_revert_it(kira, engine):
+    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
+
     before = tree_files(kira)
-    result = engine.tools.call("memory_update", XIAOMING, {"operations": [{"op": "set", "key": "k", "value": "v"}]})
-    assert result.is_error and result.content == UPDATE_REFUSED
-    assert tree_files(kira) == before
+    result = engine.tools.call("memory_update", XIAOMING, {"operations": [
+        {"op": "set", "key": "昵称", "value": "阿明"},
+        {"op": "set", "key": "饮料", "value": "咖啡", "category": "preference"},
+        {"op": "set", "key": "qq:10003", "value": "室友", "category": "social"},
+        {"op": "set", "key": "城市", "value": "杭州"},
+        {"op": "set", "key": "城市", "value": "上海", "ttl": "7d"},
+        {"op": "set", "key": "血型", "value": "O", "category": "other"},
+        {"op": "event", "value": "小明考过了驾照", "tag": "milestone"},
+        {"op": "del", "key": "不存在的"},
+        {"op": "set", "key": "x", "value": "y", "category": "bogus"}]})
+    assert not result.is_error
+    assert result.content.startswith("已完成 7 项记忆操作: set 昵称=阿明 [basic]; ")
+    assert "set 城市=上海 [basic]（3.x 记忆无有效期：ttl 未保存）" in result.content
+    assert "del 不存在的: not found" in result.content and "skip: set x: 无效的分类" in result.content
+    profile = profile_of(kira)
+    assert profile["nickname"] == "阿明" and profile["preferences"] == {"饮料": "咖啡"}
+    assert profile["relationships"] == {"qq:10002": "同事", "qq:10003": "室友"}
+    assert profile["traits"] == ["爱猫", "城市: 上海"] and profile["facts"] == ["血型: O"]
+    found = engine.context.build([XIAOMING], query="驾照").text
+    assert "- [fact] [milestone] 小明考过了驾照" in found  # recalled at once, as the running plugin would
+    journal = TreeJournal(journal_path(engine.paths.data_dir, engine.store.tree.root))
+    entries = journal.entries()
+    assert [e.actor for e in entries] == ["tool"] * 7
+    editor = TreeEditor(engine.store.tree.root)
+    for entry in reversed(entries):  # the operator undoes the bot host's writes
+        editor.revert(entry.change)
+    assert tree_files(kira) == {k: v for k, v in before.items()} | {
+        k: v for k, v in tree_files(kira).items() if k.name.startswith("memory_index.db")}
+    removed = engine.tools.call("memory_update", XIAOMING, {"operations": [{"op": "del", "key": "nickname"}]})
+    assert "del nickname: ok" in removed.content and profile_of(kira)["nickname"] == ""
+    nobody = engine.tools.call("memory_update", "qq:nobody", {"operations": [{"op": "event", "value": "x"}]})
+    assert nobody.is_error and "没有该用户" in nobody.content
 
 
 def test_a_block_cut_to_its_budget_ends_at_a_line():
@@ -94,15 +133,18 @@ def test_the_api_serves_the_tree(kira, engine):
             queried = api.post("/v1/tools/memory_query", json={"user_id": XIAOMING, "arguments": {"query": "吉他"}})
             assert queried.status_code == 200 and queried.json()["content"] == expected
             update = api.post("/v1/tools/memory_update", json={"user_id": XIAOMING, "arguments": {
-                "operations": [{"op": "event", "value": "x"}]}})
-            assert update.status_code == 200 and update.json()["is_error"] is True
-            assert update.json()["content"] == UPDATE_REFUSED
+                "operations": [{"op": "event", "value": "小明下周去上海"}]}})
+            assert update.status_code == 200 and update.json()["is_error"] is False
+            assert update.json()["content"].startswith("已完成 1 项记忆操作: event: 小明下周去上海")
+            later = api.get("/v1/context", params={"user_id": XIAOMING, "query": "上海"}).json()["context"]
+            assert "小明下周去上海" in later
             plugin_write = api.put(f"/api/users/{XIAOMING}/profiles/k", json={"value": "v"})
             assert plugin_write.status_code == 409 and "3.x" in plugin_write.json()["error"]
             assert api.get("/v1/health").json()["users"] == 5
     finally:
         server.stop()
-    assert tree_files(kira) == before
+    changed = {k for k, v in tree_files(kira).items() if before.get(k) != v}
+    assert all(k.name.startswith("memory_index.db") or k.parent.name == "facts" for k in changed)
 
 
 def test_the_command_line_context_on_a_tree(kira, tmp_path, capsys):
@@ -132,13 +174,13 @@ def test_mcp_serves_the_tree(kira, engine):
     async def go():
         async with http_client(server.url) as client:
             queried = await client.call_tool("memory_query", {"user_id": XIAOMING, "query": "吉他"})
-            refused = await client.call_tool("memory_update", {"user_id": XIAOMING,
-                                                               "operations": [{"op": "event", "value": "x"}]})
-            return queried, refused
+            written = await client.call_tool("memory_update", {"user_id": XIAOMING,
+                                                               "operations": [{"op": "event", "value": "小明养了鹦鹉"}]})
+            return queried, written
 
     try:
-        queried, refused = anyio.run(go)
+        queried, written = anyio.run(go)
     finally:
         server.stop()
     assert text_of(queried) == engine.context.build([XIAOMING], query="吉他").text
-    assert refused.is_error and text_of(refused) == UPDATE_REFUSED
+    assert not written.is_error and "event: 小明养了鹦鹉" in text_of(written)

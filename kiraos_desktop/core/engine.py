@@ -45,7 +45,7 @@ class Engine:
         self._listeners: list[SettingsListener] = []
         self._lock = threading.Lock()
         self.database_url = database_url  # None: the SQLite database at paths.db_path
-        if tree is not None:  # a KiraOS 3.x tree: served as the plugin injects it, read only
+        if tree is not None:  # a KiraOS 3.x tree: served as the plugin injects it, written by memory_update
             from kiraos_desktop.core.storage.tree.serving import TreeContext, TreeMemoryTools
             from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
 
@@ -53,7 +53,10 @@ class Engine:
             self.store: MemoryStore = tree_store
             tree_context = TreeContext(tree_store, lambda: self._settings)
             self.context: ContextSource = tree_context
-            self.memory_tools: MemoryToolSet = TreeMemoryTools(tree_store, tree_context)
+            from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
+
+            journal = TreeJournal(journal_path(paths.data_dir, tree_store.tree.root))
+            self.memory_tools: MemoryToolSet = TreeMemoryTools(tree_store, tree_context, journal)
         else:
             self.store = _open_store(paths, settings, database_url)
             self.context = ContextBuilder(self.store, lambda: self._settings)

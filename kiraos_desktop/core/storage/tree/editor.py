@@ -14,13 +14,14 @@ and a file that cannot be read is never rewritten.
 """
 from __future__ import annotations
 
+import copy
 import json
 import os
 import time
 import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
-from typing import Any
+from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
 from kiraos_desktop.core.storage.tree.files import PROFILE_FIELDS
@@ -160,6 +161,11 @@ class TreeEditor:
                                            f"{', '.join(f for f in PROFILE_FIELDS if f not in ('entity_id', 'entity_type'))}")
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
             raise ValidationError(name, f"must be {' or '.join(_KIND_NAMES[k] for k in kinds)}")
+        return self.update_profile(ref, name, lambda profile: profile.__setitem__(name, value))
+
+    def update_profile(self, ref: EntityRef, label: str, change_profile: Callable[[dict[str, Any]], Any]) -> TreeChange:
+        """profile.json changed by `change_profile(profile)` (every field there, with the plugin's defaults)
+        and written whole; `label` names the change in the history."""
         base = scope_dirs(ref)[0]
         self._real_folder(base)
         relative = f"{base}/{PROFILE_FILE}"
@@ -170,12 +176,24 @@ class TreeEditor:
             raise StoreError(f"{relative} is not valid JSON ({exc}): it is left as it is") from None
         if not isinstance(stored, dict):
             raise StoreError(f"{relative} is not a JSON object: it is left as it is")
-        profile = {field: stored.get(field, default) for field, default in PROFILE_DEFAULTS.items()}
+        profile = {field: copy.deepcopy(stored.get(field, default)) for field, default in PROFILE_DEFAULTS.items()}
         profile.update(entity_id=ref.id, entity_type=ref.kind)
-        profile[name] = value
-        change = TreeChange("profile", ref.label(), name, [(relative, before, json.dumps(profile, ensure_ascii=False, indent=2))])
+        change_profile(profile)
+        change = TreeChange("profile", ref.label(), label, [(relative, before, json.dumps(profile, ensure_ascii=False, indent=2))])
         change.indexed = TreeIndex.of(self.root) is not None
         return self.apply(change)
+
+    def profile(self, ref: EntityRef) -> dict[str, Any]:
+        """profile.json as update_profile() starts from (NotFoundError: no such entity)."""
+        found: dict[str, Any] = {}
+        self._real_folder(scope_dirs(ref)[0])
+        relative = f"{scope_dirs(ref)[0]}/{PROFILE_FILE}"
+        text = self._text_or_none(relative)
+        try:
+            found = json.loads(text) if text is not None else {}
+        except ValueError:
+            found = {}
+        return found if isinstance(found, dict) else {}
 
     # ---- applying and reverting ------------------------------------------------------------
 

@@ -3,23 +3,30 @@
 `TreeContext` stands where core/context/builder.ContextBuilder stands for a database (the same calls
 of the API, MCP and the command line): a user's block is what the plugin injects for the message
 (`query`), its profile text alone without one. `TreeMemoryTools` stands for core/memory/tools.py:
-memory_query gives the same injection, memory_update and memory_clear are refused (the tree is read
-only in this version). Nothing is cached: the plugin's writes are seen on the next request.
+memory_query gives the same injection, memory_update writes the profile and facts as
+storage/tree/host_updates.py maps it (each change in the tree's history, revertable), memory_clear
+is refused. Nothing is cached: the plugin's writes are seen on the next request.
 """
 from __future__ import annotations
 
 from typing import Any, Callable
 
 from kiraos_desktop.core.context.format import ContextItem, ContextResult, UserContext, join_texts, unique_ids
-from kiraos_desktop.core.memory.records import NotFoundError, check_user_id
+from kiraos_desktop.core.memory.records import NotFoundError, ProfileEntry, ValidationError, check_user_id
+from kiraos_desktop.core.storage.tree.editor import TreeEditor
+from kiraos_desktop.core.storage.tree.host_updates import HostUpdates
+from kiraos_desktop.core.storage.tree.journal import TreeJournal
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.core.storage.tree.store import TreeMemoryStore, read_only
+from kiraos_desktop.core.templates import render_hot
 
 #: memory_query's reply for a user the tree knows nothing of (the database's memory_query.j2 says the same).
 NO_MEMORY = "该用户暂无记忆数据。"
-#: memory_update's reply: nothing is written to a 3.x tree yet.
+#: memory_update's reply where the tree is served without a history to keep its changes in.
 UPDATE_REFUSED = "记忆未更新：这是 KiraOS 插件 3.x 的记忆（文件树），本版本只读取、不写入。请在插件自己的页面中修改。"
-_CUT = ContextItem("injection", "", {})  # what a block cut to its budget left out, as the API counts it
+_CUT = ContextItem("injection", "", {})
+SUMMARY_ITEMS = 5  # profile entries memory_update's reply names (as on a database)
+_SUMMARY_SKIP = ("interaction_count", "last_interaction", "metadata")  # what a block cut to its budget left out, as the API counts it
 
 
 def fit_lines(text: str, budget: int) -> tuple[str, bool]:
@@ -92,19 +99,38 @@ class TreeContext:
 class TreeMemoryTools:
     """The memory tools on a 3.x tree (see the module's docstring)."""
 
-    def __init__(self, store: TreeMemoryStore, context: TreeContext) -> None:
+    def __init__(self, store: TreeMemoryStore, context: TreeContext, journal: TreeJournal | None = None) -> None:
         self._store = store
         self._context = context
+        self._journal = journal  # None: the tree is served read only
+        self._editor = TreeEditor(store.tree.root)
 
     def query(self, user_id: str, query: str | None = None) -> str:
         return self._context.injection_text(user_id, query) or NO_MEMORY
 
     def update_result(self, user_id: str, operations: list, actor: str = "tool") -> tuple[str, bool]:
+        """Applied as storage/tree/host_updates.py maps them, each change kept in the tree's history; the
+        reply as memory_update's, an error when nothing was applied and something was refused."""
         check_user_id(user_id)
-        return UPDATE_REFUSED, True
+        if self._journal is None:
+            return UPDATE_REFUSED, True
+        if not isinstance(operations, list):
+            raise ValidationError("operations", "must be a list of operations")
+        journal = self._journal
+        updates = HostUpdates(self._editor, lambda change, who: journal.append(change, who))
+        results, done, refused = updates.apply(user_id, operations, actor)
+        summary = _profile_summary(self._store.get_profiles(user_id))
+        reply = render_hot("memory_update.j2", done=done, results=results, summary=summary[:SUMMARY_ITEMS],
+                           more=max(0, len(summary) - SUMMARY_ITEMS))
+        return reply, not done and bool(refused)
 
     def update(self, user_id: str, operations: list, actor: str = "tool") -> str:
         return self.update_result(user_id, operations, actor)[0]
 
     def clear(self, user_id: str, actor: str = "tool") -> str:
         raise read_only(self._store.location)
+
+
+def _profile_summary(entries: list[ProfileEntry]) -> list[str]:
+    """memory_update's "当前画像" line: the profile's fields as key=value."""
+    return [f"{' '.join(e.key.split())}={' '.join(e.value.split())}" for e in entries if e.key not in _SUMMARY_SKIP]
