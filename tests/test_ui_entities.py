@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kiraos_desktop.core.storage.tree import open_tree
+from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.ui.entities.page import EntitiesPage
 from kiraos_desktop.ui.entities.window import TreeWindow
 from tree_fixtures import indexed_tree
@@ -102,12 +103,90 @@ def test_the_plugins_new_file_appears_after_reload(qtbot, page, kira):
     assert row.counts["facts"] == 1
 
 
-def test_the_window_is_read_only_and_says_so(qtbot, kira):
-    window = TreeWindow(open_tree(kira), str(kira))
+@pytest.fixture
+def window(qtbot, kira, tmp_path):
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+    from ui_helpers import ScriptedPrompts
+
+    window = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "journal.jsonl"),
+                        prompts=ScriptedPrompts(confirm=True))
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.page.listed, timeout=10000):
         window.show()
-    assert "read only" in window.note.text() and str(kira) in window.windowTitle()
+    choose(window.page, "user:qq:10001")
+    return window
+
+
+def memory_texts(page) -> list[str]:
+    model = page.detail.memory_model
+    return sorted(model.row_at(n).text for n in range(model.rowCount()))
+
+
+def select(view, model, text: str) -> None:
+    for row in range(view.model().rowCount()):
+        if model.row_at(view.model().mapToSource(view.model().index(row, 0)).row()).text == text:
+            view.setCurrentIndex(view.model().index(row, 0))
+            return
+    raise AssertionError(f"{text} is not listed")
+
+
+def test_the_window_adds_edits_archives_restores_and_undoes(qtbot, window, kira):
+    from kiraos_desktop.ui.entities.memory_dialog import MemoryValues
+
+    page, detail = window.page, window.page.detail
+    assert str(kira) in window.windowTitle() and "undone" in window.note.text()
+    answers = iter([MemoryValues("小明养了一只猫", 8, ["宠物"], False),
+                    MemoryValues("小明养了两只猫", 9, ["宠物"], False)])
+    window.actions.ask = lambda *args: next(answers)
+    detail.add_button.click()  # written on a task thread; the window reads the entity again
+    qtbot.waitUntil(lambda: "小明养了一只猫" in memory_texts(page), timeout=5000)
+    select(detail.memory_view, detail.memory_model, "小明养了一只猫")
+    detail.edit_button.click()
+    qtbot.waitUntil(lambda: "小明养了两只猫" in memory_texts(page), timeout=5000)
+    assert "两只猫" in open_tree(kira).injection(EntityRef("user", "qq:10001"), "猫").text  # the bot recalls it
+    select(detail.memory_view, detail.memory_model, "小明最近在学吉他")
+    detail.archive_button.click()
+    qtbot.waitUntil(lambda: "小明最近在学吉他" not in memory_texts(page), timeout=5000)
+    assert detail.archived_model.rowCount() == 2
+    window.undo_action.trigger()  # Ctrl+Z: the archive undone
+    qtbot.waitUntil(lambda: "小明最近在学吉他" in memory_texts(page), timeout=5000)
+    window.redo_action.trigger()
+    qtbot.waitUntil(lambda: "小明最近在学吉他" not in memory_texts(page), timeout=5000)
+    select(detail.archived_view, detail.archived_model, "小明最近在学吉他")
+    detail.restore_button.click()
+    qtbot.waitUntil(lambda: "小明最近在学吉他" in memory_texts(page), timeout=5000)
+    history = [detail.history_model.row_at(n).change.action for n in range(detail.history_model.rowCount())]
+    assert history == ["restore", "revert", "revert", "archive", "edit", "add"]
+
+
+def test_delete_for_good_asks_first_and_the_history_reverts_it(qtbot, window, kira):
+    detail = window.page.detail
+    archived = kira / "memory" / "archive" / "user__qq%3A10001__facts__old_city.toml"
+    window.actions.prompts.answer = False
+    select(detail.archived_view, detail.archived_model, "小明以前住在北京")
+    detail.delete_button.click()
+    assert archived.exists() and window.actions.prompts.asked  # asked, and told no
+    window.actions.prompts.answer = True
+    detail.delete_button.click()
+    qtbot.waitUntil(lambda: not archived.exists(), timeout=5000)
+    qtbot.waitUntil(lambda: detail.history_model.rowCount() == 1, timeout=5000)
+    detail.history_view.setCurrentIndex(detail.history_model.index(0, 0))
+    detail.revert_button.click()
+    qtbot.waitUntil(archived.exists, timeout=5000)
+
+
+def test_a_refused_edit_is_shown_and_writes_nothing(qtbot, window, kira):
+    from kiraos_desktop.ui.entities.memory_dialog import MemoryValues
+
+    path = kira / "memory" / "entities" / "user_qq%3A10001" / "facts" / "learning_guitar.toml"
+    path.write_bytes(b"\xff broken")
+    from kiraos_desktop.core.storage.tree.files import TreeMemory
+
+    window.actions.ask = lambda *args: MemoryValues("新的", 5, [], False)
+    broken = TreeMemory("learning_guitar", "facts", "fact", "x", 5, ())  # as listed before the file broke
+    assert window.actions.edit(EntityRef("user", "qq:10001"), broken) is None
+    assert window.actions.prompts.errors and "cannot be read" in window.actions.prompts.errors[-1]
+    assert path.read_bytes() == b"\xff broken" and window.undo_stack.count() == 0
 
 
 def test_the_window_opens_on_a_3x_folder_from_the_command_line(qtbot, kira, tmp_path):

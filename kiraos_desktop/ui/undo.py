@@ -36,12 +36,18 @@ def run_write(store: MemoryStore, job: Callable[[bool], T], parent: QWidget | No
             return job(False)
         except WriterBusy:
             pass
+    return run_held(lambda: job(True), parent)
+
+
+def run_held(write: Callable[[], T], parent: QWidget | None = None) -> T:
+    """Run `write` on a task thread while the window goes on painting with its input held (a busy box
+    after a moment); what it raised is raised here."""
     #: The busy box's title and text while a write from the window waits for the database.
     title = QCoreApplication.translate("UndoableWriter", "Writing to the memory")
     label = QCoreApplication.translate("UndoableWriter", "Waiting for the database: another program is writing "
                                        "to it. Your change is written as soon as it is free.")
     with InputHold():
-        outcome = run_task(parent, title, lambda progress, cancelled: job(True), label=label, cancellable=False)
+        outcome = run_task(parent, title, lambda progress, cancelled: write(), label=label, cancellable=False)
     if outcome.error is not None:
         raise outcome.error
     if not outcome.ok:

@@ -616,6 +616,34 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <translation>机器人看到的内容</translation>
     </message>
     <message>
+        <source>History</source>
+        <translation>变更记录</translation>
+    </message>
+    <message>
+        <source>&amp;Add…</source>
+        <translation>添加(&amp;A)…</translation>
+    </message>
+    <message>
+        <source>&amp;Edit…</source>
+        <translation>编辑(&amp;E)…</translation>
+    </message>
+    <message>
+        <source>Ar&amp;chive</source>
+        <translation>归档(&amp;C)</translation>
+    </message>
+    <message>
+        <source>&amp;Restore</source>
+        <translation>恢复(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Delete for good…</source>
+        <translation>永久删除(&amp;D)…</translation>
+    </message>
+    <message>
+        <source>Re&amp;vert this change</source>
+        <translation>撤销此更改(&amp;V)</translation>
+    </message>
+    <message>
         <source>A message this user might send, e.g. 最近吉他练得怎么样</source>
         <translation>该用户可能发送的消息，例如：最近吉他练得怎么样</translation>
     </message>
@@ -652,6 +680,10 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     <message>
         <source>Every file could be read</source>
         <translation>所有文件均可读取</translation>
+    </message>
+    <message>
+        <source>No change made here yet</source>
+        <translation>尚未在此做过更改</translation>
     </message>
     <message>
         <source>Type a message first.</source>
@@ -1233,6 +1265,66 @@ Nothing was changed.</source>
         <translation>时间</translation>
     </message>
     <message>
+        <source>No.</source>
+        <translation>编号</translation>
+    </message>
+    <message>
+        <source>By</source>
+        <translation>来源</translation>
+    </message>
+    <message>
+        <source>Change</source>
+        <translation>更改</translation>
+    </message>
+    <message>
+        <source>Memory</source>
+        <translation>记忆</translation>
+    </message>
+    <message>
+        <source>added</source>
+        <translation>已添加</translation>
+    </message>
+    <message>
+        <source>edited</source>
+        <translation>已编辑</translation>
+    </message>
+    <message>
+        <source>archived</source>
+        <translation>已归档</translation>
+    </message>
+    <message>
+        <source>restored</source>
+        <translation>已恢复</translation>
+    </message>
+    <message>
+        <source>deleted for good</source>
+        <translation>已永久删除</translation>
+    </message>
+    <message>
+        <source>profile</source>
+        <translation>画像</translation>
+    </message>
+    <message>
+        <source>reverted</source>
+        <translation>已撤销</translation>
+    </message>
+    <message>
+        <source>window</source>
+        <translation>窗口</translation>
+    </message>
+    <message>
+        <source>command line</source>
+        <translation>命令行</translation>
+    </message>
+    <message>
+        <source>bot host</source>
+        <translation>机器人宿主</translation>
+    </message>
+    <message>
+        <source>{action} (change {n})</source>
+        <translation>{action}（更改 {n}）</translation>
+    </message>
+    <message>
         <source>Actor</source>
         <translation>操作者</translation>
     </message>
@@ -1618,6 +1710,41 @@ Nothing else was changed; everything saved before is kept.</source>
     <message>
         <source>Parameters:</source>
         <translation>参数：</translation>
+    </message>
+</context>
+<context>
+    <name>MemoryDialog</name>
+    <message>
+        <source>Fact</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>Reflection</source>
+        <translation>反思</translation>
+    </message>
+    <message>
+        <source>&amp;Text:</source>
+        <translation>文本(&amp;T)：</translation>
+    </message>
+    <message>
+        <source>&amp;Importance:</source>
+        <translation>重要度(&amp;I)：</translation>
+    </message>
+    <message>
+        <source>T&amp;ags:</source>
+        <translation>标签(&amp;A)：</translation>
+    </message>
+    <message>
+        <source>separated by commas, e.g. hobby, 音乐</source>
+        <translation>用逗号分隔，例如 爱好, 音乐</translation>
+    </message>
+    <message>
+        <source>&amp;Kind:</source>
+        <translation>类型(&amp;K)：</translation>
+    </message>
+    <message>
+        <source>Write the memory&apos;s text first.</source>
+        <translation>请先填写记忆的文本。</translation>
     </message>
 </context>
 <context>
@@ -2976,18 +3103,73 @@ Correct what the message names (or move that file away to start from the default
     </message>
 </context>
 <context>
+    <name>TreeEditActions</name>
+    <message>
+        <source>Not written</source>
+        <translation>未写入</translation>
+    </message>
+    <message>
+        <source>New memory of {who}</source>
+        <translation>为 {who} 新建记忆</translation>
+    </message>
+    <message>
+        <source>Add memory</source>
+        <translation>添加记忆</translation>
+    </message>
+    <message>
+        <source>Edit memory {id}</source>
+        <translation>编辑记忆 {id}</translation>
+    </message>
+    <message>
+        <source>Edit memory</source>
+        <translation>编辑记忆</translation>
+    </message>
+    <message>
+        <source>Archive memory</source>
+        <translation>归档记忆</translation>
+    </message>
+    <message>
+        <source>Restore memory</source>
+        <translation>恢复记忆</translation>
+    </message>
+    <message>
+        <source>Delete for good</source>
+        <translation>永久删除</translation>
+    </message>
+    <message>
+        <source>Delete the archived memory “{text}” for good? The plugin cannot bring it back; this window&apos;s history still can.</source>
+        <translation>要永久删除已归档的记忆“{text}”吗？插件无法恢复它；本窗口的历史仍可撤销此操作。</translation>
+    </message>
+    <message>
+        <source>Delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>Delete archived memory</source>
+        <translation>删除已归档的记忆</translation>
+    </message>
+    <message>
+        <source>Revert change {n}</source>
+        <translation>撤销更改 {n}</translation>
+    </message>
+</context>
+<context>
     <name>TreeWindow</name>
     <message>
         <source>KiraOS 3.x data — {folder}</source>
         <translation>KiraOS 3.x 数据 — {folder}</translation>
     </message>
     <message>
-        <source>KiraOS plugin 3.x data (a tree of files), shown read only: this version lists and searches it and shows what the bot sees; editing it comes in a later version. The plugin&apos;s own writes appear within a second; Reload (F5) reads files edited by hand.</source>
-        <translation>KiraOS 插件 3.x 数据（文件树），只读显示：本版本可以列出、搜索并显示机器人看到的内容；编辑功能将在后续版本提供。插件自己写入的内容一秒内显示；手动编辑过的文件请“重新读取”（F5）。</translation>
+        <source>KiraOS plugin 3.x data (a tree of files). Edits are written as the plugin writes them, each file with its index row, so the running bot uses them on its next reply; every edit can be undone (Ctrl+Z) or reverted from the History tab. The plugin&apos;s own writes appear within a second; Reload (F5) reads files edited by hand.</source>
+        <translation>KiraOS 插件 3.x 数据（文件树）。编辑按插件的方式写入，文件与其索引行一并更新，运行中的机器人在下一次回复时即会使用；每次编辑都可撤销（Ctrl+Z），或在“变更记录”页中还原。插件自己写入的内容一秒内显示；手动编辑过的文件请“重新读取”（F5）。</translation>
     </message>
     <message>
         <source>&amp;File</source>
         <translation>文件(&amp;F)</translation>
+    </message>
+    <message>
+        <source>&amp;Edit</source>
+        <translation>编辑(&amp;E)</translation>
     </message>
     <message>
         <source>&amp;Reload</source>

@@ -16,10 +16,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from kiraos_desktop.core.storage.tree.files import TreeMemory
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.core.storage.tree.tree import EntityDetail, EntityTree
 from kiraos_desktop.ui.empty_state import EmptyState
-from kiraos_desktop.ui.entities.models import SORT_ROLE, MemoryModel, ProblemModel, ProfileModel
+from kiraos_desktop.ui.entities.editing import TreeEditActions
+from kiraos_desktop.ui.entities.models import SORT_ROLE, HistoryModel, MemoryModel, ProblemModel, ProfileModel
 from kiraos_desktop.ui.views import setup_table
 
 
@@ -41,12 +43,33 @@ def _table(model, stretch: int, sortable: bool = False) -> tuple[QTableView, Emp
     return view, EmptyState(view)
 
 
-class EntityDetailView(QWidget):
-    """Shows the entity given to show_entity(); nothing is written."""
+def _with_buttons(view: QWidget, *buttons: QPushButton) -> QWidget:
+    holder = QWidget()
+    row = QHBoxLayout()
+    for button in buttons:
+        row.addWidget(button)
+    row.addStretch(1)
+    layout = QVBoxLayout(holder)
+    layout.setContentsMargins(0, 0, 0, 0)
+    layout.addWidget(view, 1)
+    layout.addLayout(row)
+    return holder
 
-    def __init__(self, tree: EntityTree, parent: QWidget | None = None) -> None:
+
+def _button(name: str, slot) -> QPushButton:
+    button = QPushButton()
+    button.setObjectName(name)
+    button.clicked.connect(slot)
+    return button
+
+
+class EntityDetailView(QWidget):
+    """Shows the entity given to show_entity(); with `actions`, its memories can be edited."""
+
+    def __init__(self, tree: EntityTree, parent: QWidget | None = None, actions: TreeEditActions | None = None) -> None:
         super().__init__(parent)
         self._tree = tree
+        self._actions = actions
         self._ref: EntityRef | None = None
         self.title = QLabel()
         self.title.setObjectName("entityTitle")
@@ -60,12 +83,26 @@ class EntityDetailView(QWidget):
         self.memory_view, self._memory_empty = _table(self.memory_model, 0, sortable=True)
         self.archived_view, self._archived_empty = _table(self.archived_model, 0, sortable=True)
         self.problem_view, self._problem_empty = _table(self.problem_model, 1)
+        self.history_model = HistoryModel(self)
+        self.history_view, self._history_empty = _table(self.history_model, 4)
+        self.add_button = _button("addMemory", self._on_add_clicked)
+        self.edit_button = _button("editMemory", self._on_edit_clicked)
+        self.archive_button = _button("archiveMemory", self._on_archive_clicked)
+        self.restore_button = _button("restoreMemory", self._on_restore_clicked)
+        self.delete_button = _button("deleteArchived", self._on_delete_clicked)
+        self.revert_button = _button("revertChange", self._on_revert_clicked)
+        self.memory_view.doubleClicked.connect(self._on_edit_clicked)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.profile_view, "")
-        self.tabs.addTab(self.memory_view, "")
-        self.tabs.addTab(self.archived_view, "")
+        self.tabs.addTab(_with_buttons(self.memory_view, self.add_button, self.edit_button, self.archive_button), "")
+        self.tabs.addTab(_with_buttons(self.archived_view, self.restore_button, self.delete_button), "")
         self.tabs.addTab(self.problem_view, "")
         self.tabs.addTab(self._bot_sees_tab(), "")
+        self.tabs.addTab(_with_buttons(self.history_view, self.revert_button), "")
+        for button in (self.add_button, self.edit_button, self.archive_button, self.restore_button,
+                       self.delete_button, self.revert_button):
+            button.setVisible(actions is not None)
+        self.tabs.setTabVisible(5, actions is not None)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
@@ -95,8 +132,13 @@ class EntityDetailView(QWidget):
 
     def retranslate(self) -> None:
         for n, text in enumerate([self.tr("Profile"), self.tr("Memories"), self.tr("Archived"), self.tr("Problems"),
-                                  self.tr("What the bot sees")]):
+                                  self.tr("What the bot sees"), self.tr("History")]):
             self.tabs.setTabText(n, text)
+        for button, text in ((self.add_button, self.tr("&Add…")), (self.edit_button, self.tr("&Edit…")),
+                             (self.archive_button, self.tr("Ar&chive")), (self.restore_button, self.tr("&Restore")),
+                             (self.delete_button, self.tr("&Delete for good…")),
+                             (self.revert_button, self.tr("Re&vert this change"))):
+            button.setText(text)
         self.message.setPlaceholderText(self.tr("A message this user might send, e.g. 最近吉他练得怎么样"))
         self.show_button.setText(self.tr("Show"))
         self.bot_sees_note.setText(self.tr(
@@ -127,6 +169,12 @@ class EntityDetailView(QWidget):
         self.problem_model.set_rows(detail.problems if detail else [])
         self.tabs.setTabText(3, self.tr("Problems (%n)", "", len(detail.problems)) if detail and detail.problems
                              else self.tr("Problems"))
+        label = detail.ref.label() if detail else None
+        entries = self._actions.journal.entries() if self._actions is not None and detail else []
+        self.history_model.set_rows([e for e in reversed(entries) if e.change.ref == label])
+        for button in (self.add_button, self.edit_button, self.archive_button, self.restore_button,
+                       self.delete_button, self.revert_button):
+            button.setEnabled(detail is not None)
         self.injection.clear()
         can_inject = detail is not None and detail.ref.kind == "user"
         self.message.setEnabled(can_inject)
@@ -138,6 +186,7 @@ class EntityDetailView(QWidget):
         self._memory_empty.update_state(self.memory_model.rowCount(), self.tr("No facts or reflections yet"))
         self._archived_empty.update_state(self.archived_model.rowCount(), self.tr("Nothing archived"))
         self._problem_empty.update_state(self.problem_model.rowCount(), self.tr("Every file could be read"))
+        self._history_empty.update_state(self.history_model.rowCount(), self.tr("No change made here yet"))
 
     def show_injection(self) -> None:
         if self._ref is None or self._ref.kind != "user":
@@ -148,3 +197,45 @@ class EntityDetailView(QWidget):
             return
         injection = self._tree.injection(self._ref, text)
         self.injection.setPlainText(injection.text or self.tr("The bot adds nothing for this message."))
+
+    # ---- editing (with actions) ------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Read the shown entity again (after a write)."""
+        if self._ref is not None:
+            self.show_entity(self._ref)
+
+    def _chosen(self, view: QTableView, model) -> TreeMemory | None:
+        index = view.currentIndex()
+        if not index.isValid():
+            return None
+        return model.row_at(view.model().mapToSource(index).row())
+
+    def _on_add_clicked(self) -> None:
+        if self._actions is not None and self._ref is not None:
+            self._actions.add(self._ref)
+
+    def _on_edit_clicked(self, *_args) -> None:
+        memory = self._chosen(self.memory_view, self.memory_model)
+        if self._actions is not None and self._ref is not None and memory is not None:
+            self._actions.edit(self._ref, memory)
+
+    def _on_archive_clicked(self) -> None:
+        memory = self._chosen(self.memory_view, self.memory_model)
+        if self._actions is not None and self._ref is not None and memory is not None:
+            self._actions.archive(self._ref, memory)
+
+    def _on_restore_clicked(self) -> None:
+        memory = self._chosen(self.archived_view, self.archived_model)
+        if self._actions is not None and self._ref is not None and memory is not None:
+            self._actions.restore(self._ref, memory)
+
+    def _on_delete_clicked(self) -> None:
+        memory = self._chosen(self.archived_view, self.archived_model)
+        if self._actions is not None and self._ref is not None and memory is not None:
+            self._actions.delete_archived(self._ref, memory)
+
+    def _on_revert_clicked(self) -> None:
+        index = self.history_view.currentIndex()
+        if self._actions is not None and index.isValid():
+            self._actions.revert_entry(self.history_model.row_at(index.row()))

@@ -7,6 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from kiraos_desktop.core.storage.tree.files import Problem, TreeMemory
+from kiraos_desktop.core.storage.tree.journal import JournalEntry
 from kiraos_desktop.core.storage.tree.tree import EntitySummary
 
 _Index = QModelIndex | QPersistentModelIndex
@@ -128,6 +129,25 @@ class ProfileModel(_RowsModel):
 
     def cell(self, row: tuple[str, str], column: int) -> tuple[str, Any]:
         return row[column], row[column]
+
+
+class HistoryModel(_RowsModel):
+    """The tree's history (JournalEntry rows), newest first: change number, time, who, what, which memory."""
+
+    def headers(self) -> list[str]:
+        return [self.tr("No."), self.tr("Time"), self.tr("By"), self.tr("Change"), self.tr("Memory")]
+
+    def cell(self, row: JournalEntry, column: int) -> tuple[str, Any]:
+        actions = {"add": self.tr("added"), "edit": self.tr("edited"), "archive": self.tr("archived"),
+                   "restore": self.tr("restored"), "delete": self.tr("deleted for good"),
+                   "profile": self.tr("profile"), "revert": self.tr("reverted")}
+        actors = {"gui": self.tr("window"), "cli": self.tr("command line"), "tool": self.tr("bot host")}
+        action = actions.get(row.change.action, row.change.action)
+        if row.reverts:
+            action = self.tr("{action} (change {n})").format(action=action, n=row.reverts)
+        values = [(str(row.id), row.id), (row.at.replace("T", " "), row.at), (actors.get(row.actor, row.actor), row.actor),
+                  (action, row.change.action), (row.change.memory_id, row.change.memory_id)]
+        return values[column]
 
 
 class ProblemModel(_RowsModel):

@@ -21,6 +21,7 @@ from kiraos_desktop.core.memory.records import NotFoundError
 from kiraos_desktop.core.storage.tree.tree import KINDS, EntityTree
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.entities.detail import EntityDetailView
+from kiraos_desktop.ui.entities.editing import TreeEditActions
 from kiraos_desktop.ui.entities.models import SORT_ROLE, EntityListModel
 from kiraos_desktop.ui.tasks import TaskRunner
 from kiraos_desktop.ui.views import setup_table
@@ -34,7 +35,7 @@ class EntitiesPage(QWidget):
 
     listed = Signal()
 
-    def __init__(self, tree: EntityTree, parent: QWidget | None = None) -> None:
+    def __init__(self, tree: EntityTree, parent: QWidget | None = None, actions: TreeEditActions | None = None) -> None:
         super().__init__(parent)
         self._tree = tree
         self._runner: TaskRunner | None = None
@@ -59,7 +60,9 @@ class EntitiesPage(QWidget):
         self.view.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.ResizeToContents)
         self.view.horizontalHeader().setStretchLastSection(False)
         self.empty = EmptyState(self.view)
-        self.detail = EntityDetailView(tree)
+        self.detail = EntityDetailView(tree, actions=actions)
+        if actions is not None:  # after a write: the entity read again, the list's counts too
+            actions.changed.connect(self._on_actions_changed)
         top = QHBoxLayout()
         top.addWidget(self.kind)
         top.addWidget(self.search, 1)
@@ -147,6 +150,10 @@ class EntitiesPage(QWidget):
         runner.failed.connect(self._on_runner_failed)
         self._runner = runner
         runner.start()
+
+    def _on_actions_changed(self, label: str) -> None:
+        self.detail.refresh()
+        self.reload()
 
     def _on_runner_progressed(self, done: int, total: int) -> None:
         if self.sender() is not self._runner or done >= total:

@@ -1,15 +1,20 @@
-"""A window on a KiraOS plugin 3.x data folder: its entity tree, read only (editing is to come)."""
+"""A window on a KiraOS plugin 3.x data folder: its entity tree, its memories edited with undo."""
 from __future__ import annotations
 
 from pathlib import Path
 
 from PySide6.QtCore import Qt
-from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
+from kiraos_desktop.core.paths import resolve_paths
 from kiraos_desktop.core.storage.tree import open_tree
+from kiraos_desktop.core.storage.tree.editor import TreeEditor
+from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
 from kiraos_desktop.core.storage.tree.tree import EntityTree
+from kiraos_desktop.ui.entities.editing import TreeEditActions
 from kiraos_desktop.ui.entities.page import EntitiesPage
+from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
 
 _open_windows: set["TreeWindow"] = set()  # windows opened beside the main one, kept until closed
 
@@ -28,11 +33,18 @@ def open_tree_window(folder: str) -> "TreeWindow":
 
 
 class TreeWindow(QMainWindow):
-    def __init__(self, tree: EntityTree, folder: str, parent: QWidget | None = None) -> None:
+    """The tree's entities and memories, editable with undo (Edit menu) and a history per entity;
+    `journal`: where the history is kept (default: in our data dir)."""
+
+    def __init__(self, tree: EntityTree, folder: str, parent: QWidget | None = None,
+                 journal: TreeJournal | None = None, prompts: Prompts = default_prompts) -> None:
         super().__init__(parent)
         self.setObjectName("treeWindow")
         self._folder = folder
-        self.page = EntitiesPage(tree)
+        self.undo_stack = QUndoStack(self)
+        journal = journal or TreeJournal(journal_path(resolve_paths(kira_data=folder).data_dir, tree.root))
+        self.actions = TreeEditActions(TreeEditor(tree.root), journal, self.undo_stack, prompts, self)
+        self.page = EntitiesPage(tree, actions=self.actions)
         self.note = QLabel()
         self.note.setObjectName("treeReadOnlyNote")
         self.note.setWordWrap(True)
@@ -52,16 +64,25 @@ class TreeWindow(QMainWindow):
         self.file_menu.addAction(self.reload_action)
         self.file_menu.addSeparator()
         self.file_menu.addAction(self.close_action)
+        self.edit_menu = self.menuBar().addMenu("")
+        self.undo_action = self.undo_stack.createUndoAction(self)
+        self.undo_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Undo))
+        self.redo_action = self.undo_stack.createRedoAction(self)
+        self.redo_action.setShortcut(QKeySequence(QKeySequence.StandardKey.Redo))
+        self.edit_menu.addAction(self.undo_action)
+        self.edit_menu.addAction(self.redo_action)
         self.retranslate()
         self.page.reload()
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("KiraOS 3.x data — {folder}").format(folder=self._folder))
         self.note.setText(self.tr(
-            "KiraOS plugin 3.x data (a tree of files), shown read only: this version lists and searches it "
-            "and shows what the bot sees; editing it comes in a later version. The plugin's own writes appear "
-            "within a second; Reload (F5) reads files edited by hand."))
+            "KiraOS plugin 3.x data (a tree of files). Edits are written as the plugin writes them, each file "
+            "with its index row, so the running bot uses them on its next reply; every edit can be undone "
+            "(Ctrl+Z) or reverted from the History tab. The plugin's own writes appear within a second; "
+            "Reload (F5) reads files edited by hand."))
         self.file_menu.setTitle(self.tr("&File"))
+        self.edit_menu.setTitle(self.tr("&Edit"))
         self.reload_action.setText(self.tr("&Reload"))
         self.close_action.setText(self.tr("&Close"))
         self.page.retranslate()

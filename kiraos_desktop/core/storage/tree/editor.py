@@ -150,6 +150,16 @@ class TreeEditor:
                          lambda row: _row(ref, folder, memory, self._abs(relative), row, meta))
         return self.apply(change)
 
+    def delete_archived(self, ref: EntityRef, memory_id: str) -> TreeChange:
+        """Remove an archived memory's file for good (the window asks first; the history can still revert it)."""
+        for folder in scope_dirs(ref)[1]:
+            archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
+            if os.path.isfile(self._abs(archived)) and not os.path.islink(self._abs(archived)):
+                change = TreeChange("delete", ref.label(), memory_id, [(archived, self._text(archived), None)])
+                change.indexed = TreeIndex.of(self.root) is not None
+                return self.apply(change)
+        raise NotFoundError(f"archive/ holds no memory {memory_id!r} of {ref.label()}")
+
     def set_profile(self, ref: EntityRef, name: str, value: Any) -> TreeChange:
         """One field of the entity's profile.json, the file written whole as the plugin writes it (every
         field of its EntityProfile in order, UTF-8, indent 2; fields it does not know are not kept)."""
