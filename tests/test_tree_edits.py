@@ -171,3 +171,23 @@ def test_a_profile_field_is_written_as_the_plugin_writes_profile_json(kira, caps
     assert (entity_dir(memory, "user", "qq:10004") / "profile.json").read_text(encoding="utf-8") == "{not json"
     code, out, err = run(capsys, "profile", "set", "user:qq:10001", "name", "小明同学", "--kira-data", str(kira))
     assert code == 0 and json.loads(path.read_text(encoding="utf-8"))["name"] == "小明同学"
+
+
+def test_a_memory_moves_between_facts_and_reflections_and_back(kira, capsys):
+    memory = kira / "memory"
+    user = entity_dir(memory, "user", "qq:10001")
+    row_before = index_rows(memory, GUITAR)[0]
+    files, index = files_of(kira), index_dump(memory)
+    change = TreeEditor(str(memory)).edit(XIAOMING, GUITAR, reflection=True)
+    moved = user / "reflections" / f"{GUITAR}.toml"
+    assert not (user / "facts" / f"{GUITAR}.toml").exists()
+    assert tomllib.loads(moved.read_text(encoding="utf-8"))["type"] == "reflection"
+    row, fts = index_rows(memory, GUITAR)
+    assert row[:10] == rebuilt_rows(memory, moved, "qq:10001", "user", "reflections", "")[0] and fts
+    assert row[10:] == row_before[10:]  # the plugin's runtime state goes with it
+    TreeEditor(str(memory)).revert(change)
+    assert files_of(kira) == files and index_dump(memory) == index
+    code, out, err = run(capsys, "memory", "edit", "user:qq:10001", GUITAR, "--reflection", "--kira-data", str(kira))
+    assert code == 0 and moved.exists()
+    code, out, err = run(capsys, "memory", "edit", "channel:discord:c1", "x", "--reflection", "--kira-data", str(kira))
+    assert code == 2

@@ -30,6 +30,10 @@ def add_memory_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
     edit = action("edit", "change a memory's text, importance or tags (the plugin's access counters are kept)")
     edit.add_argument("memory_id", metavar="MEMORY_ID")
     edit.add_argument("text", metavar="TEXT", nargs="?")
+    kind = edit.add_mutually_exclusive_group()
+    kind.add_argument("--reflection", dest="reflection", action="store_const", const=True,
+                      help="move it to the entity's reflections")
+    kind.add_argument("--fact", dest="reflection", action="store_const", const=False, help="move it to its facts")
     for parser in (add, edit):
         parser.add_argument("--importance", type=int, metavar="N", help="1 to 10 (a new memory: 5)")
         parser.add_argument("--tag", action="append", metavar="T", help="a tag (repeat for more; edit: replaces them)")
@@ -87,9 +91,11 @@ def run_memory(args: argparse.Namespace) -> int:
             change = editor.add(ref, args.text, importance=5 if args.importance is None else args.importance,
                                 tags=args.tag or [], reflection=args.reflection)
         elif command == "edit":
-            if args.text is None and args.importance is None and args.tag is None:
-                raise ValueError("memory edit: give a new TEXT, --importance or --tag (nothing to change)")
-            change = editor.edit(ref, args.memory_id, text=args.text, importance=args.importance, tags=args.tag)
+            if args.text is None and args.importance is None and args.tag is None and args.reflection is None:
+                raise ValueError("memory edit: give a new TEXT, --importance, --tag, --reflection or --fact "
+                                 "(nothing to change)")
+            change = editor.edit(ref, args.memory_id, text=args.text, importance=args.importance, tags=args.tag,
+                                 reflection=args.reflection)
         elif command == "profile":
             change = editor.set_profile(ref, args.field, _profile_value(args.field, args.value))
         elif command == "archive":

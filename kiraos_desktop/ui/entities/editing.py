@@ -94,11 +94,13 @@ class TreeEditActions(QObject):
 
     def edit(self, ref: EntityRef, memory: TreeMemory) -> TreeChange | None:
         initial = MemoryValues(memory.text, memory.importance, list(memory.tags), memory.folder == "reflections")
-        values = self.ask(self._window(), self.tr("Edit memory {id}").format(id=memory.id), initial, False)
+        can_move = memory.folder in ("facts", "reflections") and ref.kind in REFLECTING_KINDS
+        values = self.ask(self._window(), self.tr("Edit memory {id}").format(id=memory.id), initial, can_move)
         if values is None or values == initial:
             return None
         return self._write(self.tr("Edit memory"), lambda: self.editor.edit(
-            ref, memory.id, text=values.text, importance=values.importance, tags=values.tags))
+            ref, memory.id, text=values.text, importance=values.importance, tags=values.tags,
+            reflection=values.reflection if can_move else None))
 
     def archive(self, ref: EntityRef, memory: TreeMemory) -> TreeChange | None:
         return self._write(self.tr("Archive memory"), lambda: self.editor.archive(ref, memory.id))

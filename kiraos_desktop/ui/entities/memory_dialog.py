@@ -31,7 +31,8 @@ def split_tags(text: str) -> list[str]:
 
 
 class MemoryDialog(QDialog):
-    """Text, importance (1-10), tags; the kind only for a new memory (an edit keeps its folder)."""
+    """Text, importance (1-10), tags, and its kind (fact or reflection: changing it moves the memory)
+    where the entity keeps reflections."""
 
     def __init__(self, parent: QWidget | None, title: str, initial: MemoryValues | None = None,
                  can_reflect: bool = True) -> None:
@@ -58,7 +59,7 @@ class MemoryDialog(QDialog):
         form.addRow(self.tr("&Importance:"), self.importance)
         form.addRow(self.tr("T&ags:"), self.tags)
         self.tags.setPlaceholderText(self.tr("separated by commas, e.g. hobby, 音乐"))
-        if initial is None:
+        if can_reflect:
             form.addRow(self.tr("&Kind:"), self.kind)
         self.buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Save | QDialogButtonBox.StandardButton.Cancel)
         self.buttons.accepted.connect(self._on_save)
@@ -71,6 +72,7 @@ class MemoryDialog(QDialog):
         self.text.setPlainText(values.text)
         self.importance.setValue(values.importance)
         self.tags.setText(", ".join(values.tags))
+        self.kind.setCurrentIndex(max(0, self.kind.findData(values.reflection)))
 
     def values(self) -> MemoryValues:
         return MemoryValues(self.text.toPlainText().strip(), self.importance.value(), split_tags(self.tags.text()),

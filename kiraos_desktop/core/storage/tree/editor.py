@@ -101,8 +101,9 @@ class TreeEditor:
         return self.apply(change)
 
     def edit(self, ref: EntityRef, memory_id: str, text: str | None = None, importance: int | None = None,
-             tags: list[str] | None = None) -> TreeChange:
-        """New text, importance or tags of a memory; the plugin's runtime state in its row is kept."""
+             tags: list[str] | None = None, reflection: bool | None = None) -> TreeChange:
+        """New text, importance or tags of a memory, or (`reflection`) a move between its facts and
+        reflections under the same id; the plugin's runtime state in its row is kept."""
         folder, relative, memory = self._find(ref, memory_id)
         if text is not None:
             memory["text"] = check_text(text)
@@ -110,8 +111,27 @@ class TreeEditor:
             memory["importance"] = check_importance(importance)
         if tags is not None:
             memory["tags"] = check_tags(tags)
-        change = TreeChange("edit", ref.label(), memory_id, [(relative, self._text(relative), memory_toml(memory))])
-        self._row_change(change, RowKey.of(ref, folder, memory_id), lambda row: _row(ref, folder, memory, self._abs(relative), row))
+        target = folder if reflection is None or folder not in ("facts", "reflections") else (
+            "reflections" if reflection else "facts")
+        if target == folder:
+            change = TreeChange("edit", ref.label(), memory_id, [(relative, self._text(relative), memory_toml(memory))])
+            self._row_change(change, RowKey.of(ref, folder, memory_id),
+                             lambda row: _row(ref, folder, memory, self._abs(relative), row))
+            return self.apply(change)
+        base = self._scope(ref, target, create=True)
+        moved = f"{base}/{target}/{memory_id}{MEMORY_SUFFIX}"
+        if os.path.lexists(self._abs(moved)):
+            raise ValidationError("id", f"{moved} exists already: the memory cannot move there")
+        memory["type"] = "reflection" if target == "reflections" else "fact"
+        change = TreeChange("edit", ref.label(), memory_id,
+                            [(moved, None, memory_toml(memory)), (relative, self._text(relative), None)])
+        old_key = RowKey.of(ref, folder, memory_id)
+        before = self._read_row(old_key)
+        change.indexed = TreeIndex.of(self.root) is not None
+        if change.indexed:
+            change.rows.append((old_key.as_dict(), before, None))
+            change.rows.append((RowKey.of(ref, target, memory_id).as_dict(), None,
+                                _row(ref, target, memory, self._abs(moved), before)))
         return self.apply(change)
 
     def archive(self, ref: EntityRef, memory_id: str) -> TreeChange:
