@@ -191,3 +191,21 @@ def test_a_memory_moves_between_facts_and_reflections_and_back(kira, capsys):
     assert code == 0 and moved.exists()
     code, out, err = run(capsys, "memory", "edit", "channel:discord:c1", "x", "--reflection", "--kira-data", str(kira))
     assert code == 2
+
+
+def test_a_file_edited_by_hand_is_reindexed_as_the_plugin_would_at_its_start(kira):
+    memory = kira / "memory"
+    path = entity_dir(memory, "user", "qq:10001") / "facts" / f"{GUITAR}.toml"
+    path.write_text(path.read_text(encoding="utf-8").replace("小明最近在学吉他", "小明最近在学尤克里里"), encoding="utf-8")
+    editor = TreeEditor(str(memory))
+    row_before = index_rows(memory, GUITAR)[0]
+    assert GUITAR in [m["id"] for _, _, m, _ in editor.stale(XIAOMING)]
+    index = index_dump(memory)
+    change = editor.reindex(XIAOMING)
+    row, fts = index_rows(memory, GUITAR)
+    assert row[:10] == rebuilt_rows(memory, path, "qq:10001", "user", "facts", "")[0]
+    assert fts == [rebuilt_rows(memory, path, "qq:10001", "user", "facts", "")[1]]
+    assert row[10:] == row_before[10:]
+    assert GUITAR not in [m["id"] for _, _, m, _ in editor.stale(XIAOMING)]
+    editor.revert(change)
+    assert index_dump(memory) == index

@@ -295,3 +295,17 @@ def test_a_long_search_says_how_far_it_got_and_a_new_one_cancels_it(qtbot, kira)
         release.set()
     qtbot.waitUntil(lambda: not first.is_running() and first not in TaskRunner._alive, timeout=5000)
     assert stopped == ["Cancelled"] and listed(page) == ["user:qq:10002"]
+
+
+def test_a_memory_edited_by_hand_is_flagged_and_reindexed(qtbot, window, kira):
+    detail = window.page.detail
+    path = kira / "memory" / "entities" / "user_qq%3A10001" / "facts" / "learning_guitar.toml"
+    assert not detail.stale_note.isHidden() and "2 memory files" in detail.stale_note.text()  # never indexed
+    path.write_text(path.read_text(encoding="utf-8").replace("学吉他", "学尤克里里"), encoding="utf-8")
+    detail.refresh()
+    assert "3 memory files" in detail.stale_note.text()
+    detail.reindex_button.click()
+    qtbot.waitUntil(lambda: not not detail.stale_note.isHidden(), timeout=5000)
+    assert "尤克里里" in open_tree(kira).injection(EntityRef("user", "qq:10001"), "尤克里里").text
+    window.undo_action.trigger()
+    qtbot.waitUntil(lambda: not detail.stale_note.isHidden(), timeout=5000)

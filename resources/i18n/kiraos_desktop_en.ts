@@ -71,6 +71,13 @@
             <numerusform>Problems (%n)</numerusform>
         </translation>
     </message>
+    <message numerus="yes">
+        <source>%n memory file(s) say something other than the bot&apos;s index (edited by hand, or never indexed): the running bot recalls what the index says until they are re-indexed.</source>
+        <translation>
+            <numerusform>%n memory file says something other than the bot&apos;s index (edited by hand, or never indexed): the running bot recalls what the index says until it is re-indexed.</numerusform>
+            <numerusform>%n memory files say something other than the bot&apos;s index (edited by hand, or never indexed): the running bot recalls what the index says until they are re-indexed.</numerusform>
+        </translation>
+    </message>
 </context>
 <context>
     <name>EventsTab</name>

@@ -644,6 +644,10 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <translation>撤销此更改(&amp;V)</translation>
     </message>
     <message>
+        <source>Re-&amp;index</source>
+        <translation>重新索引(&amp;I)</translation>
+    </message>
+    <message>
         <source>A message this user might send, e.g. 最近吉他练得怎么样</source>
         <translation>该用户可能发送的消息，例如：最近吉他练得怎么样</translation>
     </message>
@@ -692,6 +696,12 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     <message>
         <source>The bot adds nothing for this message.</source>
         <translation>对这条消息，机器人不会加入任何内容。</translation>
+    </message>
+    <message numerus="yes">
+        <source>%n memory file(s) say something other than the bot&apos;s index (edited by hand, or never indexed): the running bot recalls what the index says until they are re-indexed.</source>
+        <translation>
+            <numerusform>有 %n 个记忆文件与机器人的索引不一致（手动编辑过，或从未建立索引）：在重新索引之前，运行中的机器人仍按索引中的内容回忆。</numerusform>
+        </translation>
     </message>
 </context>
 <context>
@@ -1307,6 +1317,10 @@ Nothing was changed.</source>
     <message>
         <source>reverted</source>
         <translation>已撤销</translation>
+    </message>
+    <message>
+        <source>re-indexed</source>
+        <translation>已重新索引</translation>
     </message>
     <message>
         <source>window</source>
@@ -3147,6 +3161,14 @@ Correct what the message names (or move that file away to start from the default
     <message>
         <source>Delete archived memory</source>
         <translation>删除已归档的记忆</translation>
+    </message>
+    <message>
+        <source>Re-index memories</source>
+        <translation>重新索引记忆</translation>
+    </message>
+    <message>
+        <source>Every memory of {who} is indexed as its file says.</source>
+        <translation>{who} 的每条记忆都已按其文件建立索引。</translation>
     </message>
     <message>
         <source>Revert change {n}</source>

@@ -91,10 +91,20 @@ class EntityDetailView(QWidget):
         self.restore_button = _button("restoreMemory", self._on_restore_clicked)
         self.delete_button = _button("deleteArchived", self._on_delete_clicked)
         self.revert_button = _button("revertChange", self._on_revert_clicked)
+        self.reindex_button = _button("reindexMemories", self._on_reindex_clicked)
+        self.stale_note = QLabel()
+        self.stale_note.setObjectName("staleNote")
+        self.stale_note.setWordWrap(True)
+        self._stale = 0
         self.memory_view.doubleClicked.connect(self._on_edit_clicked)
         self.tabs = QTabWidget()
         self.tabs.addTab(self.profile_view, "")
-        self.tabs.addTab(_with_buttons(self.memory_view, self.add_button, self.edit_button, self.archive_button), "")
+        memories = _with_buttons(self.memory_view, self.add_button, self.edit_button, self.archive_button)
+        stale_row = QHBoxLayout()
+        stale_row.addWidget(self.stale_note, 1)
+        stale_row.addWidget(self.reindex_button)
+        memories.layout().insertLayout(0, stale_row)
+        self.tabs.addTab(memories, "")
         self.tabs.addTab(_with_buttons(self.archived_view, self.restore_button, self.delete_button), "")
         self.tabs.addTab(self.problem_view, "")
         self.tabs.addTab(self._bot_sees_tab(), "")
@@ -137,8 +147,10 @@ class EntityDetailView(QWidget):
         for button, text in ((self.add_button, self.tr("&Add…")), (self.edit_button, self.tr("&Edit…")),
                              (self.archive_button, self.tr("Ar&chive")), (self.restore_button, self.tr("&Restore")),
                              (self.delete_button, self.tr("&Delete for good…")),
-                             (self.revert_button, self.tr("Re&vert this change"))):
+                             (self.revert_button, self.tr("Re&vert this change")),
+                             (self.reindex_button, self.tr("Re-&index"))):
             button.setText(text)
+        self.retranslate_stale()
         self.message.setPlaceholderText(self.tr("A message this user might send, e.g. 最近吉他练得怎么样"))
         self.show_button.setText(self.tr("Show"))
         self.bot_sees_note.setText(self.tr(
@@ -175,6 +187,10 @@ class EntityDetailView(QWidget):
         for button in (self.add_button, self.edit_button, self.archive_button, self.restore_button,
                        self.delete_button, self.revert_button):
             button.setEnabled(detail is not None)
+        self._stale = len(self._actions.editor.stale(detail.ref)) if self._actions is not None and detail else 0
+        self.stale_note.setVisible(bool(self._stale))
+        self.reindex_button.setVisible(bool(self._stale))
+        self.retranslate_stale()
         self.injection.clear()
         can_inject = detail is not None and detail.ref.kind == "user"
         self.message.setEnabled(can_inject)
@@ -234,6 +250,15 @@ class EntityDetailView(QWidget):
         memory = self._chosen(self.archived_view, self.archived_model)
         if self._actions is not None and self._ref is not None and memory is not None:
             self._actions.delete_archived(self._ref, memory)
+
+    def retranslate_stale(self) -> None:
+        self.stale_note.setText(self.tr(
+            "%n memory file(s) say something other than the bot's index (edited by hand, or never indexed): "
+            "the running bot recalls what the index says until they are re-indexed.", "", self._stale))
+
+    def _on_reindex_clicked(self) -> None:
+        if self._actions is not None and self._ref is not None:
+            self._actions.reindex(self._ref)
 
     def _on_revert_clicked(self) -> None:
         index = self.history_view.currentIndex()

@@ -115,6 +115,16 @@ class TreeEditActions(QObject):
             return None
         return self._write(self.tr("Delete archived memory"), lambda: self.editor.delete_archived(ref, memory.id))
 
+    def reindex(self, ref: EntityRef) -> TreeChange | None:
+        """Index the entity's hand-edited memories as their files say (the running bot then recalls them)."""
+        return self._write(self.tr("Re-index memories"), lambda: self._reindexed(ref))
+
+    def _reindexed(self, ref: EntityRef) -> TreeChange:
+        change = self.editor.reindex(ref)
+        if change is None:
+            raise StoreError(self.tr("Every memory of {who} is indexed as its file says.").format(who=ref.label()))
+        return change
+
     def revert_entry(self, entry: JournalEntry) -> TreeChange | None:
         """Revert a change of the history (the History tab); itself a step of the undo stack."""
         return self._write(self.tr("Revert change {n}").format(n=entry.id),

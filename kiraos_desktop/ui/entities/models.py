@@ -140,7 +140,7 @@ class HistoryModel(_RowsModel):
     def cell(self, row: JournalEntry, column: int) -> tuple[str, Any]:
         actions = {"add": self.tr("added"), "edit": self.tr("edited"), "archive": self.tr("archived"),
                    "restore": self.tr("restored"), "delete": self.tr("deleted for good"),
-                   "profile": self.tr("profile"), "revert": self.tr("reverted")}
+                   "profile": self.tr("profile"), "revert": self.tr("reverted"), "reindex": self.tr("re-indexed")}
         actors = {"gui": self.tr("window"), "cli": self.tr("command line"), "tool": self.tr("bot host")}
         action = actions.get(row.change.action, row.change.action)
         if row.reverts:

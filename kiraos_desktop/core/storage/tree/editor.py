@@ -17,7 +17,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import time
 import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -25,6 +24,7 @@ from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
 from kiraos_desktop.core.storage.tree.files import PROFILE_FIELDS
+from kiraos_desktop.core.storage.tree.memory_rows import INDEXED_FROM_FILE, archived_meta, index_row, memory_of
 from kiraos_desktop.core.storage.tree.index_rows import RowKey, TreeIndex
 from kiraos_desktop.core.storage.tree.layout import (
     ARCHIVE_DIR,
@@ -35,7 +35,6 @@ from kiraos_desktop.core.storage.tree.layout import (
     scope_dirs,
 )
 from kiraos_desktop.core.storage.tree.writes import (
-    META_KEYS,
     atomic_write,
     check_importance,
     check_tags,
@@ -97,7 +96,7 @@ class TreeEditor:
                   "importance": importance, "tags": tag_list, "source": {"time": datetime.now(timezone.utc).isoformat()}}
         relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
         change = TreeChange("add", ref.label(), memory_id, [(relative, self._text_or_none(relative), memory_toml(memory))])
-        self._row_change(change, RowKey.of(ref, folder, memory_id), lambda row: _row(ref, folder, memory, self._abs(relative), row))
+        self._row_change(change, RowKey.of(ref, folder, memory_id), lambda row: index_row(ref, folder, memory, self._abs(relative), row))
         return self.apply(change)
 
     def edit(self, ref: EntityRef, memory_id: str, text: str | None = None, importance: int | None = None,
@@ -116,7 +115,7 @@ class TreeEditor:
         if target == folder:
             change = TreeChange("edit", ref.label(), memory_id, [(relative, self._text(relative), memory_toml(memory))])
             self._row_change(change, RowKey.of(ref, folder, memory_id),
-                             lambda row: _row(ref, folder, memory, self._abs(relative), row))
+                             lambda row: index_row(ref, folder, memory, self._abs(relative), row))
             return self.apply(change)
         base = self._scope(ref, target, create=True)
         moved = f"{base}/{target}/{memory_id}{MEMORY_SUFFIX}"
@@ -130,8 +129,9 @@ class TreeEditor:
         change.indexed = TreeIndex.of(self.root) is not None
         if change.indexed:
             change.rows.append((old_key.as_dict(), before, None))
+            carried = {**before, "file_path": None} if before else None  # a new place: its own path
             change.rows.append((RowKey.of(ref, target, memory_id).as_dict(), None,
-                                _row(ref, target, memory, self._abs(moved), before)))
+                                index_row(ref, target, memory, self._abs(moved), carried)))
         return self.apply(change)
 
     def archive(self, ref: EntityRef, memory_id: str) -> TreeChange:
@@ -139,7 +139,7 @@ class TreeEditor:
         folder, relative, memory = self._find(ref, memory_id)
         key = RowKey.of(ref, folder, memory_id)
         row = self._read_row(key)
-        meta = _meta(row) if row is not None else {}
+        meta = archived_meta(row) if row is not None else {}
         archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
         self._real_folder(ARCHIVE_DIR, create=True)
         change = TreeChange("archive", ref.label(), memory_id, [
@@ -159,7 +159,7 @@ class TreeEditor:
             raise NotFoundError(f"archive/ holds no memory {memory_id!r} of {ref.label()}")
         data = self._parse(archived)
         meta = data.pop("meta", {}) if isinstance(data.get("meta"), dict) else {}
-        memory = _memory_of(data, memory_id)
+        memory = memory_of(data, memory_id)
         self._scope(ref, folder, create=True)
         relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
         if os.path.lexists(self._abs(relative)):
@@ -167,7 +167,46 @@ class TreeEditor:
         change = TreeChange("restore", ref.label(), memory_id,
                             [(relative, None, memory_toml(memory)), (archived, self._text(archived), None)])
         self._row_change(change, RowKey.of(ref, folder, memory_id),
-                         lambda row: _row(ref, folder, memory, self._abs(relative), row, meta))
+                         lambda row: index_row(ref, folder, memory, self._abs(relative), row, meta))
+        return self.apply(change)
+
+    def stale(self, ref: EntityRef) -> list[tuple[str, str, dict[str, Any], dict[str, Any] | None]]:
+        """The entity's memories whose index row does not say what their file says (edited by hand, or
+        never indexed): (folder, relative path, the memory, its row or None). Empty without an index."""
+        index = TreeIndex.of(self.root)
+        base, folders = scope_dirs(ref)
+        if index is None or (not ref.is_global and not os.path.isdir(self._abs(base))):
+            return []
+        found = []
+        with index.transaction() as rows:
+            for folder in folders:
+                path = self._abs(f"{base}/{folder}")
+                if not os.path.isdir(path) or os.path.islink(path):
+                    continue
+                for name in sorted(os.listdir(path)):
+                    relative = f"{base}/{folder}/{name}"
+                    if not name.endswith(MEMORY_SUFFIX) or os.path.islink(self._abs(relative)):
+                        continue
+                    try:
+                        memory = memory_of(self._parse(relative), name[:-len(MEMORY_SUFFIX)])
+                    except (StoreError, NotFoundError):
+                        continue  # a broken file is a problem shown elsewhere, never indexed from here
+                    row = rows.row(RowKey.of(ref, folder, memory["id"]))
+                    wanted = index_row(ref, folder, memory, self._abs(relative), row)
+                    if row is None or any(row[k] != wanted[k] for k in INDEXED_FROM_FILE):
+                        found.append((folder, relative, memory, row))
+        return found
+
+    def reindex(self, ref: EntityRef) -> TreeChange | None:
+        """Index the entity's memories as their files say now (a file edited by hand: the plugin itself
+        needs a restart for that), keeping the plugin's runtime state; None when nothing was stale."""
+        stale = self.stale(ref)
+        if not stale:
+            return None
+        change = TreeChange("reindex", ref.label(), f"{len(stale)}")
+        for folder, relative, memory, row in stale:
+            key = RowKey.of(ref, folder, memory["id"])
+            change.rows.append((key.as_dict(), row, index_row(ref, folder, memory, self._abs(relative), row)))
         return self.apply(change)
 
     def delete_archived(self, ref: EntityRef, memory_id: str) -> TreeChange:
@@ -304,7 +343,7 @@ class TreeEditor:
             relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
             if os.path.lexists(self._abs(relative)):
                 self._real_folder(f"{base}/{folder}")
-                return folder, relative, _memory_of(self._parse(relative), memory_id)
+                return folder, relative, memory_of(self._parse(relative), memory_id)
         raise NotFoundError(f"{ref.label()} has no memory {memory_id!r}")
 
     def _text(self, relative: str) -> str:
@@ -351,48 +390,3 @@ class TreeEditor:
         if index is not None:
             before = self._read_row(key)
             change.rows.append((key.as_dict(), before, make(before)))
-
-
-def _memory_of(data: dict[str, Any], memory_id: str) -> dict[str, Any]:
-    """A memory as the plugin reads a file (Memory.from_toml_dict): the file name is its id; an
-    importance that is no number 5, clamped to 1-10; tags not a list and source not a table dropped."""
-    try:
-        importance = max(1, min(10, int(data.get("importance", 5))))
-    except (TypeError, ValueError):
-        importance = 5
-    tags = data.get("tags", [])
-    source = data.get("source", {})
-    return {"id": memory_id, "type": str(data.get("type", "fact")), "text": str(data.get("text", "")),
-            "importance": importance, "tags": tags if isinstance(tags, list) else [],
-            "source": source if isinstance(source, dict) else {}}
-
-
-def _meta(row: dict[str, Any]) -> dict[str, Any]:
-    """An archived file's [meta] table from the row (tags and source as data, not JSON text)."""
-    meta = {key: row[key] for key in META_KEYS}
-    for key, empty in (("tags", []), ("source", {})):
-        try:
-            meta[key] = json.loads(meta[key]) if isinstance(meta[key], str) else meta[key]
-        except ValueError:
-            meta[key] = empty
-    return meta
-
-
-def _row(ref: EntityRef, folder: str, memory: dict[str, Any], path: str, before: dict[str, Any] | None,
-         meta: dict[str, Any] | None = None) -> dict[str, Any]:
-    """The memory's row: its runtime state kept from `before` (an edit) or `meta` (a restore), else now."""
-    now = time.time()
-    kept = before or {}
-    state = meta or {}
-    key = RowKey.of(ref, folder, memory["id"])
-    return {
-        "id": memory["id"], "entity_id": key.entity_id, "entity_type": key.entity_type, "folder": folder,
-        "memory_type": memory["type"], "importance": memory["importance"],
-        "timestamp": kept.get("timestamp", state.get("timestamp", now)),
-        "last_accessed": kept.get("last_accessed", state.get("last_accessed", now)),
-        "access_count": kept.get("access_count", state.get("access_count", 0)),
-        "tags": json.dumps(memory["tags"], ensure_ascii=False),
-        "source": json.dumps(memory["source"], ensure_ascii=False),
-        "content_hash": content_hash(memory["text"]), "file_path": path, "base_dir": key.base_dir,
-        "raw_text": memory["text"],
-    }
