@@ -209,3 +209,44 @@ def test_a_file_edited_by_hand_is_reindexed_as_the_plugin_would_at_its_start(kir
     assert GUITAR not in [m["id"] for _, _, m, _ in editor.stale(XIAOMING)]
     editor.revert(change)
     assert index_dump(memory) == index
+
+
+def test_a_plugin_writing_meanwhile_loses_nothing_and_neither_do_we(kira):
+    """A plugin-like thread adds memories (its own files and index transactions) while we add and edit."""
+    import threading
+
+    from tree_fixtures import write_memory
+
+    memory = kira / "memory"
+    facts = entity_dir(memory, "user", "qq:10002") / "facts"
+    errors = []
+
+    def plugin():
+        conn = sqlite3.connect(memory / "memory_index.db", timeout=10, isolation_level=None)
+        try:
+            for n in range(40):
+                write_memory(facts, f"plugin_{n}", f"插件写的第{n}条")
+                conn.execute("BEGIN IMMEDIATE")
+                conn.execute("INSERT INTO memories (id, entity_id, entity_type, folder, timestamp, last_accessed, "
+                             "raw_text) VALUES (?, 'qq:10002', 'user', 'facts', 1.7e9, 1.7e9, ?)",
+                             (f"plugin_{n}", f"插件写的第{n}条"))
+                conn.execute("COMMIT")
+        except Exception as exc:  # reported below
+            errors.append(exc)
+        finally:
+            conn.close()
+
+    thread = threading.Thread(target=plugin)
+    thread.start()
+    editor = TreeEditor(str(memory))
+    ours = [editor.add(XIAOMING, f"我们加的第{n}条").memory_id for n in range(20)]
+    for n in range(10):
+        editor.edit(XIAOMING, GUITAR, importance=1 + n % 10)
+    thread.join(30)
+    assert not errors
+    conn = sqlite3.connect(memory / "memory_index.db")
+    ids = {row[0] for row in conn.execute("SELECT id FROM memories")}
+    conn.close()
+    assert {f"plugin_{n}" for n in range(40)} <= ids and set(ours) <= ids
+    assert all((facts / f"plugin_{n}.toml").exists() for n in range(40))
+    assert index_rows(memory, GUITAR)[0][5] == 10
