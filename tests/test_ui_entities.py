@@ -309,3 +309,42 @@ def test_a_memory_edited_by_hand_is_flagged_and_reindexed(qtbot, window, kira):
     assert "尤克里里" in open_tree(kira).injection(EntityRef("user", "qq:10001"), "尤克里里").text
     window.undo_action.trigger()
     qtbot.waitUntil(lambda: not detail.stale_note.isHidden(), timeout=5000)
+
+
+def test_the_profile_form_edits_texts_numbers_lists_and_objects(qtbot):
+    from kiraos_desktop.ui.entities.profile_dialog import ProfileFieldDialog
+
+    profile = {"name": "小明", "traits": ["爱猫"], "preferences": {"饮料": "奶茶", "音量": 80}, "interaction_count": 12}
+    dialog = ProfileFieldDialog(None, "t", profile, "traits")
+    qtbot.addWidget(dialog)
+    assert dialog.value() == ("traits", ["爱猫"])
+    dialog._on_add_row_clicked()
+    dialog.rows.item(1, 0).setText("耐心")
+    dialog._on_add_row_clicked()  # left empty: left out
+    assert dialog.value() == ("traits", ["爱猫", "耐心"])
+    dialog.field.setCurrentIndex(dialog.field.findData("preferences"))
+    assert dialog.value() == ("preferences", {"饮料": "奶茶", "音量": 80})
+    dialog.rows.selectRow(0)
+    dialog._on_remove_row_clicked()
+    dialog.rows.item(0, 1).setText("[1, 2]")
+    assert dialog.value() == ("preferences", {"音量": [1, 2]})
+    dialog.field.setCurrentIndex(dialog.field.findData("interaction_count"))
+    assert dialog.value() == ("interaction_count", 12)
+    dialog.field.setCurrentIndex(dialog.field.findData("nickname"))
+    dialog.text.setText("  明明 ")
+    assert dialog.value() == ("nickname", "明明")
+
+
+def test_a_profile_field_edited_in_the_window_is_written_and_undone(qtbot, window, kira):
+    import json as json_module
+
+    path = kira / "memory" / "entities" / "user_qq%3A10001" / "profile.json"
+    original = path.read_bytes()
+    window.actions.ask_field = lambda parent, title, profile, field: ("traits", profile["traits"] + ["耐心"])
+    window.page.detail.profile_button.click()
+    qtbot.waitUntil(lambda: json_module.loads(path.read_text(encoding="utf-8"))["traits"] == ["爱猫", "耐心"],
+                    timeout=5000)
+    model = window.page.detail.profile_model
+    qtbot.waitUntil(lambda: ("traits[1]", "耐心") in [model.row_at(n) for n in range(model.rowCount())], timeout=5000)
+    window.undo_action.trigger()
+    qtbot.waitUntil(lambda: path.read_bytes() == original, timeout=5000)

@@ -648,6 +648,10 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <translation>重新索引(&amp;I)</translation>
     </message>
     <message>
+        <source>Edit &amp;field…</source>
+        <translation>编辑字段(&amp;F)…</translation>
+    </message>
+    <message>
         <source>A message this user might send, e.g. 最近吉他练得怎么样</source>
         <translation>该用户可能发送的消息，例如：最近吉他练得怎么样</translation>
     </message>
@@ -2081,6 +2085,42 @@ Nothing else was changed; everything saved before is kept.</source>
     </message>
 </context>
 <context>
+    <name>ProfileFieldDialog</name>
+    <message>
+        <source>Add &amp;row</source>
+        <extracomment>The fields an operator edits (entity_id and entity_type say what the file is; last_interaction is the plugin&apos;s).</extracomment>
+        <translation>添加一行(&amp;R)</translation>
+    </message>
+    <message>
+        <source>&amp;Remove row</source>
+        <translation>删除行(&amp;M)</translation>
+    </message>
+    <message>
+        <source>&amp;Field:</source>
+        <translation>字段(&amp;F)：</translation>
+    </message>
+    <message>
+        <source>Key</source>
+        <translation>键</translation>
+    </message>
+    <message>
+        <source>Value</source>
+        <translation>值</translation>
+    </message>
+    <message>
+        <source>Item</source>
+        <translation>条目</translation>
+    </message>
+    <message>
+        <source>An object&apos;s value that reads as JSON (a number, [list], {object}, true, false) is kept as that, anything else as text; list items are texts. Rows with an empty key or item are left out.</source>
+        <translation>对象中能按 JSON 读取的值（数字、[列表]、{object}、true、false）按 JSON 保存，其余按文本保存；列表条目均为文本。键或条目为空的行会被忽略。</translation>
+    </message>
+    <message>
+        <source>One item per row; rows left empty are left out.</source>
+        <translation>每行一个条目；空行会被忽略。</translation>
+    </message>
+</context>
+<context>
     <name>ProfileModel</name>
     <message>
         <source>How sure the bot is, from 0 to 1. The mark after it is the one the bot&apos;s memory block shows: ✓ 0.8 or more, ? 0.5 or more, ~ below 0.5. Higher comes first.</source>
@@ -3161,6 +3201,14 @@ Correct what the message names (or move that file away to start from the default
     <message>
         <source>Delete archived memory</source>
         <translation>删除已归档的记忆</translation>
+    </message>
+    <message>
+        <source>Profile of {who}</source>
+        <translation>{who} 的画像</translation>
+    </message>
+    <message>
+        <source>Edit profile field {name}</source>
+        <translation>编辑画像字段 {name}</translation>
     </message>
     <message>
         <source>Re-index memories</source>

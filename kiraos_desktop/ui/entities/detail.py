@@ -92,13 +92,15 @@ class EntityDetailView(QWidget):
         self.delete_button = _button("deleteArchived", self._on_delete_clicked)
         self.revert_button = _button("revertChange", self._on_revert_clicked)
         self.reindex_button = _button("reindexMemories", self._on_reindex_clicked)
+        self.profile_button = _button("editProfile", self._on_profile_clicked)
+        self.profile_view.doubleClicked.connect(self._on_profile_clicked)
         self.stale_note = QLabel()
         self.stale_note.setObjectName("staleNote")
         self.stale_note.setWordWrap(True)
         self._stale = 0
         self.memory_view.doubleClicked.connect(self._on_edit_clicked)
         self.tabs = QTabWidget()
-        self.tabs.addTab(self.profile_view, "")
+        self.tabs.addTab(_with_buttons(self.profile_view, self.profile_button), "")
         memories = _with_buttons(self.memory_view, self.add_button, self.edit_button, self.archive_button)
         stale_row = QHBoxLayout()
         stale_row.addWidget(self.stale_note, 1)
@@ -110,7 +112,7 @@ class EntityDetailView(QWidget):
         self.tabs.addTab(self._bot_sees_tab(), "")
         self.tabs.addTab(_with_buttons(self.history_view, self.revert_button), "")
         for button in (self.add_button, self.edit_button, self.archive_button, self.restore_button,
-                       self.delete_button, self.revert_button):
+                       self.delete_button, self.revert_button, self.profile_button):
             button.setVisible(actions is not None)
         self.tabs.setTabVisible(5, actions is not None)
         layout = QVBoxLayout(self)
@@ -148,7 +150,8 @@ class EntityDetailView(QWidget):
                              (self.archive_button, self.tr("Ar&chive")), (self.restore_button, self.tr("&Restore")),
                              (self.delete_button, self.tr("&Delete for good…")),
                              (self.revert_button, self.tr("Re&vert this change")),
-                             (self.reindex_button, self.tr("Re-&index"))):
+                             (self.reindex_button, self.tr("Re-&index")),
+                             (self.profile_button, self.tr("Edit &field…"))):
             button.setText(text)
         self.retranslate_stale()
         self.message.setPlaceholderText(self.tr("A message this user might send, e.g. 最近吉他练得怎么样"))
@@ -187,6 +190,7 @@ class EntityDetailView(QWidget):
         for button in (self.add_button, self.edit_button, self.archive_button, self.restore_button,
                        self.delete_button, self.revert_button):
             button.setEnabled(detail is not None)
+        self.profile_button.setEnabled(detail is not None and not detail.ref.is_global)
         self._stale = len(self._actions.editor.stale(detail.ref)) if self._actions is not None and detail else 0
         self.stale_note.setVisible(bool(self._stale))
         self.reindex_button.setVisible(bool(self._stale))
@@ -255,6 +259,13 @@ class EntityDetailView(QWidget):
         self.stale_note.setText(self.tr(
             "%n memory file(s) say something other than the bot's index (edited by hand, or never indexed): "
             "the running bot recalls what the index says until they are re-indexed.", "", self._stale))
+
+    def _on_profile_clicked(self, *_args) -> None:
+        if self._actions is None or self._ref is None or self._ref.is_global:
+            return
+        index = self.profile_view.currentIndex()
+        row = self.profile_model.row_at(index.row())[0] if index.isValid() else "name"
+        self._actions.edit_profile(self._ref, row.split("[")[0].split(".")[0])  # traits[0] -> traits
 
     def _on_reindex_clicked(self) -> None:
         if self._actions is not None and self._ref is not None:

@@ -7,7 +7,7 @@ a file changed since) is shown as an error and changes nothing.
 """
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
@@ -19,6 +19,7 @@ from kiraos_desktop.core.storage.tree.files import TreeMemory
 from kiraos_desktop.core.storage.tree.journal import JournalEntry, TreeJournal
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.ui.entities.memory_dialog import MemoryValues, ask_memory
+from kiraos_desktop.ui.entities.profile_dialog import ask_profile_field
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.undo import run_held
 
@@ -64,6 +65,7 @@ class TreeEditActions(QObject):
         self.stack = stack
         self.prompts = prompts
         self.ask: Callable[..., MemoryValues | None] = ask_memory  # a test puts its own answers here
+        self.ask_field: Callable[..., tuple[str, Any] | None] = ask_profile_field
 
     def _window(self) -> QWidget | None:
         parent = self.parent()
@@ -114,6 +116,20 @@ class TreeEditActions(QObject):
                 "window's history still can.").format(text=memory.text[:80]), self.tr("Delete")):
             return None
         return self._write(self.tr("Delete archived memory"), lambda: self.editor.delete_archived(ref, memory.id))
+
+    def edit_profile(self, ref: EntityRef, field: str = "name") -> TreeChange | None:
+        """A profile field edited in its form, written as the plugin writes profile.json."""
+        try:
+            profile = self.editor.profile(ref)
+        except StoreError as exc:
+            self.prompts.error(self._window(), self.tr("Not written"), str(exc))
+            return None
+        answer = self.ask_field(self._window(), self.tr("Profile of {who}").format(who=ref.label()), profile, field)
+        if answer is None or profile.get(answer[0]) == answer[1]:
+            return None
+        name, value = answer
+        return self._write(self.tr("Edit profile field {name}").format(name=name),
+                           lambda: self.editor.set_profile(ref, name, value))
 
     def reindex(self, ref: EntityRef) -> TreeChange | None:
         """Index the entity's hand-edited memories as their files say (the running bot then recalls them)."""
