@@ -348,3 +348,14 @@ def test_a_profile_field_edited_in_the_window_is_written_and_undone(qtbot, windo
     qtbot.waitUntil(lambda: ("traits[1]", "耐心") in [model.row_at(n) for n in range(model.rowCount())], timeout=5000)
     window.undo_action.trigger()
     qtbot.waitUntil(lambda: path.read_bytes() == original, timeout=5000)
+
+
+def test_the_edit_form_says_when_the_bot_may_replace_an_edit(qtbot):
+    from kiraos_desktop.ui.entities.memory_dialog import MemoryDialog, MemoryValues
+
+    new = MemoryDialog(None, "new")
+    edited = MemoryDialog(None, "edit", MemoryValues("小明最近在学吉他", 7, ["hobby"], False))
+    for dialog in (new, edited):
+        qtbot.addWidget(dialog)
+    assert new.note.isHidden() and not edited.note.isHidden() and "LLM" in edited.note.text()
+    assert edited.values() == MemoryValues("小明最近在学吉他", 7, ["hobby"], False)

@@ -1741,6 +1741,10 @@ Nothing else was changed; everything saved before is kept.</source>
         <translation>反思</translation>
     </message>
     <message>
+        <source>The running bot uses the edit on its next reply. If it is merging a new fact into this very memory at that moment (it asks its LLM, a few seconds), its merged text replaces the edit: the Memories tab then shows its text, and reverting your edit says the file changed since.</source>
+        <translation>运行中的机器人会在下一次回复时使用这次编辑。如果它此刻正把一条新事实合并进这条记忆（需要询问其 LLM，约数秒），合并后的文本会覆盖这次编辑：“记忆”页随后显示它的文本，撤销你的编辑时会提示文件已被改动。</translation>
+    </message>
+    <message>
         <source>&amp;Text:</source>
         <translation>文本(&amp;T)：</translation>
     </message>

@@ -50,6 +50,13 @@ class MemoryDialog(QDialog):
         self.kind.addItem(self.tr("Fact"), False)
         if can_reflect:
             self.kind.addItem(self.tr("Reflection"), True)
+        self.note = QLabel(self.tr(
+            "The running bot uses the edit on its next reply. If it is merging a new fact into this very memory "
+            "at that moment (it asks its LLM, a few seconds), its merged text replaces the edit: the Memories tab "
+            "then shows its text, and reverting your edit says the file changed since."))
+        self.note.setObjectName("memoryEditNote")
+        self.note.setWordWrap(True)
+        self.note.setVisible(initial is not None)
         self.error = QLabel()
         self.error.setObjectName("memoryError")
         self.error.setWordWrap(True)
@@ -66,6 +73,7 @@ class MemoryDialog(QDialog):
         self.buttons.rejected.connect(self.reject)
         layout = QVBoxLayout(self)
         layout.addLayout(form)
+        layout.addWidget(self.note)
         layout.addWidget(self.error)
         layout.addWidget(self.buttons)
         values = initial or MemoryValues("", 5, [], False)
