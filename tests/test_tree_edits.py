@@ -250,3 +250,27 @@ def test_a_plugin_writing_meanwhile_loses_nothing_and_neither_do_we(kira):
     assert {f"plugin_{n}" for n in range(40)} <= ids and set(ours) <= ids
     assert all((facts / f"plugin_{n}.toml").exists() for n in range(40))
     assert index_rows(memory, GUITAR)[0][5] == 10
+
+
+def test_an_access_the_plugin_counts_during_an_edit_is_kept(kira, monkeypatch):
+    """The row is read before the transaction; the plugin bumps the access count in between."""
+    from kiraos_desktop.core.storage.tree import editor as editor_module
+
+    memory = kira / "memory"
+    real = editor_module.TreeEditor._read_row
+
+    def read_then_plugin_recalls(self, key):
+        row = real(self, key)
+        conn = sqlite3.connect(memory / "memory_index.db")
+        conn.execute("UPDATE memories SET access_count = access_count + 1, last_accessed = 1.8e9 WHERE id = ?",
+                     (key.id,))
+        conn.commit()
+        conn.close()
+        return row
+
+    monkeypatch.setattr(editor_module.TreeEditor, "_read_row", read_then_plugin_recalls)
+    before = index_rows(memory, GUITAR)[0]
+    change = TreeEditor(str(memory)).edit(XIAOMING, GUITAR, importance=2)
+    row = index_rows(memory, GUITAR)[0]
+    assert row[5] == 2 and row[10] == before[10] + 1 and row[12] == 1.8e9
+    assert change.rows[0][2]["access_count"] == before[10] + 1  # the history holds what was written

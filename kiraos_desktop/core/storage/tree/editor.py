@@ -24,7 +24,13 @@ from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
 from kiraos_desktop.core.storage.tree.files import PROFILE_FIELDS
-from kiraos_desktop.core.storage.tree.memory_rows import INDEXED_FROM_FILE, archived_meta, index_row, memory_of
+from kiraos_desktop.core.storage.tree.memory_rows import (
+    INDEXED_FROM_FILE,
+    RUNTIME_STATE,
+    archived_meta,
+    index_row,
+    memory_of,
+)
 from kiraos_desktop.core.storage.tree.index_rows import RowKey, TreeIndex
 from kiraos_desktop.core.storage.tree.layout import (
     ARCHIVE_DIR,
@@ -279,11 +285,15 @@ class TreeEditor:
             index = TreeIndex.of(self.root)
             if index is not None and change.rows:
                 with index.transaction() as rows:
-                    for key, _, after_row in change.rows:
+                    for n, (key, before_row, after_row) in enumerate(change.rows):
                         if after_row is None:
                             rows.remove(RowKey(**key))
-                        else:
-                            rows.put(after_row)
+                            continue
+                        now = rows.row(RowKey(**key)) if before_row is not None else None
+                        if now is not None and now != before_row:  # the plugin recalled it meanwhile
+                            after_row = {**after_row, **{k: now[k] for k in RUNTIME_STATE}}
+                            change.rows[n] = (key, now, after_row)
+                        rows.put(after_row)
         except BaseException:
             for relative, before in reversed(written):  # the rows were not written: the files go back
                 if before is None:

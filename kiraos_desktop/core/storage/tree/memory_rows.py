@@ -12,6 +12,8 @@ from kiraos_desktop.core.storage.tree.writes import META_KEYS, content_hash
 #: What recall reads of a row that comes from its memory's file (the rest, source and file_path
 #: included, is written but not compared: it does not change what the bot recalls).
 INDEXED_FROM_FILE = ("memory_type", "importance", "tags", "content_hash", "raw_text")
+#: What the running plugin keeps changing in a row as it recalls the memory: an edit carries it over.
+RUNTIME_STATE = ("timestamp", "last_accessed", "access_count")
 
 
 def memory_of(data: dict[str, Any], memory_id: str) -> dict[str, Any]:
