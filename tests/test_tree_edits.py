@@ -274,3 +274,24 @@ def test_an_access_the_plugin_counts_during_an_edit_is_kept(kira, monkeypatch):
     row = index_rows(memory, GUITAR)[0]
     assert row[5] == 2 and row[10] == before[10] + 1 and row[12] == 1.8e9
     assert change.rows[0][2]["access_count"] == before[10] + 1  # the history holds what was written
+
+
+def test_edit_archive_and_restore_on_the_hippocampus_index(tmp_path):
+    from tree_fixtures import build_tree, write_index
+
+    root = build_tree(tmp_path / "kira")
+    memory = root / "memory"
+    write_index(memory, [{"id": GUITAR, "entity_id": "qq:10001", "text": "小明最近在学吉他", "importance": 7,
+                          "tags": ["hobby"], "last_accessed": 1.7e9}], hippocampus=True)
+    editor = TreeEditor(str(memory))
+    path = entity_dir(memory, "user", "qq:10001") / "facts" / f"{GUITAR}.toml"
+    editor.edit(XIAOMING, GUITAR, text="小明学吉他一年了")
+    row, fts = index_rows(memory, GUITAR, hippocampus=True)
+    assert row[:10] == rebuilt_rows(memory, path, "qq:10001", "user", "facts", "")[0] and fts
+    editor.archive(XIAOMING, GUITAR)
+    assert index_rows(memory, GUITAR, hippocampus=True) == (None, [])
+    conn = sqlite3.connect(memory / "memory_index.db")
+    assert conn.execute("SELECT count(*) FROM memories_fts WHERE memory_id = ?", (GUITAR,)).fetchone()[0] == 0
+    conn.close()
+    editor.restore(XIAOMING, GUITAR)
+    assert index_rows(memory, GUITAR, hippocampus=True)[0][9] == "小明学吉他一年了"
