@@ -359,3 +359,28 @@ def test_the_edit_form_says_when_the_bot_may_replace_an_edit(qtbot):
         qtbot.addWidget(dialog)
     assert new.note.isHidden() and not edited.note.isHidden() and "LLM" in edited.note.text()
     assert edited.values() == MemoryValues("小明最近在学吉他", 7, ["hobby"], False)
+
+
+def test_the_tree_window_serves_the_tree_to_bot_hosts(qtbot, kira):
+    import argparse
+
+    import httpx
+
+    from api_helpers import AUTH, TOKEN
+    from kiraos_desktop.ui.entities.app import serve_tree
+
+    window = TreeWindow(open_tree(kira), str(kira))
+    qtbot.addWidget(window)
+    engine, server = serve_tree(window, str(kira), argparse.Namespace(port=0, token=TOKEN, host="127.0.0.1"))
+    try:
+        qtbot.waitUntil(lambda: server.url in window.api_state.text() and ":0" not in server.url, timeout=10000)
+        assert not window.api_state.isHidden()
+        reply = httpx.get(f"{server.url}/v1/context", params={"user_id": "qq:10001", "query": "吉他"}, headers=AUTH)
+        assert reply.status_code == 200 and "小明最近在学吉他" in reply.json()["context"]
+    finally:
+        server.stop()
+        engine.close()
+    second_engine, no_server = serve_tree(window, str(kira), argparse.Namespace(port=70000, token=TOKEN,
+                                                                                  host="127.0.0.1"))
+    assert no_server is None and "not serving" in window.api_state.text()  # bad options: said, no server
+    second_engine.close()

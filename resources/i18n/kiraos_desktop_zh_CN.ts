@@ -3253,6 +3253,14 @@ Correct what the message names (or move that file away to start from the default
         <source>&amp;Close</source>
         <translation>关闭(&amp;C)</translation>
     </message>
+    <message>
+        <source>Bot hosts get this memory from the API at {url} (/v1/context, MCP at {url}/mcp), with the token of `kiraos-desktop token`.</source>
+        <translation>机器人宿主可通过 {url} 的 API 获取这份记忆（/v1/context，MCP 位于 {url}/mcp），令牌见 `kiraos-desktop token`。</translation>
+    </message>
+    <message>
+        <source>The API is not serving this memory: {reason}</source>
+        <translation>API 未提供这份记忆：{reason}</translation>
+    </message>
 </context>
 <context>
     <name>UndoableWriter</name>

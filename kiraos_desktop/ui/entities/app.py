@@ -1,4 +1,5 @@
-"""`kiraos-desktop --kira-data DIR` on a KiraOS plugin 3.x folder: the tree window (no API server, nothing written)."""
+"""`kiraos-desktop --kira-data DIR` on a KiraOS plugin 3.x folder: the tree window, and the API serving the
+tree to bot hosts from the same process (as the main window serves a database)."""
 from __future__ import annotations
 
 import sys
@@ -32,9 +33,38 @@ def run_tree_gui(args, language: str) -> int:
         window = TreeWindow(tree, folder)
         if screenshot_dir:
             return _screenshot(app, window, Path(screenshot_dir), getattr(args, "screenshot_size", None))
+        engine, server = serve_tree(window, folder, args)
         window.resize(1280, 800)
         window.show()
-        return app.exec()
+        try:
+            return app.exec()
+        finally:
+            if server is not None:
+                server.stop()
+            if engine is not None:
+                engine.close()
+
+
+def serve_tree(window, folder: str, args):
+    """(engine, server) serving the tree to bot hosts, started on a task thread; the window says where,
+    or why not (the window still opens: a port in use or bad options only cost the API)."""
+    from kiraos_desktop.core.engine import Engine
+    from kiraos_desktop.core.memory.records import StoreError
+    from kiraos_desktop.ui.app import create_server
+    from kiraos_desktop.ui.server_state import run_server_operation
+
+    try:
+        engine = Engine.open(kira_data=folder)
+    except (StoreError, OSError, ValueError) as exc:
+        window.show_api_state("", str(exc))
+        return None, None
+    server, error = create_server(engine, args)
+    if server is None:
+        window.show_api_state("", error)
+        return engine, None
+    runner = run_server_operation("start", server.start, lambda message: window.show_api_state("", message))
+    runner.succeeded.connect(lambda _result: window.show_api_state(server.url, ""))
+    return engine, server
 
 
 def _screenshot(app, window, folder: Path, size) -> int:

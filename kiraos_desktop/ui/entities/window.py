@@ -48,10 +48,17 @@ class TreeWindow(QMainWindow):
         self.note = QLabel()
         self.note.setObjectName("treeReadOnlyNote")
         self.note.setWordWrap(True)
+        self.api_state = QLabel()
+        self.api_state.setObjectName("treeApiState")
+        self.api_state.setWordWrap(True)
+        self.api_state.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.api_state.hide()
+        self._api = ("", "")
         central = QWidget()
         layout = QVBoxLayout(central)
         layout.setContentsMargins(8, 8, 8, 0)
         layout.addWidget(self.note)
+        layout.addWidget(self.api_state)
         layout.addWidget(self.page, 1)
         self.setCentralWidget(central)
         self.file_menu = self.menuBar().addMenu("")
@@ -83,6 +90,21 @@ class TreeWindow(QMainWindow):
             "Reload (F5) reads files edited by hand."))
         self.file_menu.setTitle(self.tr("&File"))
         self.edit_menu.setTitle(self.tr("&Edit"))
+        self._show_api_text()
         self.reload_action.setText(self.tr("&Reload"))
         self.close_action.setText(self.tr("&Close"))
         self.page.retranslate()
+
+    def show_api_state(self, url: str, error: str) -> None:
+        """Where the API serves the tree to bot hosts (`url`), or why it does not (`error`)."""
+        self._api = (url, error)
+        self.api_state.setVisible(bool(url or error))
+        self._show_api_text()
+
+    def _show_api_text(self) -> None:
+        url, error = self._api
+        if url:
+            self.api_state.setText(self.tr("Bot hosts get this memory from the API at {url} (/v1/context, MCP at "
+                                           "{url}/mcp), with the token of `kiraos-desktop token`.").format(url=url))
+        elif error:
+            self.api_state.setText(self.tr("The API is not serving this memory: {reason}").format(reason=error))
