@@ -295,3 +295,20 @@ def test_edit_archive_and_restore_on_the_hippocampus_index(tmp_path):
     conn.close()
     editor.restore(XIAOMING, GUITAR)
     assert index_rows(memory, GUITAR, hippocampus=True)[0][9] == "小明学吉他一年了"
+
+
+def test_the_history_reads_what_another_writer_appended_and_waits_for_a_whole_line(tmp_path):
+    from kiraos_desktop.core.storage.tree.editor import TreeChange
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+
+    path = tmp_path / "journal.jsonl"
+    window, api = TreeJournal(path), TreeJournal(path)
+    window.append(TreeChange("add", "user:a", "m1"), "gui")
+    api.append(TreeChange("add", "user:a", "m2"), "tool")  # the API's journal saw the window's line
+    assert [(e.id, e.change.memory_id) for e in window.entries()] == [(1, "m1"), (2, "m2")]
+    with open(path, "a", encoding="utf-8") as out:
+        out.write('{"id": 3, "at": "x", "actor": "cli", "action": "add", "ref": "u", "memory_id": "m3"')  # half
+    assert len(window.entries()) == 2
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(', "files": [], "rows": []}\nnot json\n')
+    assert [e.id for e in window.entries()] == [1, 2, 3]  # the broken line is skipped, never rewritten

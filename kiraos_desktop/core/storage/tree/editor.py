@@ -23,7 +23,7 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
-from kiraos_desktop.core.storage.tree.files import PROFILE_FIELDS
+from kiraos_desktop.core.storage.tree.files import JSON_NAMES, PROFILE_FIELDS
 from kiraos_desktop.core.storage.tree.memory_rows import (
     INDEXED_FROM_FILE,
     RUNTIME_STATE,
@@ -58,7 +58,6 @@ PROFILE_DEFAULTS: dict[str, Any] = {
     "traits": [], "preferences": {}, "relationships": {}, "facts": [], "aliases": [], "interaction_count": 0,
     "last_interaction": 0.0, "metadata": {},
 }
-_KIND_NAMES = {str: "a text", list: "a JSON list", dict: "a JSON object", int: "a whole number", float: "a number"}
 
 
 class ChangedSince(StoreError):
@@ -184,7 +183,7 @@ class TreeEditor:
         if index is None or (not ref.is_global and not os.path.isdir(self._abs(base))):
             return []
         found = []
-        with index.transaction() as rows:
+        with index.read() as rows:
             for folder in folders:
                 path = self._abs(f"{base}/{folder}")
                 if not os.path.isdir(path) or os.path.islink(path):
@@ -235,12 +234,25 @@ class TreeEditor:
             raise ValidationError("field", f"{name!r} is no profile field: one of "
                                            f"{', '.join(f for f in PROFILE_FIELDS if f not in ('entity_id', 'entity_type'))}")
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise ValidationError(name, f"must be {' or '.join(_KIND_NAMES[k] for k in kinds)}")
+            raise ValidationError(name, f"must be {' or '.join(JSON_NAMES[k] for k in kinds)}")
         return self.update_profile(ref, name, lambda profile: profile.__setitem__(name, value))
 
     def update_profile(self, ref: EntityRef, label: str, change_profile: Callable[[dict[str, Any]], Any]) -> TreeChange:
         """profile.json changed by `change_profile(profile)` (every field there, with the plugin's defaults)
         and written whole; `label` names the change in the history."""
+        relative, before, profile = self._stored_profile(ref)
+        change_profile(profile)
+        change = TreeChange("profile", ref.label(), label, [(relative, before, json.dumps(profile, ensure_ascii=False, indent=2))])
+        change.indexed = TreeIndex.of(self.root) is not None
+        return self.apply(change)
+
+    def profile(self, ref: EntityRef) -> dict[str, Any]:
+        """profile.json as update_profile() starts from: every field, the plugin's defaults where it has
+        none (NotFoundError: no such entity; StoreError: a file that is no JSON object, left as it is)."""
+        return self._stored_profile(ref)[2]
+
+    def _stored_profile(self, ref: EntityRef) -> tuple[str, str | None, dict[str, Any]]:
+        """(profile.json's path, its text or None, the profile with every field)."""
         base = scope_dirs(ref)[0]
         self._real_folder(base)
         relative = f"{base}/{PROFILE_FILE}"
@@ -253,22 +265,7 @@ class TreeEditor:
             raise StoreError(f"{relative} is not a JSON object: it is left as it is")
         profile = {field: copy.deepcopy(stored.get(field, default)) for field, default in PROFILE_DEFAULTS.items()}
         profile.update(entity_id=ref.id, entity_type=ref.kind)
-        change_profile(profile)
-        change = TreeChange("profile", ref.label(), label, [(relative, before, json.dumps(profile, ensure_ascii=False, indent=2))])
-        change.indexed = TreeIndex.of(self.root) is not None
-        return self.apply(change)
-
-    def profile(self, ref: EntityRef) -> dict[str, Any]:
-        """profile.json as update_profile() starts from (NotFoundError: no such entity)."""
-        found: dict[str, Any] = {}
-        self._real_folder(scope_dirs(ref)[0])
-        relative = f"{scope_dirs(ref)[0]}/{PROFILE_FILE}"
-        text = self._text_or_none(relative)
-        try:
-            found = json.loads(text) if text is not None else {}
-        except ValueError:
-            found = {}
-        return found if isinstance(found, dict) else {}
+        return relative, before, profile
 
     # ---- applying and reverting ------------------------------------------------------------
 
@@ -391,7 +388,7 @@ class TreeEditor:
         index = TreeIndex.of(self.root)
         if index is None:
             return None
-        with index.transaction() as rows:
+        with index.read() as rows:
             return rows.row(key)
 
     def _row_change(self, change: TreeChange, key: RowKey, make) -> None:

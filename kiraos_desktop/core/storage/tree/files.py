@@ -143,12 +143,13 @@ def read_profile(root: str, relative: str) -> tuple[dict[str, Any], list[Problem
         if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
             profile[name] = value
         else:
-            problems.append(Problem(relative, f"{name} should be {' or '.join(_JSON_NAMES[k] for k in kinds)}, "
+            problems.append(Problem(relative, f"{name} should be {' or '.join(JSON_NAMES[k] for k in kinds)}, "
                                               f"not {_json_name(value)}: left out"))
     return profile, problems
 
 
-_JSON_NAMES = {str: "text", list: "a list", dict: "an object", int: "an integer", float: "a number"}
+#: How a message names each JSON type a profile field may hold.
+JSON_NAMES = {str: "text", list: "a list", dict: "an object", int: "an integer", float: "a number"}
 
 
 def _json_name(value: Any) -> str:
@@ -156,4 +157,4 @@ def _json_name(value: Any) -> str:
         return "null"
     if isinstance(value, bool):
         return "true/false"
-    return _JSON_NAMES.get(type(value), type(value).__name__)
+    return JSON_NAMES.get(type(value), type(value).__name__)

@@ -13,7 +13,6 @@ makes it when that user first talks to the bot).
 """
 from __future__ import annotations
 
-import copy
 from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import CATEGORIES, MAX_EVENT_CHARS, NotFoundError, StoreError, ValidationError
@@ -116,7 +115,7 @@ class HostUpdates:
             return f"skip: {kind} 缺少 key", None
         key = key.strip()
         if kind == "del":
-            if not apply_delete(copy.deepcopy(self._editor.profile(ref)), key):  # nothing to write
+            if not apply_delete(self._editor.profile(ref), key):  # a fresh copy: nothing to write
                 return f"del {_clean(key)}: not found", None
             change = self._editor.update_profile(ref, f"del {key}", lambda p: apply_delete(p, key))
             return f"del {_clean(key)}: ok", change

@@ -48,8 +48,8 @@ class RowKey:
         return asdict(self)
 
 
-class IndexWrite:
-    """The rows of one transaction on the index (TreeIndex.transaction())."""
+class IndexRows:
+    """The rows of the index on one connection (TreeIndex.read() or transaction())."""
 
     def __init__(self, conn: sqlite3.Connection, schema: str) -> None:
         self._conn = conn
@@ -95,18 +95,32 @@ class TreeIndex:
         path = os.path.join(memory_root, INDEX_FILE)
         return cls(path) if os.path.isfile(path) and not os.path.islink(path) else None
 
-    @contextmanager
-    def transaction(self) -> Iterator[IndexWrite]:
-        """One write transaction (it waits for the running plugin's up to BUSY_TIMEOUT_S); rolled back on error."""
+    def _connect(self) -> tuple[sqlite3.Connection, str]:
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
+        schema = index_writer(conn)
+        if schema not in (INDEX_KIRAOS, INDEX_HIPPOCAMPUS):
+            conn.close()
+            raise StoreError(f"{INDEX_FILE} has neither plugin's schema: nothing was written "
+                             "(the plugin rebuilds it at its start)")
+        return conn, schema
+
+    @contextmanager
+    def read(self) -> Iterator[IndexRows]:
+        """Reading rows without a write transaction (the running plugin's writes never wait for it)."""
+        conn, schema = self._connect()
         try:
-            schema = index_writer(conn)
-            if schema not in (INDEX_KIRAOS, INDEX_HIPPOCAMPUS):
-                raise StoreError(f"{INDEX_FILE} has neither plugin's schema: nothing was written "
-                                 "(the plugin rebuilds it at its start)")
+            yield IndexRows(conn, schema)
+        finally:
+            conn.close()
+
+    @contextmanager
+    def transaction(self) -> Iterator[IndexRows]:
+        """One write transaction (it waits for the running plugin's up to BUSY_TIMEOUT_S); rolled back on error."""
+        conn, schema = self._connect()
+        try:
             conn.execute("BEGIN IMMEDIATE")
             try:
-                yield IndexWrite(conn, schema)
+                yield IndexRows(conn, schema)
                 conn.execute("COMMIT")
             except BaseException:
                 conn.execute("ROLLBACK")

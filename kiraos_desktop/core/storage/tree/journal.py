@@ -31,25 +31,33 @@ def journal_path(data_dir: str | Path, memory_root: str) -> Path:
 
 
 class TreeJournal:
+    """The journal file; entries are read once and then only what was appended since (by this or another
+    process: a bot host's memory_update through the API appends while the window shows the history)."""
+
     def __init__(self, path: str | Path) -> None:
         self.path = Path(path)
+        self._entries: list[JournalEntry] = []
+        self._read_to = 0  # bytes of the file read into _entries
+        self._file_id: tuple[int, int] | None = None  # (device, inode) of the file read
 
     def entries(self) -> list[JournalEntry]:
         """Every entry, oldest first (a line that cannot be read is skipped: it is never rewritten)."""
-        if not self.path.is_file():
+        try:
+            status = self.path.stat()
+        except OSError:
             return []
-        found = []
-        with open(self.path, encoding="utf-8") as lines:
-            for line in lines:
-                try:
-                    data = json.loads(line)
-                    change = TreeChange(data["action"], data["ref"], data["memory_id"],
-                                        [tuple(f) for f in data["files"]], [tuple(r) for r in data["rows"]],
-                                        data.get("indexed", True))
-                    found.append(JournalEntry(int(data["id"]), data["at"], data["actor"], change, data.get("reverts")))
-                except (ValueError, KeyError, TypeError):
-                    continue
-        return found
+        file_id = (status.st_dev, status.st_ino)
+        if file_id != self._file_id or status.st_size < self._read_to:  # another file: read it all
+            self._entries, self._read_to, self._file_id = [], 0, file_id
+        if status.st_size > self._read_to:
+            with open(self.path, "rb") as source:
+                source.seek(self._read_to)
+                data = source.read()
+            complete = data[:data.rfind(b"\n") + 1]  # a line still being written is read next time
+            self._read_to += len(complete)
+            self._entries.extend(entry for line in complete.decode("utf-8", "replace").splitlines()
+                                 if (entry := _entry(line)) is not None)
+        return list(self._entries)
 
     def get(self, entry_id: int) -> JournalEntry:
         for entry in self.entries():
@@ -70,3 +78,13 @@ class TreeJournal:
             out.flush()
             os.fsync(out.fileno())
         return entry
+
+
+def _entry(line: str) -> JournalEntry | None:
+    try:
+        data = json.loads(line)
+        change = TreeChange(data["action"], data["ref"], data["memory_id"], [tuple(f) for f in data["files"]],
+                            [tuple(r) for r in data["rows"]], data.get("indexed", True))
+        return JournalEntry(int(data["id"]), data["at"], data["actor"], change, data.get("reverts"))
+    except (ValueError, KeyError, TypeError):
+        return None
