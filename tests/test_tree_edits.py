@@ -312,3 +312,16 @@ def test_the_history_reads_what_another_writer_appended_and_waits_for_a_whole_li
     with open(path, "a", encoding="utf-8") as out:
         out.write(', "files": [], "rows": []}\nnot json\n')
     assert [e.id for e in window.entries()] == [1, 2, 3]  # the broken line is skipped, never rewritten
+
+
+def test_an_edit_whose_history_cannot_be_written_is_undone(kira, tmp_path):
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+
+    memory = kira / "memory"
+    unwritable = tmp_path / "journal.jsonl"
+    unwritable.mkdir()  # opening it to append fails, as a full disk would
+    files, index = files_of(kira), index_dump(memory)
+    editor = TreeEditor(str(memory))
+    with pytest.raises(OSError):
+        TreeJournal(unwritable).keep(editor, lambda: editor.edit(XIAOMING, GUITAR, text="改过的"), "cli")
+    assert files_of(kira) == files and index_dump(memory) == index

@@ -82,28 +82,36 @@ def run_memory(args: argparse.Namespace) -> int:
         if not entries and not args.json:
             print("no change has been made to this tree here")
         return EXIT_OK
+    reverts = None
     if command == "revert":
         reverted = journal.get(args.change)
-        change, reverts = editor.revert(reverted.change), reverted.id
+        write, reverts = (lambda: editor.revert(reverted.change)), reverted.id
     else:
         ref = parse_ref(args.ref)
         if command == "add":
-            change = editor.add(ref, args.text, importance=5 if args.importance is None else args.importance,
-                                tags=args.tag or [], reflection=args.reflection)
+            def write():
+                return editor.add(ref, args.text, importance=5 if args.importance is None else args.importance,
+                                  tags=args.tag or [], reflection=args.reflection)
         elif command == "edit":
             if args.text is None and args.importance is None and args.tag is None and args.reflection is None:
                 raise ValueError("memory edit: give a new TEXT, --importance, --tag, --reflection or --fact "
                                  "(nothing to change)")
-            change = editor.edit(ref, args.memory_id, text=args.text, importance=args.importance, tags=args.tag,
-                                 reflection=args.reflection)
+
+            def write():
+                return editor.edit(ref, args.memory_id, text=args.text, importance=args.importance, tags=args.tag,
+                                   reflection=args.reflection)
         elif command == "profile":
-            change = editor.set_profile(ref, args.field, _profile_value(args.field, args.value))
+            value = _profile_value(args.field, args.value)
+
+            def write():
+                return editor.set_profile(ref, args.field, value)
         elif command == "archive":
-            change = editor.archive(ref, args.memory_id)
+            def write():
+                return editor.archive(ref, args.memory_id)
         else:
-            change = editor.restore(ref, args.memory_id)
-        reverts = None
-    entry = journal.append(change, ACTOR, reverts)
+            def write():
+                return editor.restore(ref, args.memory_id)
+    change, entry = journal.keep(editor, write, ACTOR, reverts)
     path = next((relative for relative, _, after in change.files if after is not None), change.files[0][0])
     if args.json:
         print(json.dumps({"change": entry.id, "action": command, "ref": change.ref, "id": change.memory_id,

@@ -73,12 +73,11 @@ class TreeEditActions(QObject):
 
     def _write(self, text: str, write: Callable[[], TreeChange], undoable: bool = True,
                reverts: int | None = None) -> TreeChange | None:
-        try:
-            change = run_held(write, self._window())
-        except StoreError as exc:
+        try:  # the change and its history entry together, off the GUI thread
+            change = run_held(lambda: self.journal.keep(self.editor, write, ACTOR, reverts)[0], self._window())
+        except (StoreError, OSError) as exc:
             self.prompts.error(self._window(), self.tr("Not written"), str(exc))
             return None
-        self.journal.append(change, ACTOR, reverts)
         if undoable:
             self.stack.push(TreeCommand(self, text, change))
         self.changed.emit(change.ref)

@@ -72,9 +72,9 @@ def apply_delete(profile: dict[str, Any], key: str) -> bool:
 class HostUpdates:
     """Applies memory_update operations to the tree for one bot host call."""
 
-    def __init__(self, editor: TreeEditor, record: Callable[[TreeChange, str], Any]) -> None:
+    def __init__(self, editor: TreeEditor, keep: Callable[[Callable[[], TreeChange]], TreeChange]) -> None:
         self._editor = editor
-        self._record = record  # (change, actor): into the history
+        self._keep = keep  # keep(write): the change write() makes, kept in the history (TreeJournal.keep)
 
     def apply(self, user_id: str, operations: list, actor: str) -> tuple[list[str], int, int]:
         """(result lines, operations applied, operations refused)."""
@@ -87,8 +87,9 @@ class HostUpdates:
                 text, change = "skip: 文件树中没有该用户（插件会在与其首次对话时创建）", None
             except (ValidationError, StoreError) as exc:
                 text, change = f"skip: {_clean(exc)}", None
+            except OSError as exc:  # the history could not keep it: reverted (TreeJournal.keep)
+                text, change = f"skip: 未修改（变更记录无法写入：{_clean(exc)}）", None
             if change is not None:
-                self._record(change, actor)
                 done += 1
             elif text.startswith("skip"):
                 refused += 1
@@ -106,7 +107,7 @@ class HostUpdates:
             if len(value) > MAX_EVENT_CHARS:
                 return f"skip: event 超过 {MAX_EVENT_CHARS} 字", None
             tags = [tag.strip()] if isinstance(tag, str) and tag.strip() else []
-            change = self._editor.add(ref, value.strip(), tags=tags)
+            change = self._keep(lambda: self._editor.add(ref, value.strip(), tags=tags))
             return f"event{' #' + _clean(tags[0]) if tags else ''}: {_clean(value)}", change
         key = op.get("key")
         if kind not in ("set", "del"):
@@ -117,7 +118,7 @@ class HostUpdates:
         if kind == "del":
             if not apply_delete(self._editor.profile(ref), key):  # a fresh copy: nothing to write
                 return f"del {_clean(key)}: not found", None
-            change = self._editor.update_profile(ref, f"del {key}", lambda p: apply_delete(p, key))
+            change = self._keep(lambda: self._editor.update_profile(ref, f"del {key}", lambda p: apply_delete(p, key)))
             return f"del {_clean(key)}: ok", change
         value, category = op.get("value"), op.get("category") or "basic"
         if value is None or not str(value).strip():
@@ -125,6 +126,7 @@ class HostUpdates:
         if category not in CATEGORIES:
             return f"skip: set {_clean(key)}: 无效的分类 \"{_clean(category)}\"（可用: {', '.join(CATEGORIES)}）", None
         text = str(value).strip()
-        change = self._editor.update_profile(ref, f"set {key}", lambda p: apply_set(p, key, text, category))
+        change = self._keep(lambda: self._editor.update_profile(ref, f"set {key}",
+                                                                 lambda p: apply_set(p, key, text, category)))
         note = "（3.x 记忆无有效期：ttl 未保存）" if op.get("ttl") not in (None, "") else ""
         return f"set {_clean(key)}={_clean(text)} [{category}]{note}", change

@@ -8,9 +8,10 @@ import os
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
+from typing import Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError
-from kiraos_desktop.core.storage.tree.editor import TreeChange
+from kiraos_desktop.core.storage.tree.editor import TreeChange, TreeEditor
 
 JOURNAL_DIR = "tree-journals"
 
@@ -58,6 +59,17 @@ class TreeJournal:
             self._entries.extend(entry for line in complete.decode("utf-8", "replace").splitlines()
                                  if (entry := _entry(line)) is not None)
         return list(self._entries)
+
+    def keep(self, editor: TreeEditor, write: Callable[[], TreeChange], actor: str,
+             reverts: int | None = None) -> tuple[TreeChange, JournalEntry]:
+        """Make a change with `write()` and keep it here; when it cannot be kept (a full disk), it is
+        reverted and the error raised: no edit stands without its history."""
+        change = write()
+        try:
+            return change, self.append(change, actor, reverts)
+        except OSError:
+            editor.revert(change)
+            raise
 
     def get(self, entry_id: int) -> JournalEntry:
         for entry in self.entries():

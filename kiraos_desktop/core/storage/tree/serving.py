@@ -116,9 +116,10 @@ class TreeMemoryTools:
             return UPDATE_REFUSED, True
         if not isinstance(operations, list):
             raise ValidationError("operations", "must be a list of operations")
-        journal = self._journal
-        updates = HostUpdates(self._editor, lambda change, who: journal.append(change, who))
+        journal, editor = self._journal, self._editor
+        updates = HostUpdates(editor, lambda write: journal.keep(editor, write, actor)[0])
         results, done, refused = updates.apply(user_id, operations, actor)
+        # The changes are written: the reply must not fail now (a profile that cannot be read gives no summary).
         summary = _profile_summary(self._store.get_profiles(user_id))
         reply = render_hot("memory_update.j2", done=done, results=results, summary=summary[:SUMMARY_ITEMS],
                            more=max(0, len(summary) - SUMMARY_ITEMS))
