@@ -85,3 +85,37 @@ def test_data_without_tags_hides_the_column(qtbot, engine, stack):
     detail.events_tab.set_user("u1")
     assert detail.events_tab.view.isColumnHidden(COL_TAG)
     assert not (detail.events_tab.model.flags(detail.events_tab.model.index(0, COL_TAG)) & Qt.ItemFlag.ItemIsEditable)
+
+
+def test_the_profile_tab_shows_exactly_the_live_entries_of_integer_expiries(qtbot, tmp_path, stack):
+    """Plugin 2.x keeps expiries as epoch integers: the live one is listed, the expired one only when
+    the operator asks for expired entries, and then marked expired."""
+    from datetime import datetime, timedelta
+
+    from kiraos_desktop.ui.users.profile_model import COL_KEY, EXPIRED_ROLE
+
+    kira = tmp_path / "kira2"
+    conn = plugin_db(kira / "memory" / "kiraos.db", PLUGIN2_DDL)
+    now = datetime.now()
+    conn.executemany("INSERT INTO user_profiles VALUES (?, ?, ?, ?, ?, ?, ?)", [
+        ("qq_1", "城市", "北京", now.isoformat(), 0.8, "basic", int((now + timedelta(days=30)).timestamp())),
+        ("qq_1", "心情", "低落", now.isoformat(), 0.6, "preference", int((now - timedelta(hours=1)).timestamp())),
+    ])
+    conn.commit()
+    conn.close()
+    engine = Engine.open(kira_data=kira)
+    try:
+        detail = UserDetail(engine.store, UndoableWriter(engine.store, stack), engine.context, ScriptedPrompts())
+        qtbot.addWidget(detail)
+        tab = detail.profile_tab
+        tab.set_user("qq_1")
+        shown = [tab.proxy.index(row, COL_KEY).data() for row in range(tab.proxy.rowCount())]
+        assert shown == ["城市"]
+        tab.show_expired_box.setChecked(True)
+        shown = {tab.proxy.index(row, COL_KEY).data() for row in range(tab.proxy.rowCount())}
+        assert shown == {"城市", "心情"}
+        expired = {tab.proxy.index(row, COL_KEY).data() for row in range(tab.proxy.rowCount())
+                   if tab.proxy.index(row, COL_KEY).data(EXPIRED_ROLE)}
+        assert expired == {"心情"} and tab.model.expired_count() == 1
+    finally:
+        engine.close()
