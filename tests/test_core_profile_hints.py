@@ -69,3 +69,20 @@ def test_another_batch_of_ours_drops_the_rows(engine):
     store.delete_profile("amy", "宠物", actor="gui")
     assert store.search_user_ids("橘猫") == []
 
+
+
+def test_past_max_users_the_drain_reads_the_rows_of_the_users_not_kept(engine, monkeypatch):
+    from kiraos_desktop.core.storage.sqlite import profile_hints
+
+    monkeypatch.setattr(profile_hints, "MAX_USERS", 1)
+    store = engine.store
+    set_city(engine, "杭州")  # amy: kept
+    with store.group():
+        engine.tools.call(MEMORY_UPDATE, "bob", {"operations": [{"op": "set", "key": "城市", "value": "拉萨"}]},
+                          actor="api")
+    assert list(store.backend._profile_hints._rows) == ["amy"]
+    set_city(engine, "成都")  # a user already kept is kept current
+    reads = profile_reads(store)
+    assert store.search_user_ids("拉萨") == ["bob"] and store.search_user_ids("成都") == ["amy"]
+    assert store.search_user_ids("杭州") == []
+    assert len(reads) == 1  # bob's rows only

@@ -216,6 +216,15 @@ def _count_events(conn: sqlite3.Connection, deltas: Counter) -> None:
         conn.executemany(_DROP_EMPTY, gone)
 
 
+def backlog(conn: sqlite3.Connection) -> int:
+    """About how many rows the queue holds, in two look-ups (its rows leave oldest first, so the
+    range of their numbers is their count)."""
+    # Two subqueries: SQLite reads min() or max() of a key at one end of its index only when alone.
+    low, high = conn.execute("SELECT (SELECT min(seq) FROM usersearch_queue), "
+                             "(SELECT max(seq) FROM usersearch_queue)").fetchone()
+    return 0 if low is None else high - low + 1
+
+
 def drain(conn: sqlite3.Connection, state: BuildState, limit: int = DRAIN_BATCH, hints: dict | None = None) -> int:
     """Move up to `limit` queue rows into the index, oldest first (inside a write transaction).
 

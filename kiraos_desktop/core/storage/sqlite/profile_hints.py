@@ -10,13 +10,17 @@ They stand for the database only while nothing else wrote since, which the store
   and any rollback clear them all;
 - another connection's commit (another process: the plugin, a second window) moves SQLite's
   data_version, and take() then returns nothing (the drain reads every user's rows).
-They live until the next drain at most (a few write groups under load).
+They live until the next drain at most, which under load is the next idle moment: at most
+MAX_USERS users are kept (the drain reads the others' rows).
 """
 from __future__ import annotations
 
 from typing import Callable
 
 from kiraos_desktop.core.storage.rows import ROW_KEY, ROW_VALUE
+
+#: Users whose rows are kept at most (some 13 entries each: a few MB).
+MAX_USERS = 2000
 
 
 class ProfileHints:
@@ -31,7 +35,8 @@ class ProfileHints:
         """`rows`: every profile entry the user has now (inside the transaction that wrote them)."""
         if not self._rows:
             self._version = data_version()
-        self._rows[user_id] = rows
+        if len(self._rows) < MAX_USERS or user_id in self._rows:
+            self._rows[user_id] = rows
 
     def clear(self) -> None:
         self._rows.clear()

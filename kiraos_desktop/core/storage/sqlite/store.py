@@ -46,13 +46,20 @@ CHECKPOINT_LOCKED_FRAMES = 500
 CHECKPOINT_CATCH_UP_PASSES = 3
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
 # Both word indexes take their queues before a commit, in the same transaction. A write group's
-# commit (the API under load) takes them every GROUPS_PER_DRAIN-th group only: the index pages that
-# several groups share (the same words' ranges, the queues' tails) are then written once, some 20%
-# less work per call, and the group that takes the queues carries a few ms more. Readers never wait
-# for it (recall reads its user's queued rows, a user search takes the queue first); once the API
-# has been idle DRAIN_IDLE_S, the watcher takes what is left.
+# commit (the API under load) takes the recall queue every GROUPS_PER_DRAIN-th group only: the index
+# pages that several groups share (the same words' ranges, the queues' tails) are then written once,
+# some 20% less work per call, and the group that takes the queue carries a few ms more. The
+# user-search queue (read by the window's Users search only) is left to idle time while groups come:
+# once the API has been idle DRAIN_IDLE_S, the watcher takes it in transactions of IDLE_DRAIN_ROWS
+# rows, for at most IDLE_DRAIN_BUDGET_S a tick; each user's words are then recomputed once for all
+# the calls that changed them. Past USER_SEARCH_BACKLOG queued rows (sustained load) the groups take
+# it again, every GROUPS_PER_DRAIN-th. Readers never wait for either: recall reads its user's queued
+# rows, and a user search takes the whole queue first.
 GROUPS_PER_DRAIN = 4
 DRAIN_IDLE_S = 0.1
+USER_SEARCH_BACKLOG = 20000
+IDLE_DRAIN_ROWS = 500
+IDLE_DRAIN_BUDGET_S = 0.05
 T = TypeVar("T")
 
 
@@ -95,6 +102,7 @@ class SqliteBackend:
         self.last_group_commit = 0.0
         self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
         self._profile_hints = ProfileHints()  # for the user-search drain (see storage/sqlite/profile_hints.py)
+        self._search_drained = False  # the open transaction has taken some of the user-search queue
         self._gaps = WriteGaps(self.path)  # the write lock left free for another process (storage/sqlite/write_gaps.py)
         with self._write_lock:
             self.writer.connect()
@@ -145,10 +153,13 @@ class SqliteBackend:
     def _data_version_now(self) -> int:
         return self.writer.data_version
 
-    def _drain_user_search(self) -> int:
-        """Move a batch of the user-search queue into the index (write lock held, in a transaction)."""
+    def _drain_user_search(self, rows: int | None = None) -> int:
+        """Move up to `rows` rows of the user-search queue into the index (write lock held, in a
+        transaction, which then takes no more of it before its commit)."""
         hints = self._profile_hints.take(self._data_version_now)
-        return user_search_index.drain(self.writer.connection(), self._search_state_now(), hints=hints)
+        self._search_drained = True
+        return user_search_index.drain(self.writer.connection(), self._search_state_now(),
+                                       IDLE_DRAIN_ROWS if rows is None else rows, hints=hints)
 
     def release(self) -> None:
         self._write_lock.release()
@@ -199,14 +210,20 @@ class SqliteBackend:
             raise
         began = time.monotonic()
         self.depth = 1
+        self._search_drained = False
         try:
             yield
             # Our own writes (queued by the triggers) reach both word indexes in the same commit, and
             # with them whatever another process queued meanwhile (a write group: every few groups).
             deferred = self.in_group and self.groups_undrained + 1 < GROUPS_PER_DRAIN
             if not deferred:
-                recall_index.drain(self.writer.connection())
-                self._drain_user_search()
+                conn = self.writer.connection()
+                recall_index.drain(conn)
+                if not self.in_group:
+                    if not self._search_drained:
+                        self._drain_user_search()
+                elif user_search_index.backlog(conn) > USER_SEARCH_BACKLOG:
+                    self._drain_user_search(user_search_index.DRAIN_BATCH)
             execute("COMMIT")
             self.commits_since_checkpoint += 1
             self.groups_undrained = self.groups_undrained + 1 if deferred else 0
@@ -316,20 +333,23 @@ class SqliteBackend:
 
     def user_search_catch_up(self, everything: bool = False) -> int:
         """Index what the user-search queue holds (the watcher calls this; a search, `everything`); the
-        number of rows taken. One batch per call unless `everything`; for the watcher, nothing while
-        the API's write groups keep coming (as recall_catch_up)."""
+        number of rows taken. `everything`: the whole queue (DRAIN_BATCH rows a transaction). Else
+        nothing while the API's write groups keep coming, and IDLE_DRAIN_ROWS a transaction for at
+        most IDLE_DRAIN_BUDGET_S, the write lock free between them."""
         taken = 0
-        if not everything and self._groups_coming():
+        if not everything and self._writes_coming():
             return taken
+        started = time.monotonic()
         while self.rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
             with self._write_lock:
                 if self.writer.is_closed():
                     return taken
                 with self.transaction(wait=True):
-                    # transaction() drains before it commits; this drains first to learn how much.
-                    moved = self._drain_user_search()
+                    moved = self._drain_user_search(user_search_index.DRAIN_BATCH if everything else IDLE_DRAIN_ROWS)
             taken += moved
-            if not everything or not moved:
+            if not moved:
+                break
+            if not everything and (self._writes_coming() or time.monotonic() - started > IDLE_DRAIN_BUDGET_S):
                 break
         return taken
 
@@ -341,7 +361,11 @@ class SqliteBackend:
 
     def _groups_coming(self) -> bool:
         """Whether the API's write groups left the queues for one of their next commits, and are coming."""
-        return bool(self.groups_undrained) and time.monotonic() - self.last_group_commit < DRAIN_IDLE_S
+        return bool(self.groups_undrained) and self._writes_coming()
+
+    def _writes_coming(self) -> bool:
+        """Whether the API's write groups are coming (one committed within DRAIN_IDLE_S)."""
+        return time.monotonic() - self.last_group_commit < DRAIN_IDLE_S
 
     @property
     def user_search_build_complete(self) -> bool:
