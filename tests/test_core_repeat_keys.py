@@ -89,3 +89,61 @@ def test_codes_of_another_version_are_dropped_on_open(engine, data_dir):
         assert update(again, "完成半马") == "已完成 0 项记忆操作: event (repeat): 完成半马"
     finally:
         again.close()
+
+
+def _uncoded_reads(engine) -> list[str]:
+    from kiraos_desktop.core.storage.repeat_keys import UNCODED
+
+    seen: list[str] = []
+    engine.store.writer.connection().set_trace_callback(
+        lambda sql: seen.append(sql) if sql.startswith(UNCODED.split(" WHERE ")[0]) else None)
+    return seen
+
+
+@pytest.mark.backends("sqlite")
+def test_a_later_call_does_not_look_for_uncoded_events_again(engine):
+    update(engine, "完成半马")
+    seen = _uncoded_reads(engine)
+    assert update(engine, "去看电影", "完成半马。") == "已完成 1 项记忆操作: event: 去看电影; event (repeat): 完成半马。"
+    assert seen == []
+    update(engine, "学吉他", user="v")  # another user's first check still looks
+    assert len(seen) == 1
+
+
+@pytest.mark.backends("sqlite")
+def test_another_connections_event_is_coded_before_the_next_check(engine):
+    import sqlite3
+
+    update(engine, "完成半马")
+    plugin = sqlite3.connect(engine.store.path)  # the plugin's own connection: no code for its event
+    plugin.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('u', '通过面试', ?)",
+                   (now_text(),))
+    plugin.commit()
+    plugin.close()
+    assert update(engine, "通过 面试！") == "已完成 0 项记忆操作: event (repeat): 通过 面试！"
+
+
+@pytest.mark.backends("sqlite")
+def test_codes_of_a_rolled_back_group_are_not_taken_as_known(engine):
+    import sqlite3
+
+    update(engine, "完成半马")
+    plugin = sqlite3.connect(engine.store.path)
+    plugin.execute("INSERT INTO event_logs (user_id, event_summary, created_at) VALUES ('u', '通过面试', ?)",
+                   (now_text(),))
+    plugin.commit()
+    plugin.close()
+    with pytest.raises(RuntimeError):
+        with engine.store.group():
+            update(engine, "去看电影")  # codes the plugin's event, then the group rolls back
+            raise RuntimeError("the group fails after the call")
+    assert update(engine, "通过面试") == "已完成 0 项记忆操作: event (repeat): 通过面试"
+
+
+@pytest.mark.backends("sqlite")
+def test_a_window_edit_makes_the_next_call_look_again(engine):
+    update(engine, "完成半马")
+    engine.store.add_event("u", "手动记录", actor="gui")
+    seen = _uncoded_reads(engine)
+    update(engine, "去看电影")
+    assert len(seen) == 1

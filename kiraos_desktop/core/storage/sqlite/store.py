@@ -14,6 +14,7 @@ import peewee
 from kiraos_desktop.core.recall import index as recall_index
 from kiraos_desktop.core.search import index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
+from kiraos_desktop.core.storage.sqlite.coded_users import CodedUsers
 from kiraos_desktop.core.storage.sqlite.profile_hints import ProfileHints
 from kiraos_desktop.core.storage.sqlite.schema import ensure_schema
 from kiraos_desktop.core.storage.rows import EVENT_SELECT, LIVE_CONDITION, NEWEST_EVENTS_FIRST, PROFILE_SELECT
@@ -53,13 +54,15 @@ CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
 # once the API has been idle DRAIN_IDLE_S, the watcher takes it in transactions of IDLE_DRAIN_ROWS
 # rows, for at most IDLE_DRAIN_BUDGET_S a tick; each user's words are then recomputed once for all
 # the calls that changed them. Past USER_SEARCH_BACKLOG queued rows (sustained load) the groups take
-# it again, every GROUPS_PER_DRAIN-th. Readers never wait for either: recall reads its user's queued
+# it again, every GROUPS_PER_DRAIN-th: the excess and BACKLOG_DRAIN_ROWS more (more than groups of
+# 8 calls queue meanwhile, few enough, ~6 ms, not to stall the calls waiting). Readers never wait for either: recall reads its user's queued
 # rows, and a user search takes the whole queue first.
 GROUPS_PER_DRAIN = 4
 DRAIN_IDLE_S = 0.1
 USER_SEARCH_BACKLOG = 20000
 IDLE_DRAIN_ROWS = 500
 IDLE_DRAIN_BUDGET_S = 0.05
+BACKLOG_DRAIN_ROWS = 250
 T = TypeVar("T")
 
 
@@ -103,6 +106,7 @@ class SqliteBackend:
         self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
         self._profile_hints = ProfileHints()  # for the user-search drain (see storage/sqlite/profile_hints.py)
         self._search_drained = False  # the open transaction has taken some of the user-search queue
+        self._coded_users = CodedUsers()  # for the repeat check (see storage/sqlite/coded_users.py)
         self._gaps = WriteGaps(self.path)  # the write lock left free for another process (storage/sqlite/write_gaps.py)
         with self._write_lock:
             self.writer.connect()
@@ -134,7 +138,7 @@ class SqliteBackend:
     # ---- writing -------------------------------------------------------------------------
 
     def new_batch(self, actor: str) -> WriteBatch:
-        return WriteBatch(self, actor)
+        return WriteBatch(self, actor, self._coded_users)
 
     def retrying(self, work: Callable[[], T]) -> T:
         """Once: one writer picks no deadlock victims."""
@@ -146,9 +150,11 @@ class SqliteBackend:
         entries, so the noted ones are dropped."""
         if batch is None or batch.profile_rows_left is None:
             self._profile_hints.clear()
+            self._coded_users.forget()
         else:
             user_id, rows = batch.profile_rows_left
             self._profile_hints.note(user_id, rows, self._data_version_now)
+            self._coded_users.stage(batch.coded_users)
 
     def _data_version_now(self) -> int:
         return self.writer.data_version
@@ -211,6 +217,7 @@ class SqliteBackend:
         began = time.monotonic()
         self.depth = 1
         self._search_drained = False
+        self._coded_users.begin(self.writer.data_version)
         try:
             yield
             # Our own writes (queued by the triggers) reach both word indexes in the same commit, and
@@ -222,15 +229,19 @@ class SqliteBackend:
                 if not self.in_group:
                     if not self._search_drained:
                         self._drain_user_search()
-                elif user_search_index.backlog(conn) > USER_SEARCH_BACKLOG:
-                    self._drain_user_search(user_search_index.DRAIN_BATCH)
+                else:
+                    excess = user_search_index.backlog(conn) - USER_SEARCH_BACKLOG
+                    if excess > 0:
+                        self._drain_user_search(min(user_search_index.DRAIN_BATCH, excess + BACKLOG_DRAIN_ROWS))
             execute("COMMIT")
+            self._coded_users.committed()
             self.commits_since_checkpoint += 1
             self.groups_undrained = self.groups_undrained + 1 if deferred else 0
             if self.in_group:
                 self.last_group_commit = time.monotonic()
         except BaseException as exc:
             self._profile_hints.clear()
+            self._coded_users.forget()
             if self.writer.connection().in_transaction:
                 execute("ROLLBACK")
             if isinstance(exc, sqlite3.Error):

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import itertools
 from datetime import datetime, timedelta
-from typing import Any, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
 
 from kiraos_desktop.core.memory.audit_json import dump_audit_value
 from kiraos_desktop.core.recall.text import repeat_key
@@ -40,6 +40,9 @@ from kiraos_desktop.core.storage.rows import (
     sort_profile_rows,
 )
 from kiraos_desktop.core.timeutil import parse_timestamp, to_epoch, to_iso
+
+if TYPE_CHECKING:
+    from kiraos_desktop.core.storage.sqlite.coded_users import CodedUsers
 
 
 #: update_event()'s default: the event keeps its tag.
@@ -88,7 +91,9 @@ def _flat(rows: list[tuple]) -> tuple:
 class WriteBatch:
     """Created by the store's batch() (SqlStore); valid only inside its `with` block (the write lock is held)."""
 
-    def __init__(self, store: BatchStore, actor: str) -> None:
+    def __init__(self, store: BatchStore, actor: str, coded_before: "CodedUsers | None" = None) -> None:
+        """`coded_before`: what earlier committed batches coded for the repeat check (SQLite's store
+        keeps it: see storage/sqlite/coded_users.py)."""
         self._store = store
         # The raw connection: peewee's execute_sql wrapper costs more than the statements here.
         self._sql = store.writer.connection().execute
@@ -102,9 +107,11 @@ class WriteBatch:
         # (user_id, every profile row the user has now by key): set by a run of writes to one user that
         # kept its profile_rows() current to the end (leave_profile_rows()); see storage/sqlite/profile_hints.py.
         self.profile_rows_left: tuple[str, dict[str, ProfileRow]] | None = None
-        # The users whose events since a day have their repeat codes (is_recent_event()), by that day;
-        # and the last text checked with its key, which add_event() usually stores next.
+        # The users whose events since a day have their repeat codes (is_recent_event()), by that day
+        # ("": not since this batch changed an event), over what earlier batches coded; and the last
+        # text checked with its key, which add_event() usually stores next.
         self._coded: dict[str, str] = {}
+        self._coded_before = coded_before
         self._last_key: tuple[str, str] | None = None
         # Events are read with their tags where the data has them, so every audit record keeps them.
         self._event_select = TAGGED_EVENT_SELECT if store.event_tags else EVENT_SELECT
@@ -301,7 +308,7 @@ class WriteBatch:
         day = since.date().isoformat()
         key = repeat_key(summary)
         self._last_key = (summary, key)
-        if self._coded.get(user_id) != day:
+        if self.coded_day(user_id) != day:
             uncoded = self._sql(UNCODED, (user_id, day)).fetchall()
             for event_id, text in uncoded:
                 self._sql(INSERT_CODE, (event_id, user_id, text_code(text)))
@@ -315,10 +322,22 @@ class WriteBatch:
                     continue
         return False
 
+    def coded_day(self, user_id: str) -> str | None:
+        """The day since which the user's events all have repeat codes, if known ("" or None: not)."""
+        day = self._coded.get(user_id)
+        if day is None and self._coded_before is not None:
+            return self._coded_before.day_of(user_id)
+        return day
+
+    @property
+    def coded_users(self) -> dict[str, str]:
+        """The users this batch coded (or left uncoded: ""), for CodedUsers.stage()."""
+        return self._coded
+
     def _code_new_event(self, event_id: int, user_id: str, summary: str) -> None:
         """Give an event this batch added its code when the user's others have theirs (a later check
         in the batch does not look for uncoded events again)."""
-        if user_id not in self._coded:
+        if not self.coded_day(user_id):
             return
         key = self._last_key[1] if self._last_key and self._last_key[0] == summary else repeat_key(summary)
         self._sql(INSERT_CODE, (event_id, user_id, key_code(key)))
@@ -334,7 +353,7 @@ class WriteBatch:
         else:
             self._sql("INSERT INTO event_logs (id, user_id, event_summary, created_at, tag) VALUES (?, ?, ?, ?, ?)",
                       (event.id, event.user_id, event.summary, event.created_at, event.tag))
-        self._coded.pop(event.user_id, None)  # uncoded now: the next check codes it
+        self._coded[event.user_id] = ""  # uncoded now: the next check codes it
         self.audit(event.user_id, "event_add", str(event.id), None, event)
 
     def trim_events(self, user_id: str) -> int:
@@ -365,7 +384,7 @@ class WriteBatch:
         else:
             tag = self._checked_tag(tag)
             self._sql("UPDATE event_logs SET event_summary = ?, tag = ? WHERE id = ?", (summary, tag, event_id))
-        self._coded.pop(user_id, None)  # the trigger dropped its code: the next check codes it again
+        self._coded[user_id] = ""  # the trigger dropped its code: the next check codes it again
         after = EventEntry(before.id, user_id, summary, before.created_at, tag)
         self.audit(user_id, "event_update", str(event_id), before, after)
         return True
