@@ -384,3 +384,22 @@ def test_the_tree_window_serves_the_tree_to_bot_hosts(qtbot, kira):
                                                                                   host="127.0.0.1"))
     assert no_server is None and "not serving" in window.api_state.text()  # bad options: said, no server
     second_engine.close()
+
+
+def test_problems_are_said_in_the_windows_language(qtbot, page):
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+
+    choose(page, "user:qq:10002")
+    english = {page.detail.problem_model.index(row, 1).data() for row in range(page.detail.problem_model.rowCount())}
+    apply_language("zh_CN")
+    try:
+        choose(page, "user:qq:10001")
+        choose(page, "user:qq:10002")
+        model = page.detail.problem_model
+        chinese = {model.index(row, 1).data() for row in range(model.rowCount())}
+    finally:
+        language_manager().clear()
+    assert len(chinese) == len(english) == 3
+    assert not chinese & english
+    assert any(text.startswith("不是有效的 TOML：") for text in chinese)
+    assert all(any("\u4e00" <= ch <= "\u9fff" for ch in text) for text in chinese)

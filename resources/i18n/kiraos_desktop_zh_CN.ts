@@ -3228,6 +3228,85 @@ Correct what the message names (or move that file away to start from the default
     </message>
 </context>
 <context>
+    <name>TreeProblems</name>
+    <message>
+        <source>cannot be read: {error}</source>
+        <translation>无法读取：{error}</translation>
+    </message>
+    <message>
+        <source>a link: not followed (nothing outside the tree is read)</source>
+        <translation>是链接：未跟随（不读取树以外的任何内容）</translation>
+    </message>
+    <message>
+        <source>not a regular file</source>
+        <translation>不是普通文件</translation>
+    </message>
+    <message>
+        <source>larger than {limit_kib} KiB ({size:,} bytes): not read</source>
+        <translation>超过 {limit_kib} KiB（{size:,} 字节）：未读取</translation>
+    </message>
+    <message>
+        <source>not UTF-8 text (byte {byte})</source>
+        <translation>不是 UTF-8 文本（第 {byte} 字节）</translation>
+    </message>
+    <message>
+        <source>not valid TOML: {error}</source>
+        <translation>不是有效的 TOML：{error}</translation>
+    </message>
+    <message>
+        <source>not valid JSON: {error}</source>
+        <translation>不是有效的 JSON：{error}</translation>
+    </message>
+    <message>
+        <source>not a JSON object</source>
+        <translation>不是 JSON 对象</translation>
+    </message>
+    <message>
+        <source>{field} should be {expected}, not {found}: left out</source>
+        <translation>{field} 应为{expected}，而不是{found}：已略过</translation>
+    </message>
+    <message>
+        <source>not an entity folder ({{type}}_{{id}} with type {types}): left out</source>
+        <translation>不是实体文件夹（应为 {{type}}_{{id}}，type 为 {types}）：已略过</translation>
+    </message>
+    <message>
+        <source>an archive name the plugin does not make: left out</source>
+        <translation>插件不会生成这样的归档文件名：已略过</translation>
+    </message>
+    <message>
+        <source>text</source>
+        <translation>文本</translation>
+    </message>
+    <message>
+        <source>a list</source>
+        <translation>列表</translation>
+    </message>
+    <message>
+        <source>an object</source>
+        <translation>对象</translation>
+    </message>
+    <message>
+        <source>an integer</source>
+        <translation>整数</translation>
+    </message>
+    <message>
+        <source>a number</source>
+        <translation>数字</translation>
+    </message>
+    <message>
+        <source>null</source>
+        <translation>null</translation>
+    </message>
+    <message>
+        <source>true/false</source>
+        <translation>true/false</translation>
+    </message>
+    <message>
+        <source> or </source>
+        <translation>或</translation>
+    </message>
+</context>
+<context>
     <name>TreeWindow</name>
     <message>
         <source>KiraOS 3.x data — {folder}</source>

@@ -9,6 +9,7 @@ from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelInd
 from kiraos_desktop.core.storage.tree.files import Problem, TreeMemory
 from kiraos_desktop.core.storage.tree.journal import JournalEntry
 from kiraos_desktop.core.storage.tree.tree import EntitySummary
+from kiraos_desktop.ui.entities.problem_texts import problem_text
 
 _Index = QModelIndex | QPersistentModelIndex
 _DISPLAY = Qt.ItemDataRole.DisplayRole
@@ -155,7 +156,7 @@ class ProblemModel(_RowsModel):
         return [self.tr("File"), self.tr("Why it cannot be read")]
 
     def cell(self, row: Problem, column: int) -> tuple[str, Any]:
-        value = row.path if column == 0 else row.reason
+        value = row.path if column == 0 else problem_text(row)
         return value, value
 
 

@@ -28,12 +28,38 @@ PROFILE_FIELDS: dict[str, tuple[type, ...]] = {
 }
 
 
+#: What each kind of Problem says, in English (the command line's words; the window words each kind
+#: in its own language from the same values: ui/entities/problem_texts.py).
+PROBLEM_TEXTS = {
+    "unreadable": "cannot be read: {error}",
+    "link": "a link: not followed (nothing outside the tree is read)",
+    "not_file": "not a regular file",
+    "too_large": "larger than {limit_kib} KiB ({size:,} bytes): not read",
+    "not_utf8": "not UTF-8 text (byte {byte})",
+    "bad_toml": "not valid TOML: {error}",
+    "bad_json": "not valid JSON: {error}",
+    "not_object": "not a JSON object",
+    "field_type": "{field} should be {expected}, not {found}: left out",
+    "not_entity_folder": "not an entity folder ({{type}}_{{id}} with type {types}): left out",
+    "archive_name": "an archive name the plugin does not make: left out",
+}
+
+
 @dataclass(frozen=True)
 class Problem:
-    """A file of the tree that could not be taken: where (relative to the memory root) and why."""
+    """A file of the tree that could not be taken: where (relative to the memory root), what kind of
+    problem (a key of PROBLEM_TEXTS) and the values its text names."""
 
     path: str
-    reason: str
+    kind: str
+    values: tuple[tuple[str, Any], ...] = ()
+
+    @property
+    def reason(self) -> str:
+        return PROBLEM_TEXTS[self.kind].format(**dict(self.values))
+
+    def value(self, name: str) -> Any:
+        return dict(self.values)[name]
 
 
 @dataclass(frozen=True)
@@ -62,7 +88,14 @@ class TreeMemory:
 
 
 class FileRefused(Exception):
-    """A file of the tree cannot be taken; the message is the Problem's reason."""
+    """A file of the tree cannot be taken: a kind of PROBLEM_TEXTS and its values."""
+
+    def __init__(self, kind: str, **values: Any) -> None:
+        self.kind, self.values = kind, tuple(values.items())
+        super().__init__(PROBLEM_TEXTS[kind].format(**values))
+
+    def problem(self, path: str) -> Problem:
+        return Problem(path, self.kind, self.values)
 
 
 def read_bytes(path: str) -> bytes:
@@ -70,18 +103,18 @@ def read_bytes(path: str) -> bytes:
     try:
         info = os.lstat(path)
     except OSError as exc:
-        raise FileRefused(f"cannot be read: {exc.strerror or exc}") from None
+        raise FileRefused("unreadable", error=str(exc.strerror or exc)) from None
     if stat.S_ISLNK(info.st_mode):
-        raise FileRefused("a link: not followed (nothing outside the tree is read)")
+        raise FileRefused("link")
     if not stat.S_ISREG(info.st_mode):
-        raise FileRefused("not a regular file")
+        raise FileRefused("not_file")
     if info.st_size > MAX_FILE_BYTES:
-        raise FileRefused(f"larger than {MAX_FILE_BYTES // 1024} KiB ({info.st_size:,} bytes): not read")
+        raise FileRefused("too_large", limit_kib=MAX_FILE_BYTES // 1024, size=info.st_size)
     flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
-        raise FileRefused(f"cannot be read: {exc.strerror or exc}") from None
+        raise FileRefused("unreadable", error=str(exc.strerror or exc)) from None
     with os.fdopen(fd, "rb") as handle:
         return handle.read(MAX_FILE_BYTES + 1)
 
@@ -90,7 +123,7 @@ def _text(data: bytes) -> str:
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
-        raise FileRefused(f"not UTF-8 text (byte {exc.start})") from None
+        raise FileRefused("not_utf8", byte=exc.start) from None
 
 
 def _importance(value: Any) -> int:
@@ -107,7 +140,7 @@ def parse_memory(data: bytes, memory_id: str, folder: str, path: str) -> TreeMem
     try:
         table = tomli.loads(_text(data))
     except tomli.TOMLDecodeError as exc:
-        raise FileRefused(f"not valid TOML: {exc}") from None
+        raise FileRefused("bad_toml", error=str(exc)) from None
     tags = table.get("tags", [])
     source = table.get("source", {})
     meta = table.get("meta", {})
@@ -130,11 +163,11 @@ def read_profile(root: str, relative: str) -> tuple[dict[str, Any], list[Problem
     try:
         data = json.loads(_text(read_bytes(os.path.join(root, relative))))
     except FileRefused as exc:
-        return {}, [Problem(relative, str(exc))]
+        return {}, [exc.problem(relative)]
     except ValueError as exc:
-        return {}, [Problem(relative, f"not valid JSON: {exc}")]
+        return {}, [Problem(relative, "bad_json", (("error", str(exc)),))]
     if not isinstance(data, dict):
-        return {}, [Problem(relative, "not a JSON object")]
+        return {}, [Problem(relative, "not_object")]
     profile, problems = {}, []
     for name, kinds in PROFILE_FIELDS.items():
         if name not in data:
@@ -143,8 +176,8 @@ def read_profile(root: str, relative: str) -> tuple[dict[str, Any], list[Problem
         if isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds):
             profile[name] = value
         else:
-            problems.append(Problem(relative, f"{name} should be {' or '.join(JSON_NAMES[k] for k in kinds)}, "
-                                              f"not {_json_name(value)}: left out"))
+            problems.append(Problem(relative, "field_type", (
+                ("field", name), ("expected", " or ".join(JSON_NAMES[k] for k in kinds)), ("found", _json_name(value)))))
     return profile, problems
 
 

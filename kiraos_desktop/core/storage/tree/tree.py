@@ -87,11 +87,10 @@ class EntityTree:
             relative = f"{ENTITIES_DIR}/{entry.name}"
             ref = parse_entity_dir(entry.name)
             if entry.is_symlink():
-                problems.append(Problem(relative, "a link: not followed (nothing outside the tree is read)"))
+                problems.append(Problem(relative, "link"))
             elif ref is None or not entry.is_dir(follow_symlinks=False):
                 if entry.is_dir(follow_symlinks=False):
-                    problems.append(Problem(relative, "not an entity folder ({type}_{id} with type "
-                                                      f"{', '.join(ENTITY_TYPES)}): left out"))
+                    problems.append(Problem(relative, "not_entity_folder", (("types", ", ".join(ENTITY_TYPES)),)))
             else:
                 refs.append(ref)
         refs.sort(key=lambda r: (ENTITY_TYPES.index(r.kind), r.id))
@@ -193,7 +192,7 @@ class EntityTree:
             try:
                 cached = parse_memory(read_bytes(path), memory_id, folder, relative)
             except FileRefused as exc:
-                cached = Problem(relative, str(exc))
+                cached = exc.problem(relative)
             if key is not None:
                 self._keep(relative, key, cached)
         return cached
@@ -212,7 +211,7 @@ class EntityTree:
             parsed = parse_archive_name(name, exists)
             if parsed is None:
                 by_ref.setdefault(EntityRef("global"), []).append(
-                    Problem(relative, "an archive name the plugin does not make: left out"))
+                    Problem(relative, "archive_name"))
                 continue
             ref, folder, memory_id = parsed
             by_ref.setdefault(ref, []).append((relative, folder, memory_id))
@@ -250,7 +249,7 @@ class EntityTree:
     def _readable(self, relative: str, memory_id: str, folder: str) -> TreeMemory:
         item = self._memory(relative, memory_id, folder)
         if isinstance(item, Problem):
-            raise FileRefused(item.reason)
+            raise FileRefused(item.kind, **dict(item.values))
         return item
 
     # ---- the file cache -----------------------------------------------------------------
