@@ -198,20 +198,29 @@ def test_the_window_opens_on_a_3x_folder_from_the_command_line(qtbot, kira, tmp_
     assert (shots / "entities.png").stat().st_size > 10_000
 
 
-def test_file_open_on_a_3x_folder_opens_the_tree_window_beside_the_main_one(qtbot, kira, tmp_path):
+def test_a_tree_window_opened_beside_the_main_one_closes_its_engine_with_it(qtbot, kira, tmp_path):
+    """File > Open KiraOS data folder on 3.x data: the choice goes to the app (which opens the engine
+    and, its memory being a tree, this window: test_ui_main_window); the window owns that engine."""
     from PySide6.QtWidgets import QApplication
 
+    from kiraos_desktop.core.engine import Engine
     from kiraos_desktop.core.paths import resolve_paths
     from kiraos_desktop.ui import file_actions
-    from kiraos_desktop.ui.entities.window import TreeWindow
+    from kiraos_desktop.ui.entities.window import TreeWindow, open_tree_window
     from ui_helpers import ScriptedPrompts
 
     prompts = ScriptedPrompts(folder=str(kira))
-    assert file_actions.choose_kira_data(None, prompts, resolve_paths(data_dir=tmp_path / "d")) is None
-    [window] = [w for w in QApplication.topLevelWidgets() if isinstance(w, TreeWindow) and w.isVisible()]
+    assert file_actions.choose_kira_data(None, prompts, resolve_paths(data_dir=tmp_path / "d")) == {"kira_data": str(kira)}
+    engine = Engine.open(kira_data=kira)
+    closed = []
+    real_close = engine.close
+    engine.close = lambda: closed.append(True) or real_close()
+    window = open_tree_window(engine)
+    assert window in [w for w in QApplication.topLevelWidgets() if isinstance(w, TreeWindow) and w.isVisible()]
     qtbot.waitSignal(window.page.listed, timeout=10000)
     assert str(kira.resolve()) in window.windowTitle() and prompts.errors == []
-    window.close()
+    window.close()  # deleted on close: its engine closes when it is gone
+    qtbot.waitUntil(lambda: closed == [True], timeout=5000)
 
 
 def test_the_plugins_writes_appear_within_a_second_without_a_reload(qtbot, page, kira):
@@ -369,9 +378,12 @@ def test_the_tree_window_serves_the_tree_to_bot_hosts(qtbot, kira):
     from api_helpers import AUTH, TOKEN
     from kiraos_desktop.ui.entities.app import serve_tree
 
-    window = TreeWindow(open_tree(kira), str(kira))
+    from kiraos_desktop.core.engine import Engine
+
+    engine = Engine.open(kira_data=kira)
+    window = TreeWindow(engine.store.entity_tree, str(kira))
     qtbot.addWidget(window)
-    engine, server = serve_tree(window, str(kira), argparse.Namespace(port=0, token=TOKEN, host="127.0.0.1"))
+    server = serve_tree(window, engine, argparse.Namespace(port=0, token=TOKEN, host="127.0.0.1"))
     try:
         qtbot.waitUntil(lambda: server.url in window.api_state.text() and ":0" not in server.url, timeout=10000)
         assert not window.api_state.isHidden()
@@ -379,11 +391,9 @@ def test_the_tree_window_serves_the_tree_to_bot_hosts(qtbot, kira):
         assert reply.status_code == 200 and "小明最近在学吉他" in reply.json()["context"]
     finally:
         server.stop()
-        engine.close()
-    second_engine, no_server = serve_tree(window, str(kira), argparse.Namespace(port=70000, token=TOKEN,
-                                                                                  host="127.0.0.1"))
+    no_server = serve_tree(window, engine, argparse.Namespace(port=70000, token=TOKEN, host="127.0.0.1"))
     assert no_server is None and "not serving" in window.api_state.text()  # bad options: said, no server
-    second_engine.close()
+    engine.close()
 
 
 def test_problems_are_said_in_the_windows_language(qtbot, page):

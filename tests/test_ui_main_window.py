@@ -292,23 +292,31 @@ def test_the_window_without_a_display_is_one_line_and_exit_2(monkeypatch, capsys
     assert err.startswith("kiraos-desktop: error: there is no display") and "QT_QPA_PLATFORM=offscreen" in err
 
 
-def test_open_kira_data_on_a_3x_folder_opens_its_tree_window_and_keeps_this_one(qtbot, window, tmp_path):
+def test_open_kira_data_on_a_3x_folder_opens_its_tree_window_and_keeps_this_one(qtbot, engine, tmp_path):
+    """The memory's own shape (the store's entity_tree) decides the window, not the folder's layout."""
     from PySide6.QtWidgets import QApplication
 
     from kiraos_desktop.ui.entities.window import TreeWindow
 
+    controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path), start_server=False)
+    window = controller.window
+    qtbot.addWidget(window)
     requests = []
     window.reopen_requested.connect(requests.append)
     three = tmp_path / "kira3"
     (three / "memory" / "entities" / "user_qq_1").mkdir(parents=True)
     (three / "memory" / "kiraos.db.bak_1747100000").write_bytes(b"")
-    window._prompts.folder_path = str(three)
+    window._prompts = ScriptedPrompts(folder=str(three))
     window.open_kira_action.trigger()
-    assert requests == [] and window._prompts.errors == []  # the main window stays on its data
-    trees = [w for w in QApplication.topLevelWidgets() if isinstance(w, TreeWindow) and w.isVisible()]
-    assert [str(three.resolve()) in w.windowTitle() for w in trees] == [True]
-    trees[0].close()
-    assert not (three / "memory" / "kiraos.db").exists()  # nothing written into the plugin's folder
+    assert requests == [{"kira_data": str(three)}] and window._prompts.errors == []
+    try:
+        assert controller.window is window and controller.engine is engine  # the main window stays on its data
+        trees = [w for w in QApplication.topLevelWidgets() if isinstance(w, TreeWindow) and w.isVisible()]
+        assert [str(three.resolve()) in w.windowTitle() for w in trees] == [True]
+        trees[0].close()
+        assert not (three / "memory" / "kiraos.db").exists()  # nothing written into the plugin's folder
+    finally:
+        controller.shutdown()
 
 
 def test_the_status_line_and_api_page_name_the_plugin_layout(qtbot, tmp_path):

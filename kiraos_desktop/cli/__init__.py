@@ -213,12 +213,6 @@ def _starts_window(args) -> bool:
     return not missing_display()
 
 
-def _holds_tree(folder: str) -> bool:
-    from kiraos_desktop.core.storage.plugin_layout import tree_layout
-
-    return tree_layout(Path(folder).expanduser()) is not None
-
-
 def _window_language_and_data_dir(args) -> tuple[str, str]:
     """The language for a box shown before the window (the settings may be what failed) and the data dir."""
     from kiraos_desktop.core.paths import resolve_paths
@@ -285,15 +279,6 @@ def _run_command(args) -> int:
         from kiraos_desktop.cli.migrate import run_migrate
 
         return run_migrate(args)
-    if args.command is None and getattr(args, "kira_data", None) and not getattr(args, "db", None) \
-            and _holds_tree(args.kira_data):
-        # KiraOS 3.x: the window on its tree (read only; `serve` serves the tree to bot hosts, without a window).
-        from kiraos_desktop.ui.entities.app import run_tree_gui
-
-        try:
-            return run_tree_gui(args, _window_language_and_data_dir(args)[0])
-        except (StoreError, OSError) as exc:
-            raise UsageError(str(exc)) from None
     if args.command == "skills" and getattr(args, "dir", None):
         from kiraos_desktop.cli.skills import run_skills
 

@@ -172,7 +172,8 @@ class AppController(QObject):
         self.reopen(**choice)
 
     def reopen(self, data_dir: str | None = None, kira_data: str | None = None) -> bool:
-        """Open another data folder (or a KiraOS plugin's data) in place of the current one."""
+        """Open another data folder (or a KiraOS plugin's data) in place of the current one; True when
+        it did. A KiraOS 3.x tree opens in a window of its own beside this one (False: this one stays)."""
         from kiraos_desktop.core.engine import Engine
         from kiraos_desktop.core.memory.records import StoreError
         from kiraos_desktop.core.settings import SettingsError
@@ -186,6 +187,11 @@ class AppController(QObject):
             title = self.tr("Cannot open the memory database") if database else self.tr("Cannot open that folder")
             text = "{0}\n\n{1}".format(database, exc) if database else str(exc)
             prompts.error(self.window, title, text)
+            return False
+        if new_engine.store.entity_tree is not None:  # a 3.x tree: its own window beside, this one stays
+            from kiraos_desktop.ui.entities.window import open_tree_window
+
+            open_tree_window(new_engine)
             return False
         old_window, old_server, old_engine = self.window, self.server, self.engine
         geometry_visible = old_window.isVisible()
@@ -259,6 +265,10 @@ def run_gui(engine, args) -> int:
     if problem:
         print(f"kiraos-desktop: error: {problem}", file=sys.stderr)
         return 2
+    if engine.store.entity_tree is not None:  # a KiraOS 3.x tree of entities: the window made for it
+        from kiraos_desktop.ui.entities.app import run_tree_gui
+
+        return run_tree_gui(engine, args)
     if screenshot_dir:
         with tempfile.TemporaryDirectory(prefix="kiraos-shots-") as scratch:
             use_offscreen_platform(Path(scratch))

@@ -10,7 +10,7 @@ from PySide6.QtCore import QObject
 from PySide6.QtWidgets import QWidget
 
 from kiraos_desktop.core.paths import DataPaths
-from kiraos_desktop.core.storage.plugin_layout import LAYOUT_3X, LOOKED_FOR, NotPluginData, folder_layout
+from kiraos_desktop.core.storage.plugin_layout import LOOKED_FOR, NotPluginData, folder_layout
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.transfer.export_import import Cancelled, NotAnExport, TransferError, apply_import, export_file, read_import_file
 from kiraos_desktop.core.transfer.export_import import backup as backup_database
@@ -40,7 +40,7 @@ def choose_kira_data(parent: QWidget, prompts: Prompts, paths: DataPaths) -> dic
         return None
     title = FileActions.tr("Open KiraOS data folder")
     try:
-        layout = folder_layout(folder)
+        folder_layout(folder)  # named here only to ask about a folder that is no plugin's
     except NotPluginData:
         question = FileActions.tr("{folder} does not look like the data folder of a KiraOS plugin install (the "
                                   "folder that holds memory/ and skills/): it has no {looked_for}.\n\n"
@@ -52,15 +52,6 @@ def choose_kira_data(parent: QWidget, prompts: Prompts, paths: DataPaths) -> dic
     except StoreError as exc:  # a database that cannot be read
         prompts.error(parent, title, FileActions.tr("{folder} cannot be opened: {reason}").format(
             folder=folder, reason=str(exc)))
-        return None
-    if layout.name == LAYOUT_3X:  # a tree of files: its own window, read only (this one stays as it is)
-        from kiraos_desktop.ui.entities.window import open_tree_window
-
-        try:
-            open_tree_window(folder)
-        except (StoreError, OSError) as exc:
-            prompts.error(parent, title, FileActions.tr("{folder} cannot be opened: {reason}").format(
-                folder=folder, reason=str(exc)))
         return None
     return {"kira_data": folder}
 

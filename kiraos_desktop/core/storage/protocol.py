@@ -3,7 +3,7 @@ storage shape (SQLite 1.x/2.x in storage/sqlite/, PostgreSQL in storage/postgres
 file tree), and nothing else.
 
 Callers hold a `MemoryStore` and never ask which shape it is: what differs is stated here as
-capabilities (`location`, `local_file`, `inline_ok`, `layout`, `event_tags`, ...). Change events:
+capabilities (`location`, `local_file`, `entity_tree`, `inline_ok`, `layout`, `event_tags`, ...). Change events:
 every committed write publishes ChangeEvents on `changes` (core/memory/changes.py), on the writing
 thread, after its commit; a subscriber hands them to its own thread. Writes by another process
 arrive as ChangeEvents too, once `poll_external_change()` (the watcher) or the PostgreSQL listener
@@ -17,12 +17,15 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from datetime import timedelta
 from pathlib import Path
-from typing import Any, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from kiraos_desktop.core.memory.changes import ChangeBus
 from kiraos_desktop.core.memory.records import ChangeRecord, EventEntry, ProfileEntry, Stats, UserSummary
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout
 from kiraos_desktop.core.storage.rows import ProfileRow
+
+if TYPE_CHECKING:  # the tree's package imports this module
+    from kiraos_desktop.core.storage.tree.tree import EntityTree
 
 
 class WriterBusy(RuntimeError):
@@ -104,6 +107,12 @@ class MemoryStore(Protocol):
     def local_file(self) -> Path | None:
         """The database file when the memory is one on this machine (File > Backup and the copy to
         PostgreSQL copy it; its permissions are shown); None on a server."""
+        ...
+
+    @property
+    def entity_tree(self) -> EntityTree | None:
+        """The KiraOS 3.x tree of entity files the memory is (the window shows it as entities, with
+        their facts and reflections); None for a database of users."""
         ...
 
     # ---- life and writes -------------------------------------------------------------------------

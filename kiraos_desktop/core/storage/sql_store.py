@@ -98,6 +98,10 @@ class SqlStore:
     def local_file(self) -> Path | None:
         return self.backend.local_file
 
+    @property
+    def entity_tree(self) -> None:
+        return None  # a database of users
+
     def close(self) -> None:
         self.backend.close()
 

@@ -2,38 +2,36 @@
 tree to bot hosts from the same process (as the main window serves a database)."""
 from __future__ import annotations
 
-import sys
 import tempfile
 from pathlib import Path
 
-from kiraos_desktop.core.storage.tree import open_tree
-from kiraos_desktop.ui.app import ensure_application, missing_display, use_offscreen_platform
+from kiraos_desktop.ui.app import ensure_application, use_offscreen_platform
 from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.theme import apply_theme
 
 
-def run_tree_gui(args, language: str) -> int:
-    """Show the tree of args.kira_data until the window is closed; with --screenshot DIR, save it as
-    entities.png there (at --screenshot-size) instead."""
+def tree_folder(engine) -> str:
+    """The plugin data folder whose tree the engine's memory is (the folder holding memory/)."""
+    return str(Path(engine.store.entity_tree.root).parent)
+
+
+def run_tree_gui(engine, args) -> int:
+    """The window on the engine's 3.x tree, with the API serving it, until the window is closed; with
+    --screenshot DIR, save it as entities.png there (at --screenshot-size) instead."""
     screenshot_dir = getattr(args, "screenshot", None)
-    problem = None if screenshot_dir else missing_display()
-    if problem:
-        print(f"kiraos-desktop: error: {problem}", file=sys.stderr)
-        return 2
-    tree = open_tree(args.kira_data)
-    folder = str(Path(args.kira_data).expanduser().resolve())
+    folder = tree_folder(engine)
     with tempfile.TemporaryDirectory(prefix="kiraos-tree-") as scratch:
         if screenshot_dir:
             use_offscreen_platform(Path(scratch))
         app = ensure_application()
         apply_theme(app)
-        apply_language(language)
+        apply_language(getattr(args, "language", None) or engine.settings.language)
         from kiraos_desktop.ui.entities.window import TreeWindow
 
-        window = TreeWindow(tree, folder)
+        window = TreeWindow(engine.store.entity_tree, folder)
         if screenshot_dir:
             return _screenshot(app, window, Path(screenshot_dir), getattr(args, "screenshot_size", None))
-        engine, server = serve_tree(window, folder, args)
+        server = serve_tree(window, engine, args)
         window.resize(1280, 800)
         window.show()
         try:
@@ -41,30 +39,21 @@ def run_tree_gui(args, language: str) -> int:
         finally:
             if server is not None:
                 server.stop()
-            if engine is not None:
-                engine.close()
 
 
-def serve_tree(window, folder: str, args):
-    """(engine, server) serving the tree to bot hosts, started on a task thread; the window says where,
-    or why not (the window still opens: a port in use or bad options only cost the API)."""
-    from kiraos_desktop.core.engine import Engine
-    from kiraos_desktop.core.memory.records import StoreError
+def serve_tree(window, engine, args):
+    """The server giving the engine's tree to bot hosts (None when the options are bad), started on a
+    task thread; the window says where, or why not (it opens all the same)."""
     from kiraos_desktop.ui.app import create_server
     from kiraos_desktop.ui.server_state import run_server_operation
 
-    try:
-        engine = Engine.open(kira_data=folder)
-    except (StoreError, OSError, ValueError) as exc:
-        window.show_api_state("", str(exc))
-        return None, None
     server, error = create_server(engine, args)
     if server is None:
         window.show_api_state("", error)
-        return engine, None
+        return None
     runner = run_server_operation("start", server.start, lambda message: window.show_api_state("", message))
     runner.succeeded.connect(lambda _result: window.show_api_state(server.url, ""))
-    return engine, server
+    return server
 
 
 def _screenshot(app, window, folder: Path, size) -> int:

@@ -1,14 +1,12 @@
 """A window on a KiraOS plugin 3.x data folder: its entity tree, its memories edited with undo."""
 from __future__ import annotations
 
-from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from kiraos_desktop.core.paths import resolve_paths
-from kiraos_desktop.core.storage.tree import open_tree
 from kiraos_desktop.core.storage.tree.editor import TreeEditor
 from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
 from kiraos_desktop.core.storage.tree.tree import EntityTree
@@ -19,14 +17,20 @@ from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
 _open_windows: set["TreeWindow"] = set()  # windows opened beside the main one, kept until closed
 
 
-def open_tree_window(folder: str) -> "TreeWindow":
-    """A window on the 3.x tree of `folder` (a plugin's data folder), shown beside the others;
-    StoreError or OSError when it holds none."""
-    resolved = str(Path(folder).expanduser().resolve())
-    window = TreeWindow(open_tree(resolved), resolved)
+def open_tree_window(engine) -> "TreeWindow":
+    """A window on the engine's 3.x tree (`engine.store.entity_tree`), shown beside the others; it
+    closes the engine when it is closed."""
+    from kiraos_desktop.ui.entities.app import tree_folder
+
+    window = TreeWindow(engine.store.entity_tree, tree_folder(engine))
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     _open_windows.add(window)
-    window.destroyed.connect(lambda *_: _open_windows.discard(window))
+
+    def closed(*_args) -> None:
+        _open_windows.discard(window)
+        engine.close()
+
+    window.destroyed.connect(closed)
     window.resize(1280, 800)
     window.show()
     return window

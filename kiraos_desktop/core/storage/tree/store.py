@@ -77,6 +77,10 @@ class TreeMemoryStore:
     def local_file(self) -> Path | None:
         return None  # a tree of files, not one database file to back up or copy
 
+    @property
+    def entity_tree(self) -> EntityTree:
+        return self.tree
+
     def close(self) -> None:
         """Nothing is held open: every read opens and closes its file."""
 
