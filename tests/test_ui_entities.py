@@ -137,7 +137,7 @@ def test_the_window_adds_edits_archives_restores_and_undoes(qtbot, window, kira)
     assert str(kira) in window.windowTitle() and "undone" in window.note.text()
     answers = iter([MemoryValues("小明养了一只猫", 8, ["宠物"], False),
                     MemoryValues("小明养了两只猫", 9, ["宠物"], False)])
-    window.actions.ask = lambda *args: next(answers)
+    window.edit_actions.ask = lambda *args: next(answers)
     detail.add_button.click()  # written on a task thread; the window reads the entity again
     qtbot.waitUntil(lambda: "小明养了一只猫" in memory_texts(page), timeout=5000)
     select(detail.memory_view, detail.memory_model, "小明养了一只猫")
@@ -162,11 +162,11 @@ def test_the_window_adds_edits_archives_restores_and_undoes(qtbot, window, kira)
 def test_delete_for_good_asks_first_and_the_history_reverts_it(qtbot, window, kira):
     detail = window.page.detail
     archived = kira / "memory" / "archive" / "user__qq%3A10001__facts__old_city.toml"
-    window.actions.prompts.answer = False
+    window.edit_actions.prompts.answer = False
     select(detail.archived_view, detail.archived_model, "小明以前住在北京")
     detail.delete_button.click()
-    assert archived.exists() and window.actions.prompts.asked  # asked, and told no
-    window.actions.prompts.answer = True
+    assert archived.exists() and window.edit_actions.prompts.asked  # asked, and told no
+    window.edit_actions.prompts.answer = True
     detail.delete_button.click()
     qtbot.waitUntil(lambda: not archived.exists(), timeout=5000)
     qtbot.waitUntil(lambda: detail.history_model.rowCount() == 1, timeout=5000)
@@ -182,10 +182,10 @@ def test_a_refused_edit_is_shown_and_writes_nothing(qtbot, window, kira):
     path.write_bytes(b"\xff broken")
     from kiraos_desktop.core.storage.tree.files import TreeMemory
 
-    window.actions.ask = lambda *args: MemoryValues("新的", 5, [], False)
+    window.edit_actions.ask = lambda *args: MemoryValues("新的", 5, [], False)
     broken = TreeMemory("learning_guitar", "facts", "fact", "x", 5, ())  # as listed before the file broke
-    assert window.actions.edit(EntityRef("user", "qq:10001"), broken) is None
-    assert window.actions.prompts.errors and "cannot be read" in window.actions.prompts.errors[-1]
+    assert window.edit_actions.edit(EntityRef("user", "qq:10001"), broken) is None
+    assert window.edit_actions.prompts.errors and "cannot be read" in window.edit_actions.prompts.errors[-1]
     assert path.read_bytes() == b"\xff broken" and window.undo_stack.count() == 0
 
 
@@ -349,7 +349,7 @@ def test_a_profile_field_edited_in_the_window_is_written_and_undone(qtbot, windo
 
     path = kira / "memory" / "entities" / "user_qq%3A10001" / "profile.json"
     original = path.read_bytes()
-    window.actions.ask_field = lambda parent, title, profile, field: ("traits", profile["traits"] + ["耐心"])
+    window.edit_actions.ask_field = lambda parent, title, profile, field: ("traits", profile["traits"] + ["耐心"])
     window.page.detail.profile_button.click()
     qtbot.waitUntil(lambda: json_module.loads(path.read_text(encoding="utf-8"))["traits"] == ["爱猫", "耐心"],
                     timeout=5000)
@@ -413,3 +413,18 @@ def test_problems_are_said_in_the_windows_language(qtbot, page):
     assert not chinese & english
     assert any(text.startswith("不是有效的 TOML：") for text in chinese)
     assert all(any("\u4e00" <= ch <= "\u9fff" for ch in text) for text in chinese)
+
+
+def test_a_language_switch_with_a_tree_window_open_retranslates_it(qtbot, kira):
+    """Settings > Language in the main window swaps the texts of every window, the tree's too (its
+    edit actions shadowed QWidget.actions(), and the switch raised TypeError)."""
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+
+    window = TreeWindow(open_tree(kira), str(kira))
+    qtbot.addWidget(window)
+    window.show()
+    try:
+        apply_language("zh_CN")
+        assert window.menuBar().actions()[0].text() != "&File"
+    finally:
+        language_manager().clear()

@@ -47,8 +47,8 @@ class TreeWindow(QMainWindow):
         self._folder = folder
         self.undo_stack = QUndoStack(self)
         journal = journal or TreeJournal(journal_path(resolve_paths(kira_data=folder).data_dir, tree.root))
-        self.actions = TreeEditActions(TreeEditor(tree.root), journal, self.undo_stack, prompts, self)
-        self.page = EntitiesPage(tree, actions=self.actions)
+        self.edit_actions = TreeEditActions(TreeEditor(tree.root), journal, self.undo_stack, prompts, self)
+        self.page = EntitiesPage(tree, actions=self.edit_actions)
         self.note = QLabel()
         self.note.setObjectName("treeReadOnlyNote")
         self.note.setWordWrap(True)
