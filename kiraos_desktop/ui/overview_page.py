@@ -23,7 +23,7 @@ from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
-from kiraos_desktop.ui.query_worker import QueryWorker
+from kiraos_desktop.ui.tasks import TaskLane, plain
 from kiraos_desktop.ui.users.history_model import ChangeField, action_label, change_text, change_tooltip
 
 FEED_SIZE = 100  # writes shown
@@ -144,7 +144,7 @@ class OverviewPage(QWidget):
         self._skills = skills
         self._stale = True
         # The counts scan user_summary (50-90 ms on 100k users): read off the GUI thread, the newest wins.
-        self._stats_worker = QueryWorker("kiraos-overview-stats", self)
+        self._stats_worker = TaskLane("kiraos-overview-stats", self)
         self._stats_worker.finished.connect(self._on_stats_worker_finished)
         self.first_run = QLabel()
         self.first_run.setObjectName("firstRunHint")
@@ -235,7 +235,7 @@ class OverviewPage(QWidget):
             self._stale = True
             return
         self._stale = False
-        self._stats_worker.submit(self._store.stats)
+        self._stats_worker.submit(plain(self._store.stats))
         skills = self._skills.skills()
         enabled = self._skills.enabled_skills()
         self.skills_card.set_value(len(skills), self.tr("{n} enabled").format(n=len(enabled)))

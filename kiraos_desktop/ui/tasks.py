@@ -1,4 +1,8 @@
-"""Long operations off the GUI thread: a QThread runner with progress, cancellation and reported errors."""
+"""Background work off the GUI thread, one way: a task is a TaskFn (called with `progress(done, total)` and
+`is_cancelled()`), run by `execute()` (its outcome, its errors reported and logged one way), on a thread
+of its own (`TaskRunner`, with `run_task()`'s busy box and cancel) or on a lane (`TaskLane`: one long-lived
+thread for a series of reads where only the newest request matters, which keeps its SQLite connection
+and page cache warm)."""
 from __future__ import annotations
 
 import logging
@@ -32,6 +36,38 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
 
 
+class _Progress:
+    """A task's `progress(done, total)`: throttled to the GUI's pace through `report`; a cancel requested
+    mid-way stops work that only reports progress (it raises Cancelled only while done < total, so a
+    task that reports its final progress after committing is never reported as cancelled)."""
+
+    def __init__(self, cancel: threading.Event, report: Callable[[int, int], None] | None) -> None:
+        self._cancel, self._report = cancel, report
+        self._last_emit = 0.0
+
+    def __call__(self, done: int, total: int) -> None:
+        if self._cancel.is_set() and done < total:
+            raise Cancelled(QCoreApplication.translate("TaskWorker", "cancelled; nothing was changed"))
+        now = time.monotonic()
+        if self._report is not None and (done >= total or now - self._last_emit >= PROGRESS_INTERVAL_S):
+            self._last_emit = now
+            self._report(int(done), int(total))
+
+
+def execute(fn: TaskFn, cancel: threading.Event,
+            report: Callable[[int, int], None] | None = None) -> tuple[str, Any]:
+    """Run a task: ("ok", result), ("cancelled", message) or ("failed", the exception). A failure the
+    task did not put in words for the user is logged with its traceback."""
+    try:
+        return "ok", fn(_Progress(cancel, report), cancel.is_set)
+    except Cancelled as exc:
+        return "cancelled", str(exc)
+    except Exception as exc:  # every failure is reported to the GUI, none is swallowed
+        if not isinstance(exc, (StoreError, OSError, TaskFailed)):
+            log.exception("background task failed")
+        return "failed", exc
+
+
 class TaskWorker(QObject):
     """Runs one TaskFn when `run` is invoked on its thread; reports through queued signals."""
 
@@ -44,35 +80,16 @@ class TaskWorker(QObject):
         super().__init__()
         self._fn = fn
         self._cancel = cancel_event
-        self._last_emit = 0.0
         self.error: Exception | None = None  # what the function raised, for a caller that re-raises it
-
-    def _progress(self, done: int, total: int) -> None:
-        """Throttled progress; a cancel requested mid-way stops work that only reports progress.
-
-        It raises Cancelled only while done < total, so a function that reports its final
-        progress after committing is never reported as cancelled.
-        """
-        if self._cancel.is_set() and done < total:
-            raise Cancelled(QCoreApplication.translate("TaskWorker", "cancelled; nothing was changed"))
-        now = time.monotonic()
-        if done >= total or now - self._last_emit >= PROGRESS_INTERVAL_S:
-            self._last_emit = now
-            self.progressed.emit(int(done), int(total))
 
     @Slot()
     def run(self) -> None:
-        try:
-            result = self._fn(self._progress, self._cancel.is_set)
-        except Cancelled as exc:
-            signal, args = self.cancelled, (str(exc),)
-        except Exception as exc:  # every failure is reported to the GUI, none is swallowed
-            self.error = exc
-            if not isinstance(exc, (StoreError, OSError, TaskFailed)):
-                log.exception("background task failed")
-            signal, args = self.failed, (error_text(exc),)
+        status, value = execute(self._fn, self._cancel, self.progressed.emit)
+        if status == "failed":
+            self.error = value
+            signal, args = self.failed, (error_text(value),)
         else:
-            signal, args = self.succeeded, (result,)
+            signal, args = (self.succeeded, (value,)) if status == "ok" else (self.cancelled, (value,))
         # Hand the worker back to the GUI thread so that it can be freed there after the thread ends.
         app = QCoreApplication.instance()
         if app is not None:
@@ -182,3 +199,87 @@ def run_task(parent: QWidget | None, title: str, fn: TaskFn, *, label: str = "",
     box.dispose()
     runner.deleteLater()
     return outcome
+
+
+class TaskLane(QObject):
+    """Tasks one after another on one long-lived thread, the newest first: `submit(fn)` returns a ticket,
+    and `finished(ticket, result, error)` arrives on the GUI thread (`error`: the exception a task
+    raised, or the Cancelled of one told to stop; None when it succeeded).
+
+    A task submitted while another waits replaces it, and the running one is told to cancel (a task
+    that checks `is_cancelled()` or reports progress stops early): typing a search or editing a skill
+    never queues up stale work. The thread lives as long as the lane, so the store's reader keeps its
+    SQLite connection (one per thread) and page cache from one read to the next.
+    """
+
+    finished = Signal(int, object, object)
+    _relay = Signal(int, object, object)
+
+    def __init__(self, name: str = "kiraos-lane", parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self._name = name
+        self._cond = threading.Condition()
+        self._job: tuple[int, TaskFn, threading.Event] | None = None
+        self._running: threading.Event | None = None  # the cancel of the task under way
+        self._ticket = 0
+        self._stopped = False
+        self._thread: threading.Thread | None = None
+        self._relay.connect(self._on_relay_received, Qt.ConnectionType.QueuedConnection)
+
+    @property
+    def latest_ticket(self) -> int:
+        return self._ticket
+
+    def submit(self, fn: TaskFn) -> int:
+        with self._cond:
+            self._ticket += 1
+            self._job = (self._ticket, fn, threading.Event())
+            if self._running is not None:
+                self._running.set()  # superseded: its answer would be thrown away
+            if self._thread is None and not self._stopped:
+                self._thread = threading.Thread(target=self._run, name=self._name, daemon=True)
+                self._thread.start()
+            self._cond.notify()
+            return self._ticket
+
+    def stop(self) -> None:
+        """Tell the running task to cancel, drop the waiting one, and end the thread (waits up to 5 s)."""
+        with self._cond:
+            self._stopped = True
+            self._job = None
+            if self._running is not None:
+                self._running.set()
+            self._cond.notify()
+        if self._thread is not None:
+            self._thread.join(timeout=5)
+            self._thread = None
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while self._job is None and not self._stopped:
+                    self._cond.wait()
+                if self._stopped:
+                    return
+                ticket, fn, cancel = self._job
+                self._job, self._running = None, cancel
+            status, value = execute(fn, cancel)
+            with self._cond:
+                self._running = None
+                if self._stopped:
+                    return
+            result, error = (value, None) if status == "ok" else \
+                (None, value if status == "failed" else Cancelled(value))
+            try:
+                self._relay.emit(ticket, result, error)
+            except RuntimeError:  # the Qt side is gone (its window closed while a task ran)
+                return
+
+    @Slot(int, object, object)
+    def _on_relay_received(self, ticket: int, result, error) -> None:
+        self.finished.emit(ticket, result, error)
+
+
+def plain(work: Callable[[], Any]) -> TaskFn:
+    """A task of a call that neither reports progress nor checks for a cancel (a quick read)."""
+    return lambda _progress, _is_cancelled: work()

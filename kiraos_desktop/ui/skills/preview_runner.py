@@ -11,7 +11,7 @@ from PySide6.QtCore import QObject, Signal
 
 from kiraos_desktop.core.skills import Problem, Skill
 from kiraos_desktop.core.skills import draft as drafts
-from kiraos_desktop.ui.query_worker import QueryWorker
+from kiraos_desktop.ui.tasks import TaskLane, plain
 
 log = logging.getLogger(__name__)
 RESULT = "result"
@@ -72,7 +72,7 @@ def analyse(job: PreviewJob, memory_block: Callable[[str], str]) -> PreviewOutco
 
 
 class PreviewRunner(QObject):
-    """Runs `analyse` on a QueryWorker thread so a large Jinja2 template (whose compile can take
+    """Runs `analyse` on a TaskLane thread so a large Jinja2 template (whose compile can take
     longer than a frame) never blocks typing. Only the newest waiting job is kept; `finished`
     arrives on the GUI thread and the page drops outcomes of older generations."""
 
@@ -81,7 +81,7 @@ class PreviewRunner(QObject):
     def __init__(self, memory_block: Callable[[str], str], parent: QObject | None = None):
         super().__init__(parent)
         self._memory_block = memory_block
-        self._worker = QueryWorker("skill-preview", self)
+        self._worker = TaskLane("skill-preview", self)
         self._worker.finished.connect(self._on_worker_finished)
 
     def compute(self, job: PreviewJob) -> PreviewOutcome:
@@ -89,7 +89,7 @@ class PreviewRunner(QObject):
         return self._safe_analyse(job)
 
     def submit(self, job: PreviewJob) -> None:
-        self._worker.submit(functools.partial(self._safe_analyse, job))
+        self._worker.submit(plain(functools.partial(self._safe_analyse, job)))
 
     def shutdown(self) -> None:
         self._worker.stop()

@@ -5,7 +5,7 @@ from __future__ import annotations
 from PySide6.QtCore import QAbstractListModel, QModelIndex, QObject, QPersistentModelIndex, Qt, QTimer, Signal
 from PySide6.QtWidgets import QBoxLayout, QComboBox, QLineEdit, QWidget
 
-from kiraos_desktop.ui.query_worker import QueryWorker
+from kiraos_desktop.ui.tasks import TaskLane, plain
 
 #: How many matching users the picker lists (search narrows it down).
 PICKER_LIMIT = 200
@@ -119,7 +119,7 @@ class UserPicker(QWidget):
         self._detached = False
         self._current = ""
         # After a write the list is read on this thread, off the GUI thread (the newest read wins).
-        self._worker = QueryWorker("kiraos-user-picker", self)
+        self._worker = TaskLane("kiraos-user-picker", self)
         self._worker.finished.connect(self._on_worker_finished)
         self.model.refresh()
 
@@ -209,7 +209,7 @@ class UserPicker(QWidget):
         if self._detached:
             return
         store, search = self._store, self.model.search
-        self._worker.submit(lambda: (search, UserListModel.read_users(store, search)))
+        self._worker.submit(plain(lambda: (search, UserListModel.read_users(store, search))))
         self.memoryChanged.emit()
 
     def _on_worker_finished(self, ticket: int, result, error) -> None:

@@ -6,7 +6,7 @@ from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal, Slot
 from kiraos_desktop.core.memory.records import UserSummary
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
-from kiraos_desktop.ui.query_worker import QueryWorker
+from kiraos_desktop.ui.tasks import TaskLane, plain
 from kiraos_desktop.ui.users.expiry import format_timestamp
 
 PAGE_SIZE = 200
@@ -45,9 +45,9 @@ class UsersModel(KeyedTableModel):
         self._found: list[str] | None = []
         self._next_found = 0
         self._pages_done = True
-        self._worker = QueryWorker("kiraos-user-search", self)
+        self._worker = TaskLane("kiraos-user-search", self)
         self._worker.finished.connect(self._on_worker_finished)
-        self._refresher = QueryWorker("kiraos-user-refresh", self)
+        self._refresher = TaskLane("kiraos-user-refresh", self)
         self._refresher.finished.connect(self._on_refresher_finished)
         self._generation = 0  # a reload makes the answers of refreshes started before it stale
         self._refresh_seq = 0  # only the newest refresh's answer is applied
@@ -201,7 +201,7 @@ class UsersModel(KeyedTableModel):
         if wait:
             self._take_refresh(work())
         else:
-            self._refresher.submit(work)
+            self._refresher.submit(plain(work))
 
     @Slot(int, object, object)
     def _on_refresher_finished(self, _ticket: int, result, error) -> None:
@@ -281,7 +281,7 @@ class UsersModel(KeyedTableModel):
             return store.search_users(search, order_by, descending, PAGE_SIZE)
 
         self._found, self._next_found = [], 0  # the rows shown meanwhile are the previous search's
-        self._worker.submit(work)
+        self._worker.submit(plain(work))
         self._set_busy(True)
 
     def _worker_cancel(self) -> None:
