@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any, Hashable, Sequence
 
-from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex
+from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Signal
 
 
 def _runs(indexes: Sequence[int]) -> list[tuple[int, int]]:
@@ -23,6 +23,9 @@ def _runs(indexes: Sequence[int]) -> list[tuple[int, int]]:
 
 class KeyedTableModel(QAbstractTableModel):
     """Subclasses define `row_key(row)`, `columnCount` and `data`; rows are immutable values."""
+
+    #: Rows read from the store have arrived (a load, a refresh or a page; see ui/row_reads.py).
+    rows_read = Signal()
 
     def __init__(self, parent=None) -> None:
         super().__init__(parent)

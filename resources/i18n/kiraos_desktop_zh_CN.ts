@@ -3106,6 +3106,13 @@ Correct what the message names (or move that file away to start from the default
     </message>
 </context>
 <context>
+    <name>TableTab</name>
+    <message>
+        <source>Could not read this user&apos;s memory: {message}</source>
+        <translation>无法读取该用户的记忆：{message}</translation>
+    </message>
+</context>
+<context>
     <name>TaskWorker</name>
     <message>
         <source>cancelled; nothing was changed</source>

@@ -17,6 +17,7 @@ from kiraos_desktop.core.memory.records import (
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
+from kiraos_desktop.ui.row_reads import RowReads
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.expiry import format_timestamp
 from kiraos_desktop.ui.users.field_validation import CheckValidator, FieldErrorBubble, check_event_text, mark_invalid
@@ -36,6 +37,7 @@ class EventsModel(KeyedTableModel):
         self._writer = writer
         self._user_id: str | None = None
         self._has_more = False
+        self.reads = RowReads(store, "kiraos-event-rows", self)
 
     @property
     def user_id(self) -> str | None:
@@ -46,17 +48,31 @@ class EventsModel(KeyedTableModel):
 
     def load(self, user_id: str | None) -> None:
         self._user_id = user_id
-        rows = self._store.get_events(user_id, limit=PAGE_SIZE) if user_id else []
-        self._has_more = len(rows) == PAGE_SIZE
-        self.set_rows_reset(rows)
+        self._has_more = False
+        if not user_id:
+            self._loaded([], 0)
+            return
+        if not self.reads.inline and self._rows:  # no other user's rows while this one's are read
+            self.set_rows_reset([])
+        store = self._store
+        self.reads.read(lambda: store.get_events(user_id, limit=PAGE_SIZE), lambda rows: self._loaded(rows, PAGE_SIZE))
 
     def refresh(self) -> None:
-        if not self._user_id:
+        user_id, store = self._user_id, self._store
+        if not user_id:
             return
         limit = max(len(self._rows), PAGE_SIZE)
-        rows = self._store.get_events(self._user_id, limit=limit)
+        self.reads.read(lambda: store.get_events(user_id, limit=limit), lambda rows: self._refreshed(rows, limit))
+
+    def _loaded(self, rows: list[EventEntry], limit: int) -> None:
+        self._has_more = bool(limit) and len(rows) == limit
+        self.set_rows_reset(rows)
+        self.rows_read.emit()
+
+    def _refreshed(self, rows: list[EventEntry], limit: int) -> None:
         self._has_more = len(rows) == limit
         self.sync_rows(rows)
+        self.rows_read.emit()
 
     # ---- Qt model ------------------------------------------------------------------------
 
@@ -127,9 +143,14 @@ class EventsModel(KeyedTableModel):
     def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
         if not self.canFetchMore(parent) or not self._user_id:
             return
-        page = self._store.get_events(self._user_id, limit=PAGE_SIZE, offset=len(self._rows))
+        user_id, store, offset = self._user_id, self._store, len(self._rows)
+        self._has_more = False  # until the page arrives
+        self.reads.read(lambda: store.get_events(user_id, limit=PAGE_SIZE, offset=offset), self._paged)
+
+    def _paged(self, page: list[EventEntry]) -> None:
         self._has_more = len(page) == PAGE_SIZE
         self.append_rows(page)
+        self.rows_read.emit()
 
 
 class EventDelegate(QStyledItemDelegate):

@@ -34,6 +34,7 @@ class EventsTab(TableTab):
         self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
             self, "eventsView", self.model, (self.add_button, self.delete_button), stretch_column=COL_SUMMARY,
             widths=((COL_DATE, 140), (COL_TAG, 110)), multi_select=True, editable=True)
+        self.follow_reads()
         # KiraOS plugin 2.x data tags its events; other data has no tags to show.
         self.view.setColumnHidden(COL_TAG, not store.event_tags)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked

@@ -10,6 +10,7 @@ from kiraos_desktop.core.memory.history import REVERTIBLE
 from kiraos_desktop.core.memory.records import ChangeRecord
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
+from kiraos_desktop.ui.row_reads import RowReads
 from kiraos_desktop.ui.users.expiry import format_timestamp
 
 
@@ -163,6 +164,7 @@ class HistoryModel(KeyedTableModel):
         self._all_users = False
         self._page = page_size
         self._has_more = False
+        self.reads = RowReads(store, "kiraos-history-rows", self)
 
     def row_key(self, row: ChangeRecord) -> int:
         return row.id
@@ -173,20 +175,27 @@ class HistoryModel(KeyedTableModel):
 
     def load(self, user_id: str | None, all_users: bool = False) -> None:
         self._user_id, self._all_users = user_id, all_users
-        rows = self._read(self._page)
-        self._has_more = len(rows) == self._page
-        self.set_rows_reset(rows)
+        self._has_more = False
+        if not self.reads.inline and self._rows:  # no other user's rows while this one's are read
+            self.set_rows_reset([])
+        read, limit = self._reader(self._page), self._page
+        self.reads.read(read, lambda rows: self._arrived(rows, limit, self.set_rows_reset))
 
     def refresh(self) -> None:
         limit = max(len(self._rows), self._page)
-        rows = self._read(limit)
-        self._has_more = len(rows) == limit
-        self.sync_rows(rows)
+        self.reads.read(self._reader(limit), lambda rows: self._arrived(rows, limit, self.sync_rows))
 
-    def _read(self, limit: int, before_id: int | None = None) -> list[ChangeRecord]:
-        if not self._all_users and not self._user_id:
-            return []
-        return self._store.list_changes(None if self._all_users else self._user_id, limit=limit, before_id=before_id)
+    def _arrived(self, rows: list[ChangeRecord], limit: int, put) -> None:
+        self._has_more = len(rows) == limit
+        put(rows)
+        self.rows_read.emit()
+
+    def _reader(self, limit: int, before_id: int | None = None):
+        """The read of the rows asked for, as a call that needs nothing of this model (it may run on a lane)."""
+        store, user_id, all_users = self._store, self._user_id, self._all_users
+        if not all_users and not user_id:
+            return lambda: []
+        return lambda: store.list_changes(None if all_users else user_id, limit=limit, before_id=before_id)
 
     def columnCount(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> int:
         return 0 if parent.isValid() else 5
@@ -222,6 +231,7 @@ class HistoryModel(KeyedTableModel):
     def fetchMore(self, parent: QModelIndex | QPersistentModelIndex = QModelIndex()) -> None:
         if not self.canFetchMore(parent) or not self._rows:
             return
-        page = self._read(self._page, before_id=self._rows[-1].id)
-        self._has_more = len(page) == self._page
-        self.append_rows(page)
+        limit = self._page
+        self._has_more = False  # until the page arrives
+        self.reads.read(self._reader(limit, before_id=self._rows[-1].id),
+                        lambda page: self._arrived(page, limit, self.append_rows))

@@ -30,6 +30,7 @@ class HistoryTab(TableTab):
         self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
             self, "historyView", self.model, (self.revert_button,), stretch_column=COL_CHANGE,
             widths=((COL_TIME, 130), (COL_ACTOR, 60), (COL_ACTION, 100), (COL_TARGET, 90)))
+        self.follow_reads()
         self.revert_button.clicked.connect(self._on_revert_button_clicked)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
         for signal in (self.model.rowsInserted, self.model.rowsRemoved, self.model.modelReset):

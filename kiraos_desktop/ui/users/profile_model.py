@@ -10,6 +10,7 @@ from kiraos_desktop.core.memory.records import CATEGORY_RANK, LimitError, Profil
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
+from kiraos_desktop.ui.row_reads import RowReads
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.expiry import ExpiryInputError, describe_remaining, format_timestamp, parse_expiry_input
 
@@ -40,6 +41,7 @@ class ProfileModel(KeyedTableModel):
         self._store = store
         self._writer = writer
         self._user_id: str | None = None
+        self.reads = RowReads(store, "kiraos-profile-rows", self)
 
     @property
     def user_id(self) -> str | None:
@@ -50,11 +52,27 @@ class ProfileModel(KeyedTableModel):
 
     def load(self, user_id: str | None) -> None:
         self._user_id = user_id
-        self.set_rows_reset(self._store.get_profiles(user_id) if user_id else [])
+        if not user_id:
+            self.set_rows_reset([])
+            self.rows_read.emit()
+            return
+        if not self.reads.inline and self._rows:  # no other user's rows while this one's are read
+            self.set_rows_reset([])
+        store = self._store
+        self.reads.read(lambda: store.get_profiles(user_id), self._loaded)
 
     def refresh(self) -> None:
-        if self._user_id:
-            self.sync_rows(self._store.get_profiles(self._user_id))
+        user_id, store = self._user_id, self._store
+        if user_id:
+            self.reads.read(lambda: store.get_profiles(user_id), self._refreshed)
+
+    def _loaded(self, rows: list[ProfileEntry]) -> None:
+        self.set_rows_reset(rows)
+        self.rows_read.emit()
+
+    def _refreshed(self, rows: list[ProfileEntry]) -> None:
+        self.sync_rows(rows)
+        self.rows_read.emit()
 
     def expired_count(self) -> int:
         now = now_iso()

@@ -45,6 +45,7 @@ class ProfileTab(TableTab):
             stretch_column=COL_VALUE, widths=((COL_KEY, 110), (COL_CATEGORY, 85), (COL_CONFIDENCE, 80),
                                               (COL_EXPIRES, 125), (COL_UPDATED, 85)),
             multi_select=True, editable=True)
+        self.follow_reads()
         self.view.horizontalHeader().setMinimumSectionSize(40)
         self.view.setEditTriggers(QAbstractItemView.EditTrigger.DoubleClicked
                                   | QAbstractItemView.EditTrigger.EditKeyPressed

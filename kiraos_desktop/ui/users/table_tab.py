@@ -87,10 +87,16 @@ class TableTab(QWidget):
         super().__init__(parent)
         self._pending_refresh = False
 
+    def follow_reads(self) -> None:
+        """Call once `model` and `message_label` exist: rows read off the GUI thread (ui/row_reads.py)
+        update the tab when they arrive, and a failed read says why."""
+        self.model.rows_read.connect(self._on_model_rows_read)
+        self.model.reads.failed.connect(self._on_model_read_failed)
+
     def set_user(self, user_id: str | None) -> None:
         self._pending_refresh = False
-        self.model.load(user_id)
         self.message_label.hide()
+        self.model.load(user_id)
         self._update_state()
 
     def refresh(self) -> None:
@@ -100,8 +106,14 @@ class TableTab(QWidget):
             return
         self._pending_refresh = False
         self.model.refresh()
+
+    def _on_model_rows_read(self) -> None:
         self._after_refresh()
         self._update_state()
+
+    def _on_model_read_failed(self, message: str) -> None:
+        self.message_label.setText(self.tr("Could not read this user's memory: {message}").format(message=message))
+        self.message_label.show()
 
     @property
     def refresh_pending(self) -> bool:
