@@ -100,3 +100,28 @@ def test_a_failed_read_is_said_in_the_tab(qtbot, detail):
     label = detail.profile_tab.message_label
     qtbot.waitUntil(lambda: not label.isHidden(), timeout=5000)
     assert "unreachable" in label.text() and cities(detail.profile_tab) == []
+
+
+def test_the_header_and_the_context_block_are_read_off_the_gui_thread(qtbot, engine):
+    from kiraos_desktop.ui.users.user_detail import TAB_CONTEXT
+
+    engine.store.set_profile("amy", "城市", "北京", actor="gui")
+    store = WaitingStore(engine.store)
+    seen: list[str] = []
+    real_summary = engine.store.user_summary
+
+    def user_summary(user_id):
+        seen.append(threading.current_thread().name)
+        return real_summary(user_id)
+
+    store.user_summary = user_summary
+    store.release.set()
+    stack = QUndoStack()
+    detail = UserDetail(store, UndoableWriter(engine.store, stack), engine.context, ScriptedPrompts())
+    qtbot.addWidget(detail)
+    detail.tabs.setCurrentIndex(TAB_CONTEXT)
+    detail.set_user("amy")
+    qtbot.waitUntil(lambda: "城市=北京" in detail.context_tab.text_view.toPlainText(), timeout=5000)
+    qtbot.waitUntil(lambda: "1 profile entr" in detail.summary_label.text(), timeout=5000)
+    assert seen and threading.current_thread().name not in seen
+    stack.clear()

@@ -446,6 +446,10 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <translation>请选择一个用户。</translation>
     </message>
     <message>
+        <source>Could not read this user&apos;s memory: {message}</source>
+        <translation>无法读取该用户的记忆：{message}</translation>
+    </message>
+    <message>
         <source>Empty: this user has no live memory, so the bot receives nothing for them.</source>
         <translation>空：该用户没有有效记忆，机器人不会收到任何关于他的内容。</translation>
     </message>

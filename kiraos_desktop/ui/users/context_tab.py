@@ -9,6 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListView, QPlainT
 from kiraos_desktop.core.context.builder import ContextBuilder, UserContext
 from kiraos_desktop.core.context.recall import RecallBlock
 from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.ui.row_reads import RowReads
 
 # Typing in the message field waits this long for a pause before the block is made again.
 MESSAGE_DEBOUNCE_MS = 250
@@ -57,6 +58,8 @@ class ContextTab(QWidget):
         self._store = store
         self._user_id: str | None = None
         self.block: UserContext | None = None
+        self.reads = RowReads(store, "kiraos-context-block", self)  # the block, read off the GUI thread on a server
+        self.reads.failed.connect(self._on_reads_failed)
         self.recalled: RecallBlock | None = None  # the RecallBlock shown while a message is typed
         self.text_view = QPlainTextEdit()
         self.text_view.setObjectName("contextText")
@@ -154,9 +157,21 @@ class ContextTab(QWidget):
             self.highlighter.set_words(())
             self._show_reasons(None)
             return
-        message = self.message_edit.text()
-        recalled = self._context.recall_block(self._user_id, message) if message.strip() else None
-        block = recalled.block if recalled is not None else self._context.user_block(self._user_id)
+        user_id, message, context, store = self._user_id, self.message_edit.text(), self._context, self._store
+
+        def read():
+            recalled = context.recall_block(user_id, message) if message.strip() else None
+            block = recalled.block if recalled is not None else context.user_block(user_id)
+            return recalled, block, store.user_summary(user_id)
+
+        self.reads.read(read, self._show_block)
+
+    def _on_reads_failed(self, message: str) -> None:
+        self.text_view.setPlainText("")
+        self.text_view.setPlaceholderText(self.tr("Could not read this user's memory: {message}").format(message=message))
+
+    def _show_block(self, found) -> None:
+        recalled, block, summary = found
         self.block = block
         self.recalled = recalled
         self.highlighter.set_words(recalled.words if recalled is not None and recalled.matched else ())
@@ -172,7 +187,7 @@ class ContextTab(QWidget):
         else:
             self.length_label.setText(self.tr("%n characters (max_context_chars = 0: no limit)", "", length))
         notes = []
-        older = self._events_not_read(self._user_id)
+        older = self._events_not_read(summary)
         if older and recalled is not None and recalled.matched:
             notes.append(self.tr("%n other events are not in the block: it carries {max}, those about the message "
                                  "first, then the newest (“Events in context” in Settings, max_events_per_user).",
@@ -193,8 +208,7 @@ class ContextTab(QWidget):
         _fit_rows(self.dropped_view, len(block.dropped), DROPPED_ROWS_SHOWN)
         self.dropped_view.setVisible(bool(block.dropped))
 
-    def _events_not_read(self, user_id: str) -> int:
+    def _events_not_read(self, summary) -> int:
         """Events beyond `max_events_per_user`: never read into the block, whatever the budget."""
-        summary = self._store.user_summary(user_id)
         limit = self._context.events_limit()
         return max(0, summary.event_count - limit) if summary is not None and limit > 0 else 0

@@ -12,6 +12,7 @@ from kiraos_desktop.core.transfer import export_import as transfer
 from kiraos_desktop.core.context.builder import ContextBuilder
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.prompts import Prompts
+from kiraos_desktop.ui.row_reads import RowReads
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.context_tab import ContextTab
 from kiraos_desktop.ui.users.events_tab import EventsTab
@@ -34,6 +35,8 @@ class UserDetail(QWidget):
         self._user_id: str | None = None
         self._stale: set[int] = set()
         self._loaded: dict[int, str | None] = {}  # tab index -> the user it shows
+        self._header_reads = RowReads(store, "kiraos-user-header", self)
+        self._header_reads.failed.connect(self._on_header_reads_failed)
         self.title_label = QLabel()
         self.title_label.setObjectName("userTitle")
         font = QFont(self.title_label.font())
@@ -121,7 +124,13 @@ class UserDetail(QWidget):
             self.summary_label.setText(self.tr("Pick a user in the list on the left."))
             return
         self.title_label.setText(user_id)
-        summary = self._store.user_summary(user_id)
+        store = self._store
+        self._header_reads.read(lambda: store.user_summary(user_id), self._show_summary)
+
+    def _on_header_reads_failed(self, message: str) -> None:
+        self.summary_label.setText(message)
+
+    def _show_summary(self, summary) -> None:
         if summary is None:
             self.summary_label.setText(self.tr("No memory stored for this user."))
             self.clear_button.setEnabled(False)
