@@ -119,7 +119,7 @@ def _show_and_close(engine, server, root: Path) -> str:
     from PySide6.QtCore import QSettings
     from PySide6.QtGui import QGuiApplication
 
-    from kiraos_desktop.ui.app import ensure_application
+    from kiraos_desktop.ui.launch import ensure_application
     from kiraos_desktop.ui.main_window import MainWindow
     from kiraos_desktop.ui.prompts import prompts
     from kiraos_desktop.ui.theme import app_icon, apply_theme

@@ -31,7 +31,7 @@ class DatabaseErrorBox(QMessageBox):
 
 def offer_local_data(database: str, message: str, data_dir: str, language: str = "system") -> bool:
     """Before any window exists: ask (the application and language set up first); True: go on with SQLite."""
-    from kiraos_desktop.ui.app import ensure_application
+    from kiraos_desktop.ui.launch import ensure_application
     from kiraos_desktop.ui.i18n import apply_language
     from kiraos_desktop.ui.theme import apply_theme
 

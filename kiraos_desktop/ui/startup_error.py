@@ -24,7 +24,7 @@ class StartupErrorBox(QMessageBox):
 
 def tell_cannot_start(message: str, data_dir: str, language: str = "system") -> None:
     """Before any window exists: show the box (the application and language set up first) until closed."""
-    from kiraos_desktop.ui.app import ensure_application
+    from kiraos_desktop.ui.launch import ensure_application
     from kiraos_desktop.ui.i18n import apply_language
     from kiraos_desktop.ui.theme import apply_theme
 

@@ -5,14 +5,10 @@ from __future__ import annotations
 import tempfile
 from pathlib import Path
 
-from kiraos_desktop.ui.app import ensure_application, use_offscreen_platform
+from kiraos_desktop.ui.entities.window import TreeWindow, tree_folder
 from kiraos_desktop.ui.i18n import apply_language
+from kiraos_desktop.ui.launch import create_server, ensure_application, use_offscreen_platform
 from kiraos_desktop.ui.theme import apply_theme
-
-
-def tree_folder(engine) -> str:
-    """The plugin data folder whose tree the engine's memory is (the folder holding memory/)."""
-    return str(Path(engine.store.entity_tree.root).parent)
 
 
 def run_tree_gui(engine, args) -> int:
@@ -26,8 +22,6 @@ def run_tree_gui(engine, args) -> int:
         app = ensure_application()
         apply_theme(app)
         apply_language(getattr(args, "language", None) or engine.settings.language)
-        from kiraos_desktop.ui.entities.window import TreeWindow
-
         window = TreeWindow(engine.store.entity_tree, folder)
         if screenshot_dir:
             return _screenshot(app, window, Path(screenshot_dir), getattr(args, "screenshot_size", None))
@@ -44,7 +38,6 @@ def run_tree_gui(engine, args) -> int:
 def serve_tree(window, engine, args):
     """The server giving the engine's tree to bot hosts (None when the options are bad), started on a
     task thread; the window says where, or why not (it opens all the same)."""
-    from kiraos_desktop.ui.app import create_server
     from kiraos_desktop.ui.server_state import run_server_operation
 
     server, error = create_server(engine, args)

@@ -1,6 +1,7 @@
 """A window on a KiraOS plugin 3.x data folder: its entity tree, its memories edited with undo."""
 from __future__ import annotations
 
+from pathlib import Path
 
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
@@ -17,11 +18,14 @@ from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
 _open_windows: set["TreeWindow"] = set()  # windows opened beside the main one, kept until closed
 
 
+def tree_folder(engine) -> str:
+    """The plugin data folder whose tree the engine's memory is (the folder holding memory/)."""
+    return str(Path(engine.store.entity_tree.root).parent)
+
+
 def open_tree_window(engine) -> "TreeWindow":
     """A window on the engine's 3.x tree (`engine.store.entity_tree`), shown beside the others; it
     closes the engine when it is closed."""
-    from kiraos_desktop.ui.entities.app import tree_folder
-
     window = TreeWindow(engine.store.entity_tree, tree_folder(engine))
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     _open_windows.add(window)
