@@ -73,3 +73,16 @@ def test_stop_ends_the_thread_and_later_requests_run_nothing(qtbot, lane):
     lane.submit(plain(lambda: ran.append(2)))
     qtbot.wait(100)
     assert ran == [1]
+
+
+def test_stop_without_waiting_returns_while_a_task_runs_and_nothing_is_answered(qtbot, lane):
+    started, release = threading.Event(), threading.Event()
+    answers = []
+    lane.finished.connect(lambda *args: answers.append(args))
+    lane.submit(plain(lambda: started.set() or release.wait(5)))
+    assert started.wait(5)
+    lane.stop(wait=False)  # returns at once although the task is still running
+    release.set()
+    qtbot.waitUntil(lambda: not [t for t in threading.enumerate() if t.name == "test-lane"], timeout=5000)
+    qtbot.wait(50)
+    assert answers == []

@@ -25,7 +25,8 @@ class RowReads(QObject):
         if self._lane is not None:
             self._lane.finished.connect(self._on_lane_finished)
             lane = self._lane
-            self.destroyed.connect(lambda *_: lane.stop())  # the lane's thread ends with its model
+            # The lane's thread ends with its model, without holding the GUI thread for a read under way.
+            self.destroyed.connect(lambda *_: lane.stop(wait=False))
 
     @property
     def inline(self) -> bool:

@@ -242,15 +242,16 @@ class TaskLane(QObject):
             self._cond.notify()
             return self._ticket
 
-    def stop(self) -> None:
-        """Tell the running task to cancel, drop the waiting one, and end the thread (waits up to 5 s)."""
+    def stop(self, wait: bool = True) -> None:
+        """Tell the running task to cancel, drop the waiting one, and end the thread; `wait`: for it to
+        end, up to 5 s (else it ends by itself once its task returns, answering nothing)."""
         with self._cond:
             self._stopped = True
             self._job = None
             if self._running is not None:
                 self._running.set()
             self._cond.notify()
-        if self._thread is not None:
+        if self._thread is not None and wait:
             self._thread.join(timeout=5)
             self._thread = None
 
