@@ -217,8 +217,8 @@ class SqliteBackend:
         began = time.monotonic()
         self.depth = 1
         self._search_drained = False
-        self._coded_users.begin(self.writer.data_version)
         try:
+            self._coded_users.begin(self.writer.data_version)
             yield
             # Our own writes (queued by the triggers) reach both word indexes in the same commit, and
             # with them whatever another process queued meanwhile (a write group: every few groups).
@@ -226,13 +226,9 @@ class SqliteBackend:
             if not deferred:
                 conn = self.writer.connection()
                 recall_index.drain(conn)
-                if not self.in_group:
-                    if not self._search_drained:
-                        self._drain_user_search()
-                else:
-                    excess = user_search_index.backlog(conn) - USER_SEARCH_BACKLOG
-                    if excess > 0:
-                        self._drain_user_search(min(user_search_index.DRAIN_BATCH, excess + BACKLOG_DRAIN_ROWS))
+                rows = self._search_rows_before_commit(conn)
+                if rows:
+                    self._drain_user_search(rows)
             execute("COMMIT")
             self._coded_users.committed()
             self.commits_since_checkpoint += 1
@@ -251,6 +247,15 @@ class SqliteBackend:
             self.depth = 0
             self._next_change_id = None
             self._gaps.ended(began)
+
+    def _search_rows_before_commit(self, conn) -> int:
+        """How many rows of the user-search queue this commit takes: a window's or command's up to
+        IDLE_DRAIN_ROWS (unless its body took some already); a write group's none, unless the queue is
+        past USER_SEARCH_BACKLOG (then the excess and BACKLOG_DRAIN_ROWS more)."""
+        if not self.in_group:
+            return 0 if self._search_drained else IDLE_DRAIN_ROWS
+        excess = user_search_index.backlog(conn) - USER_SEARCH_BACKLOG
+        return min(user_search_index.DRAIN_BATCH, excess + BACKLOG_DRAIN_ROWS) if excess > 0 else 0
 
     def allocate_change_ids(self, count: int) -> range:
         """`count` new audit ids, inside a transaction of the writer.
