@@ -236,24 +236,22 @@ class EntityDetailView(QWidget):
             self._actions.add(self._ref)
 
     def _on_edit_clicked(self, *_args) -> None:
-        memory = self._chosen(self.memory_view, self.memory_model)
-        if self._actions is not None and self._ref is not None and memory is not None:
-            self._actions.edit(self._ref, memory)
+        self._act_on_chosen(self.memory_view, self.memory_model, "edit")
 
     def _on_archive_clicked(self) -> None:
-        memory = self._chosen(self.memory_view, self.memory_model)
-        if self._actions is not None and self._ref is not None and memory is not None:
-            self._actions.archive(self._ref, memory)
+        self._act_on_chosen(self.memory_view, self.memory_model, "archive")
 
     def _on_restore_clicked(self) -> None:
-        memory = self._chosen(self.archived_view, self.archived_model)
-        if self._actions is not None and self._ref is not None and memory is not None:
-            self._actions.restore(self._ref, memory)
+        self._act_on_chosen(self.archived_view, self.archived_model, "restore")
 
     def _on_delete_clicked(self) -> None:
-        memory = self._chosen(self.archived_view, self.archived_model)
+        self._act_on_chosen(self.archived_view, self.archived_model, "delete_archived")
+
+    def _act_on_chosen(self, view, model, action: str) -> None:
+        """Call the edit action named `action` on the memory chosen in `view`, if there is one."""
+        memory = self._chosen(view, model)
         if self._actions is not None and self._ref is not None and memory is not None:
-            self._actions.delete_archived(self._ref, memory)
+            getattr(self._actions, action)(self._ref, memory)
 
     def retranslate_stale(self) -> None:
         self.stale_note.setText(self.tr(
