@@ -100,6 +100,8 @@ def test_a_failed_read_is_said_in_the_tab(qtbot, detail):
     label = detail.profile_tab.message_label
     qtbot.waitUntil(lambda: not label.isHidden(), timeout=5000)
     assert "unreachable" in label.text() and cities(detail.profile_tab) == []
+    empty = detail.profile_tab.empty_state
+    assert not empty.isHidden() and "Not read" in empty.text() and "yet" not in empty.text()
 
 
 def test_the_header_and_the_context_block_are_read_off_the_gui_thread(qtbot, engine):

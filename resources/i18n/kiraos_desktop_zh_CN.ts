@@ -3115,6 +3115,10 @@ Correct what the message names (or move that file away to start from the default
         <source>Could not read this user&apos;s memory: {message}</source>
         <translation>无法读取该用户的记忆：{message}</translation>
     </message>
+    <message>
+        <source>Not read: the reason is below. It is read again on the next change, or when you choose the user again.</source>
+        <translation>未能读取：原因见下方。下次有变更或再次选择该用户时会重新读取。</translation>
+    </message>
 </context>
 <context>
     <name>TaskWorker</name>

@@ -114,6 +114,10 @@ class TableTab(QWidget):
     def _on_model_read_failed(self, message: str) -> None:
         self.message_label.setText(self.tr("Could not read this user's memory: {message}").format(message=message))
         self.message_label.show()
+        # Not "no entries yet": the table is empty because nothing could be read (until the next read).
+        self.count_label.setText("")
+        self.empty_state.update_state(0, self.tr("Not read: the reason is below. It is read again on the "
+                                                 "next change, or when you choose the user again."))
 
     @property
     def refresh_pending(self) -> bool:
