@@ -127,7 +127,7 @@ class SqlStore:
                     if users is not None:
                         batch.declare_users(users)
                     yield batch
-                    batch.flush_audit()
+                    batch.end_audit()
                     events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
                     backend.after_batch(batch)  # before the commit: it drains the queues
             except BaseException:

@@ -15,6 +15,7 @@ from kiraos_desktop.core.recall import index as recall_index
 from kiraos_desktop.core.search import index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.storage.sqlite.coded_users import CodedUsers
+from kiraos_desktop.core.storage.sqlite.audit_rows import GroupAudit, write_audit_rows
 from kiraos_desktop.core.storage.sqlite.profile_hints import ProfileHints
 from kiraos_desktop.core.storage.sqlite.schema import ensure_schema
 from kiraos_desktop.core.storage.rows import EVENT_SELECT, LIVE_CONDITION, NEWEST_EVENTS_FIRST, PROFILE_SELECT
@@ -107,6 +108,7 @@ class SqliteBackend:
         self._profile_hints = ProfileHints()  # for the user-search drain (see storage/sqlite/profile_hints.py)
         self._search_drained = False  # the open transaction has taken some of the user-search queue
         self._coded_users = CodedUsers()  # for the repeat check (see storage/sqlite/coded_users.py)
+        self._group_audit = GroupAudit()  # a write group's audit rows (see storage/sqlite/audit_rows.py)
         self._gaps = WriteGaps(self.path)  # the write lock left free for another process (storage/sqlite/write_gaps.py)
         with self._write_lock:
             self.writer.connect()
@@ -138,7 +140,7 @@ class SqliteBackend:
     # ---- writing -------------------------------------------------------------------------
 
     def new_batch(self, actor: str) -> WriteBatch:
-        return WriteBatch(self, actor, self._coded_users)
+        return WriteBatch(self, actor, self._coded_users, self._group_audit if self.in_group else None)
 
     def retrying(self, work: Callable[[], T]) -> T:
         """Once: one writer picks no deadlock victims."""
@@ -194,9 +196,11 @@ class SqliteBackend:
             name = savepoint_name(depth)
             execute(f"SAVEPOINT {name}")
             self.depth = depth + 1
+            audit_mark = self._group_audit.mark()
             try:
                 yield
             except BaseException:
+                self._group_audit.undo(audit_mark)
                 execute(f"ROLLBACK TO {name}")
                 execute(f"RELEASE {name}")
                 raise
@@ -220,6 +224,7 @@ class SqliteBackend:
         try:
             self._coded_users.begin(self.writer.data_version)
             yield
+            write_audit_rows(execute, self, self._group_audit.take())
             # Our own writes (queued by the triggers) reach both word indexes in the same commit, and
             # with them whatever another process queued meanwhile (a write group: every few groups).
             deferred = self.in_group and self.groups_undrained + 1 < GROUPS_PER_DRAIN
@@ -236,6 +241,7 @@ class SqliteBackend:
             if self.in_group:
                 self.last_group_commit = time.monotonic()
         except BaseException as exc:
+            self._group_audit.take()
             self._profile_hints.clear()
             self._coded_users.forget()
             if self.writer.connection().in_transaction:

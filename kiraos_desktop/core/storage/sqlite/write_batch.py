@@ -1,13 +1,13 @@
 """One write transaction of the store: validated operations, each recorded in the audit log."""
 from __future__ import annotations
 
-import itertools
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING, Any, Iterable, Iterator, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 
 from kiraos_desktop.core.memory.audit_json import dump_audit_value
 from kiraos_desktop.core.recall.text import repeat_key
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
+from kiraos_desktop.core.storage.sqlite.audit_rows import write_audit_rows
 from kiraos_desktop.core.storage.repeat_keys import INSERT_CODE, SAME_CODE, UNCODED, key_code, text_code
 from kiraos_desktop.core.memory.records import (
     EventEntry,
@@ -43,6 +43,7 @@ from kiraos_desktop.core.timeutil import parse_timestamp, to_epoch, to_iso
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.storage.sqlite.coded_users import CodedUsers
+    from kiraos_desktop.core.storage.sqlite.audit_rows import GroupAudit
 
 
 #: update_event()'s default: the event keeps its tag.
@@ -67,33 +68,14 @@ def live_head(known: dict[str, ProfileRow], limit: int) -> tuple[list[tuple[str,
     return [(row[ROW_KEY], row[ROW_VALUE]) for row in rows[:limit]], len(rows)
 
 
-# An audit row names the same user's previous change (see storage/sqlite/schema.py): the one before it in this
-# statement, else the user's stored head.
-_AUDIT_INSERT = ("INSERT INTO memory_changes (id, at, user_id, actor, action, target, before, after, prev_id) "
-                 "VALUES ")
-_AUDIT_VALUES = "(?, ?, ?, ?, ?, ?, ?, ?, coalesce(?, (SELECT last_change_id FROM user_summary WHERE user_id = ?)))"
-_HEAD_UPSERT = ("INSERT INTO user_summary (user_id, profile_count, event_count, last_activity, last_change_id) "
-                "VALUES ")
-_HEAD_VALUES = "(?, 0, 0, NULL, ?)"
-_HEAD_CONFLICT = " ON CONFLICT(user_id) DO UPDATE SET last_change_id = excluded.last_change_id"
-_ROWS_PER_INSERT = 500  # at most 5000 variables: well below SQLite's limit
-
-
-def _chunks(items: list) -> Iterator[list]:
-    for start in range(0, len(items), _ROWS_PER_INSERT):
-        yield items[start:start + _ROWS_PER_INSERT]
-
-
-def _flat(rows: list[tuple]) -> tuple:
-    return tuple(itertools.chain.from_iterable(rows))
-
-
 class WriteBatch:
     """Created by the store's batch() (SqlStore); valid only inside its `with` block (the write lock is held)."""
 
-    def __init__(self, store: BatchStore, actor: str, coded_before: "CodedUsers | None" = None) -> None:
+    def __init__(self, store: BatchStore, actor: str, coded_before: "CodedUsers | None" = None,
+                 group_audit: "GroupAudit | None" = None) -> None:
         """`coded_before`: what earlier committed batches coded for the repeat check (SQLite's store
-        keeps it: see storage/sqlite/coded_users.py)."""
+        keeps it: see storage/sqlite/coded_users.py). `group_audit`: where a batch inside a write
+        group leaves its audit rows for the group's commit (see storage/sqlite/audit_rows.py)."""
         self._store = store
         # The raw connection: peewee's execute_sql wrapper costs more than the statements here.
         self._sql = store.writer.connection().execute
@@ -102,6 +84,7 @@ class WriteBatch:
         self.now = to_iso(self.now_moment)
         self._touched: dict[str, str] = {}
         self._audit_rows: list[tuple] = []  # written by flush_audit(), in one statement
+        self._group_audit = group_audit
         self._change_ids: list[int] = []
         self.bulk_action: str | None = None  # set for bulk work: one event for all users instead of one each
         # (user_id, every profile row the user has now by key): set by a run of writes to one user that
@@ -151,27 +134,23 @@ class WriteBatch:
         return list(self._change_ids)
 
     def flush_audit(self) -> None:
-        """Write the audit rows recorded so far (the store calls this before the batch ends).
-
-        Multi-row INSERTs instead of one per change, with ids allocated by the store (the write
-        lock is held), so that each row can name its user's previous change; then the users'
-        chain heads move to their newest rows.
-        """
+        """Write the audit rows recorded so far. (Asked for inside a write group, by a batch that wants
+        its change ids, they are written before the rows the group holds back for its commit: their
+        ids are then smaller, each user's chain still links every row. The groups' memory_update
+        calls never ask.)"""
         rows, self._audit_rows = self._audit_rows, []
-        if not rows:
-            return
-        ids = self._store.allocate_change_ids(len(rows))
-        heads: dict[str, int] = {}  # user -> the newest change id written for them here
-        values = []
-        for change_id, row in zip(ids, rows):
-            user_id = row[1]
-            values.append((change_id, *row, heads.get(user_id), user_id))
-            heads[user_id] = change_id
-        for chunk in _chunks(values):
-            self._sql(_AUDIT_INSERT + ", ".join([_AUDIT_VALUES] * len(chunk)), _flat(chunk))
-        for chunk in _chunks(list(heads.items())):
-            self._sql(_HEAD_UPSERT + ", ".join([_HEAD_VALUES] * len(chunk)) + _HEAD_CONFLICT, _flat(chunk))
-        self._change_ids.extend(ids)
+        if rows:
+            self._change_ids.extend(write_audit_rows(self._sql, self._store, rows))
+
+    def end_audit(self) -> None:
+        """The batch's body is done (the store calls this before the batch ends): its audit rows are
+        written now or, inside a write group that holds them back (SQLite), with the other calls'
+        rows just before the group's commit; nobody asked for this batch's change ids then."""
+        if self._group_audit is not None and not self._change_ids:
+            self._group_audit.add(self._audit_rows)
+            self._audit_rows = []
+        else:
+            self.flush_audit()
 
     # ---- profiles ------------------------------------------------------------------------
 
