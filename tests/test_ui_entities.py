@@ -428,3 +428,37 @@ def test_a_language_switch_with_a_tree_window_open_retranslates_it(qtbot, kira):
         assert window.menuBar().actions()[0].text() != "&File"
     finally:
         language_manager().clear()
+
+
+def test_every_refusal_of_the_tree_has_its_text_in_the_window():
+    from kiraos_desktop.core.storage.tree.refusals import REFUSAL_TEXTS
+    from kiraos_desktop.ui.entities import refusal_texts
+
+    assert set(refusal_texts._texts()) == set(REFUSAL_TEXTS)
+
+
+def test_a_refused_revert_and_a_broken_file_are_said_in_the_windows_language(qtbot, window, kira):
+    """The editor's refusals were its English core texts in a Chinese window."""
+    from kiraos_desktop.core.storage.tree.files import TreeMemory
+    from kiraos_desktop.ui.entities.memory_dialog import MemoryValues
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+
+    detail, errors = window.page.detail, window.edit_actions.prompts.errors
+    select(detail.memory_view, detail.memory_model, "小明最近在学吉他")
+    detail.archive_button.click()
+    archived = kira / "memory" / "archive" / "user__qq%3A10001__facts__learning_guitar.toml"
+    qtbot.waitUntil(archived.exists, timeout=5000)
+    archived.write_text(archived.read_text(encoding="utf-8") + "\n# the plugin wrote here\n", encoding="utf-8")
+    path = kira / "memory" / "entities" / "user_qq%3A10001" / "facts" / "hates_css.toml"
+    path.write_bytes(b"\xff broken")
+    window.edit_actions.ask = lambda *args: MemoryValues("新的", 5, [], False)
+    apply_language("zh_CN")
+    try:
+        window.undo_action.trigger()  # the archived file changed since: refused
+        qtbot.waitUntil(lambda: len(errors) == 1, timeout=5000)
+        assert window.edit_actions.edit(EntityRef("user", "qq:10001"), TreeMemory("hates_css", "facts", "fact", "x", 5, ())) is None
+    finally:
+        language_manager().clear()
+    assert "在此之后已被插件或手动修改" in errors[0] and "归档" in errors[0] and "learning_guitar" in errors[0]
+    assert errors[1].startswith("无法读取 entities/user_qq%3A10001/facts/hates_css.toml")
+    assert archived.read_text(encoding="utf-8").endswith("# the plugin wrote here\n")  # nothing written

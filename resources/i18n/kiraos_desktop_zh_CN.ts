@@ -3322,6 +3322,129 @@ Correct what the message names (or move that file away to start from the default
     </message>
 </context>
 <context>
+    <name>TreeRefusals</name>
+    <message>
+        <source>{path} cannot be read ({error}): it is left as it is.</source>
+        <translation>无法读取 {path}（{error}）：文件保持原样。</translation>
+    </message>
+    <message>
+        <source>{path} is not valid TOML ({error}): it is left as it is. Mend the file, then try again.</source>
+        <translation>{path} 不是有效的 TOML（{error}）：文件保持原样。请先修好该文件，再重试。</translation>
+    </message>
+    <message>
+        <source>{path} is not valid JSON ({error}): it is left as it is. Mend the file, then try again.</source>
+        <translation>{path} 不是有效的 JSON（{error}）：文件保持原样。请先修好该文件，再重试。</translation>
+    </message>
+    <message>
+        <source>{path} is not a JSON object: it is left as it is. Mend the file, then try again.</source>
+        <translation>{path} 不是 JSON 对象：文件保持原样。请先修好该文件，再重试。</translation>
+    </message>
+    <message>
+        <source>{path} is a link: nothing outside the tree is written.</source>
+        <translation>{path} 是链接：不会写入目录树之外的任何内容。</translation>
+    </message>
+    <message>
+        <source>{path} is a link: nothing outside the tree is read or written.</source>
+        <translation>{path} 是链接：不会读写目录树之外的任何内容。</translation>
+    </message>
+    <message>
+        <source>The tree has no {path}/ (removed since it was shown?).</source>
+        <translation>目录树中没有 {path}/（显示之后被删除了？）。</translation>
+    </message>
+    <message>
+        <source>The tree has no {who} any more (looked for {path}/).</source>
+        <translation>目录树中已没有 {who}（查找的是 {path}/）。</translation>
+    </message>
+    <message>
+        <source>{path} was changed since ({action} of {id}), by the plugin or by hand: not reverted, nothing was written.</source>
+        <translation>{path} 在此之后已被插件或手动修改（{id} 的{action}）：未撤销，未写入任何内容。</translation>
+    </message>
+    <message>
+        <source>{path} exists already: the memory cannot move there.</source>
+        <translation>{path} 已存在：记忆无法移到那里。</translation>
+    </message>
+    <message>
+        <source>{path} exists already: restoring would replace it.</source>
+        <translation>{path} 已存在：恢复会覆盖它。</translation>
+    </message>
+    <message>
+        <source>The archive holds no memory “{id}” of {who} (removed since it was shown?).</source>
+        <translation>归档中没有 {who} 的记忆“{id}”（显示之后被删除了？）。</translation>
+    </message>
+    <message>
+        <source>{who} has no memory “{id}” (removed since it was shown?).</source>
+        <translation>{who} 没有记忆“{id}”（显示之后被删除了？）。</translation>
+    </message>
+    <message>
+        <source>“{id}” is no memory id.</source>
+        <translation>“{id}”不是记忆 ID。</translation>
+    </message>
+    <message>
+        <source>{who} keeps no {folder}.</source>
+        <translation>{who} 没有 {folder}。</translation>
+    </message>
+    <message>
+        <source>{who} has no profile.</source>
+        <translation>{who} 没有画像。</translation>
+    </message>
+    <message>
+        <source>“{name}” is no profile field; the fields are: {fields}.</source>
+        <translation>“{name}”不是画像字段；可用字段：{fields}。</translation>
+    </message>
+    <message>
+        <source>{field} must be {expected}.</source>
+        <translation>{field} 必须是{expected}。</translation>
+    </message>
+    <message>
+        <source>The importance must be a whole number from 1 to 10.</source>
+        <translation>重要度必须是 1 到 10 之间的整数。</translation>
+    </message>
+    <message>
+        <source>The text must not be empty.</source>
+        <translation>文本不能为空。</translation>
+    </message>
+    <message>
+        <source>The text is longer than {limit} characters.</source>
+        <translation>文本超过 {limit} 个字符。</translation>
+    </message>
+    <message>
+        <source>The tags must be non-empty texts.</source>
+        <translation>标签必须是非空文本。</translation>
+    </message>
+    <message>
+        <source>add</source>
+        <translation>添加</translation>
+    </message>
+    <message>
+        <source>edit</source>
+        <translation>编辑</translation>
+    </message>
+    <message>
+        <source>archive</source>
+        <translation>归档</translation>
+    </message>
+    <message>
+        <source>restore</source>
+        <translation>恢复</translation>
+    </message>
+    <message>
+        <source>revert</source>
+        <translation>撤销</translation>
+    </message>
+    <message>
+        <source>re-index</source>
+        <translation>重新索引</translation>
+    </message>
+    <message>
+        <source>delete</source>
+        <translation>删除</translation>
+    </message>
+    <message>
+        <source>profile edit</source>
+        <translation>画像修改</translation>
+    </message>
+</context>
+<context>
     <name>TreeWindow</name>
     <message>
         <source>KiraOS 3.x data — {folder}</source>

@@ -19,6 +19,7 @@ from kiraos_desktop.core.storage.tree.files import TreeMemory
 from kiraos_desktop.core.storage.tree.journal import JournalEntry, TreeJournal
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.ui.entities.memory_dialog import MemoryValues, ask_memory
+from kiraos_desktop.ui.entities.refusal_texts import refusal_text
 from kiraos_desktop.ui.entities.profile_dialog import ask_profile_field
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.undo import run_held
@@ -76,7 +77,7 @@ class TreeEditActions(QObject):
         try:  # the change and its history entry together, off the GUI thread
             change = run_held(lambda: self.journal.keep(self.editor, write, ACTOR, reverts)[0], self._window())
         except (StoreError, OSError) as exc:
-            self.prompts.error(self._window(), self.tr("Not written"), str(exc))
+            self.prompts.error(self._window(), self.tr("Not written"), refusal_text(exc))
             return None
         if undoable:
             self.stack.push(TreeCommand(self, text, change))
@@ -121,7 +122,7 @@ class TreeEditActions(QObject):
         try:
             profile = self.editor.profile(ref)
         except StoreError as exc:
-            self.prompts.error(self._window(), self.tr("Not written"), str(exc))
+            self.prompts.error(self._window(), self.tr("Not written"), refusal_text(exc))
             return None
         answer = self.ask_field(self._window(), self.tr("Profile of {who}").format(who=ref.label()), profile, field)
         if answer is None or profile.get(answer[0]) == answer[1]:

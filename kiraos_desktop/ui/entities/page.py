@@ -22,6 +22,7 @@ from kiraos_desktop.core.storage.tree.tree import KINDS, EntityTree
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.entities.detail import EntityDetailView
 from kiraos_desktop.ui.entities.editing import TreeEditActions
+from kiraos_desktop.ui.entities.refusal_texts import refusal_text
 from kiraos_desktop.ui.entities.models import SORT_ROLE, EntityListModel
 from kiraos_desktop.ui.tasks import TaskRunner
 from kiraos_desktop.ui.views import setup_table
@@ -204,5 +205,5 @@ class EntitiesPage(QWidget):
         try:
             self.detail.show_entity(ref)
         except NotFoundError as exc:  # removed since it was listed
-            QMessageBox.information(self, self.tr("Not found"), str(exc))
+            QMessageBox.information(self, self.tr("Not found"), refusal_text(exc))
             self.reload()

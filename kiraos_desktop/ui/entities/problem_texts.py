@@ -31,6 +31,13 @@ def _json_names() -> dict[str, str]:
     }
 
 
+def json_kinds(expected: object) -> str:
+    """The core's "text or a list" (files.JSON_NAMES joined by " or ") in the window's language."""
+    names = _json_names()
+    return QCoreApplication.translate("TreeProblems", " or ").join(
+        names.get(name, name) for name in str(expected).split(" or "))
+
+
 def problem_text(problem: Problem) -> str:
     """Why the file could not be taken, in the window's language (the core's text for a kind unknown here)."""
     text = _texts().get(problem.kind)
@@ -38,9 +45,8 @@ def problem_text(problem: Problem) -> str:
         return problem.reason
     values = dict(problem.values)
     if problem.kind == "field_type":
-        names = _json_names()
-        values["expected"] = QCoreApplication.translate("TreeProblems", " or ").join(names.get(name, name) for name in str(values["expected"]).split(" or "))
-        values["found"] = names.get(str(values["found"]), values["found"])
+        values["expected"] = json_kinds(values["expected"])
+        values["found"] = _json_names().get(str(values["found"]), values["found"])
     try:
         return text.format(**values)
     except (KeyError, IndexError, ValueError):  # a translation that names a value wrongly

@@ -32,6 +32,7 @@ from kiraos_desktop.core.storage.tree.memory_rows import (
     memory_of,
 )
 from kiraos_desktop.core.storage.tree.index_rows import RowKey, TreeIndex
+from kiraos_desktop.core.storage.tree.refusals import refusal
 from kiraos_desktop.core.storage.tree.layout import (
     ARCHIVE_DIR,
     MEMORY_SUFFIX,
@@ -125,7 +126,7 @@ class TreeEditor:
         base = self._scope(ref, target, create=True)
         moved = f"{base}/{target}/{memory_id}{MEMORY_SUFFIX}"
         if os.path.lexists(self._abs(moved)):
-            raise ValidationError("id", f"{moved} exists already: the memory cannot move there")
+            raise refusal(ValidationError, "move_taken", "id", path=moved)
         memory["type"] = "reflection" if target == "reflections" else "fact"
         change = TreeChange("edit", ref.label(), memory_id,
                             [(moved, None, memory_toml(memory)), (relative, self._text(relative), None)])
@@ -161,14 +162,14 @@ class TreeEditor:
             if os.path.isfile(self._abs(archived)):
                 break
         else:
-            raise NotFoundError(f"archive/ holds no memory {memory_id!r} of {ref.label()}")
+            raise refusal(NotFoundError, "not_archived", id=memory_id, who=ref.label())
         data = self._parse(archived)
         meta = data.pop("meta", {}) if isinstance(data.get("meta"), dict) else {}
         memory = memory_of(data, memory_id)
         self._scope(ref, folder, create=True)
         relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
         if os.path.lexists(self._abs(relative)):
-            raise ValidationError("id", f"{relative} exists already: restoring would replace it")
+            raise refusal(ValidationError, "restore_taken", "id", path=relative)
         change = TreeChange("restore", ref.label(), memory_id,
                             [(relative, None, memory_toml(memory)), (archived, self._text(archived), None)])
         self._row_change(change, RowKey.of(ref, folder, memory_id),
@@ -222,19 +223,19 @@ class TreeEditor:
                 change = TreeChange("delete", ref.label(), memory_id, [(archived, self._text(archived), None)])
                 change.indexed = TreeIndex.of(self.root) is not None
                 return self.apply(change)
-        raise NotFoundError(f"archive/ holds no memory {memory_id!r} of {ref.label()}")
+        raise refusal(NotFoundError, "not_archived", id=memory_id, who=ref.label())
 
     def set_profile(self, ref: EntityRef, name: str, value: Any) -> TreeChange:
         """One field of the entity's profile.json, the file written whole as the plugin writes it (every
         field of its EntityProfile in order, UTF-8, indent 2; fields it does not know are not kept)."""
         if ref.is_global:
-            raise ValidationError("entity", f"{ref.label()} has no profile")
+            raise refusal(ValidationError, "no_profile", "entity", who=ref.label())
         kinds = PROFILE_FIELDS.get(name)
         if kinds is None or name in ("entity_id", "entity_type"):
-            raise ValidationError("field", f"{name!r} is no profile field: one of "
-                                           f"{', '.join(f for f in PROFILE_FIELDS if f not in ('entity_id', 'entity_type'))}")
+            raise refusal(ValidationError, "no_profile_field", "field", name=name, fields=", ".join(
+                f for f in PROFILE_FIELDS if f not in ("entity_id", "entity_type")))
         if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise ValidationError(name, f"must be {' or '.join(JSON_NAMES[k] for k in kinds)}")
+            raise refusal(ValidationError, "field_type", name, expected=" or ".join(JSON_NAMES[k] for k in kinds))
         return self.update_profile(ref, name, lambda profile: profile.__setitem__(name, value))
 
     def update_profile(self, ref: EntityRef, label: str, change_profile: Callable[[dict[str, Any]], Any]) -> TreeChange:
@@ -260,9 +261,9 @@ class TreeEditor:
         try:
             stored = json.loads(before) if before is not None else {}
         except ValueError as exc:
-            raise StoreError(f"{relative} is not valid JSON ({exc}): it is left as it is") from None
+            raise refusal(StoreError, "bad_json", path=relative, error=exc) from None
         if not isinstance(stored, dict):
-            raise StoreError(f"{relative} is not a JSON object: it is left as it is")
+            raise refusal(StoreError, "not_object", path=relative)
         profile = {field: copy.deepcopy(stored.get(field, default)) for field, default in PROFILE_DEFAULTS.items()}
         profile.update(entity_id=ref.id, entity_type=ref.kind)
         return relative, before, profile
@@ -307,8 +308,7 @@ class TreeEditor:
         """Undo `change` when every file is still as it left it; ChangedSince (nothing written) otherwise."""
         for relative, _, after in change.files:
             if self._text_or_none(relative) != after:
-                raise ChangedSince(f"{relative} was changed since ({change.action} of {change.memory_id}): "
-                                   "not reverted, nothing was written")
+                raise refusal(ChangedSince, "changed_since", path=relative, action=change.action, id=change.memory_id)
         return self.apply(change.inverse())
 
     # ---- reading and places ----------------------------------------------------------------
@@ -323,17 +323,17 @@ class TreeEditor:
         for part in [p for p in relative.split("/") if p]:
             path = os.path.join(path, part)
             if os.path.islink(path):
-                raise NotFoundError(f"{relative} is a link: nothing outside the tree is written")
+                raise refusal(NotFoundError, "link_written", path=relative)
             if not os.path.isdir(path):
                 if not create or os.path.lexists(path):
-                    raise NotFoundError(f"the tree has no {relative}/")
+                    raise refusal(NotFoundError, "no_folder", path=relative)
                 os.mkdir(path)
         return path
 
     def _scope(self, ref: EntityRef, folder: str, create: bool = False) -> str:
         base, folders = scope_dirs(ref)
         if folder not in folders or (folder == "reflections" and ref.kind not in REFLECTING_KINDS):
-            raise ValidationError("folder", f"{ref.label()} keeps no {folder}")
+            raise refusal(ValidationError, "no_such_folder", "folder", who=ref.label(), folder=folder)
         if not ref.is_global:
             self._real_folder(base)  # an entity the tree holds (the bot's own memory is made when missing)
         self._real_folder(f"{base}/{folder}", create=create)
@@ -342,7 +342,7 @@ class TreeEditor:
     def _find(self, ref: EntityRef, memory_id: str) -> tuple[str, str, dict[str, Any]]:
         """(folder, relative path, the memory as the plugin reads it) of an entity's memory."""
         if not memory_id or "/" in memory_id or "\\" in memory_id or memory_id in (".", ".."):
-            raise ValidationError("memory", f"{memory_id!r} is no memory id")
+            raise refusal(ValidationError, "bad_memory_id", "memory", id=memory_id)
         base, folders = scope_dirs(ref)
         if not ref.is_global:
             self._real_folder(base)
@@ -351,17 +351,17 @@ class TreeEditor:
             if os.path.lexists(self._abs(relative)):
                 self._real_folder(f"{base}/{folder}")
                 return folder, relative, memory_of(self._parse(relative), memory_id)
-        raise NotFoundError(f"{ref.label()} has no memory {memory_id!r}")
+        raise refusal(NotFoundError, "no_memory", who=ref.label(), id=memory_id)
 
     def _text(self, relative: str) -> str:
         path = self._abs(relative)
         if os.path.islink(path):
-            raise NotFoundError(f"{relative} is a link: nothing outside the tree is read or written")
+            raise refusal(NotFoundError, "link_read", path=relative)
         try:
             with open(path, "rb") as source:
                 return source.read().decode("utf-8")
         except (OSError, UnicodeDecodeError) as exc:
-            raise StoreError(f"{relative} cannot be read ({exc}): it is left as it is") from None
+            raise refusal(StoreError, "unreadable", path=relative, error=exc) from None
 
     def _text_or_none(self, relative: str) -> str | None:
         return self._text(relative) if os.path.lexists(self._abs(relative)) else None
@@ -370,7 +370,7 @@ class TreeEditor:
         try:
             return tomllib.loads(self._text(relative))
         except tomllib.TOMLDecodeError as exc:
-            raise StoreError(f"{relative} is not valid TOML ({exc}): it is left as it is") from None
+            raise refusal(StoreError, "bad_toml", path=relative, error=exc) from None
 
     def _free_id(self, folder: str, memory_id: str, text: str) -> str:
         """`memory_id`, or it with "_" and the text's hash when another text (or a file that cannot be

@@ -17,6 +17,7 @@ from typing import Any, Callable, Iterator
 from kiraos_desktop.core.memory.records import NotFoundError
 from kiraos_desktop.core.recall.text import normalise, query_terms
 from kiraos_desktop.core.storage.tree.files import FileRefused, Problem, TreeMemory, read_bytes, parse_memory, read_profile
+from kiraos_desktop.core.storage.tree.refusals import refusal
 from kiraos_desktop.core.storage.tree.injection import TOP_K, Injection, injection_text, profile_prompt, recall
 from kiraos_desktop.core.storage.tree.layout import (
     ARCHIVE_DIR,
@@ -152,7 +153,7 @@ class EntityTree:
         base, folders = scope_dirs(ref)
         folder_path = os.path.join(self.root, base)
         if not ref.is_global and not _is_real_dir(folder_path):
-            raise NotFoundError(f"the tree has no {ref.label()} (looked for {base}/)")
+            raise refusal(NotFoundError, "no_entity", who=ref.label(), path=base)
         profile, problems = self.profile(ref)
         memories: dict[str, list[TreeMemory]] = {}
         for folder in folders:

@@ -30,6 +30,7 @@ import rjieba
 import tomli_w
 
 from kiraos_desktop.core.memory.records import ValidationError
+from kiraos_desktop.core.storage.tree.refusals import refusal
 
 MAX_TEXT_CHARS = 10000
 #: The keys of a memory file, in the plugin's order (Memory.to_toml_dict); `source` only when there is one.
@@ -96,19 +97,19 @@ def atomic_write(path: str, payload: bytes) -> None:
 
 def check_importance(value: Any) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 10:
-        raise ValidationError("importance", "must be a whole number from 1 to 10")
+        raise refusal(ValidationError, "importance", "importance")
     return value
 
 
 def check_text(value: Any) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise ValidationError("text", "must not be empty")
+        raise refusal(ValidationError, "empty_text", "text")
     if len(value) > MAX_TEXT_CHARS:
-        raise ValidationError("text", f"is longer than {MAX_TEXT_CHARS} characters")
+        raise refusal(ValidationError, "long_text", "text", limit=MAX_TEXT_CHARS)
     return value
 
 
 def check_tags(values: Any) -> list[str]:
     if not isinstance(values, (list, tuple)) or not all(isinstance(v, str) and v.strip() for v in values):
-        raise ValidationError("tags", "must be a list of non-empty texts")
+        raise refusal(ValidationError, "bad_tags", "tags")
     return list(dict.fromkeys(v.strip() for v in values))
