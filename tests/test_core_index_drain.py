@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from core_helpers import make_engine
 
-from kiraos_desktop.core.storage.sqlite import store as store_module
+from kiraos_desktop.core.storage.sqlite import index_upkeep
 
 
 def _count(store, sql: str) -> int:
@@ -35,7 +35,7 @@ def test_write_groups_take_the_recall_queue_every_few_groups_and_the_watcher_onc
     engine = make_engine(data_dir)
     try:
         store = engine.store
-        every = store_module.GROUPS_PER_DRAIN
+        every = index_upkeep.GROUPS_PER_DRAIN
         assert every > 1
         for n in range(every - 1):  # the API's groups leave their changes queued ...
             with store.group():
@@ -52,10 +52,10 @@ def test_write_groups_take_the_recall_queue_every_few_groups_and_the_watcher_onc
         # The watcher leaves the queues to the groups while they come, and takes them once they stop.
         with store.group():
             store.add_event("h", "又去面试", actor="api")
-        monkeypatch.setattr(store_module, "DRAIN_IDLE_S", 3600.0)
+        monkeypatch.setattr(index_upkeep, "DRAIN_IDLE_S", 3600.0)
         assert store.recall_catch_up() == 0 and store.user_search_catch_up() == 0
         assert _queued(store) == (1, every + 1)
-        monkeypatch.setattr(store_module, "DRAIN_IDLE_S", 0.0)
+        monkeypatch.setattr(index_upkeep, "DRAIN_IDLE_S", 0.0)
         assert store.user_search_catch_up() == every + 1  # (its commit takes the recall queue too)
         assert _queued(store) == (0, 0)
         assert _count(store, "SELECT count(*) FROM recall_terms WHERE term = '面试'") == every + 1
@@ -67,29 +67,29 @@ def test_write_groups_take_the_recall_queue_every_few_groups_and_the_watcher_onc
 def test_the_user_search_queue_waits_for_idle_time_unless_it_grows_past_its_backlog(data_dir, monkeypatch, index_every_user):
     """Under the API's write groups the user-search queue is taken in idle time, in short
     transactions; past USER_SEARCH_BACKLOG rows the groups take it themselves (sustained load)."""
-    monkeypatch.setattr(store_module, "DRAIN_IDLE_S", 3600.0)  # the groups keep coming
+    monkeypatch.setattr(index_upkeep, "DRAIN_IDLE_S", 3600.0)  # the groups keep coming
     engine = make_engine(data_dir)
     try:
         store = engine.store
-        every = store_module.GROUPS_PER_DRAIN
+        every = index_upkeep.GROUPS_PER_DRAIN
         for n in range(every * 3):
             with store.group():
                 store.add_event(f"u{n}", f"第{n}次学吉他", actor="api")
         assert _queued(store) == (0, every * 3)
-        monkeypatch.setattr(store_module, "USER_SEARCH_BACKLOG", every * 3)
+        monkeypatch.setattr(index_upkeep, "USER_SEARCH_BACKLOG", every * 3)
         for n in range(every):
             with store.group():
                 store.add_event("v", f"第{n}次学钢琴", actor="api")
         assert _queued(store) == (0, 0)  # the fourth group found more than the backlog queued
         assert store.search_user_ids("钢琴") == ["v"]
         # Idle time takes the queue IDLE_DRAIN_ROWS rows a transaction, within its budget.
-        monkeypatch.setattr(store_module, "USER_SEARCH_BACKLOG", 10 ** 9)
+        monkeypatch.setattr(index_upkeep, "USER_SEARCH_BACKLOG", 10 ** 9)
         for n in range(every * 2):
             with store.group():
                 store.add_event(f"w{n}", f"第{n}次学小提琴", actor="api")
-        monkeypatch.setattr(store_module, "DRAIN_IDLE_S", 0.0)
-        monkeypatch.setattr(store_module, "IDLE_DRAIN_ROWS", 3)
-        monkeypatch.setattr(store_module, "IDLE_DRAIN_BUDGET_S", 3600.0)
+        monkeypatch.setattr(index_upkeep, "DRAIN_IDLE_S", 0.0)
+        monkeypatch.setattr(index_upkeep, "IDLE_DRAIN_ROWS", 3)
+        monkeypatch.setattr(index_upkeep, "IDLE_DRAIN_BUDGET_S", 3600.0)
         commits = []
         store.writer.connection().set_trace_callback(lambda sql: commits.append(sql) if sql == "COMMIT" else None)
         assert store.user_search_catch_up() == every * 2

@@ -6,14 +6,14 @@ import sqlite3
 import pytest
 from core_helpers import make_engine
 
-from kiraos_desktop.core.storage.sqlite import store as store_module
+from kiraos_desktop.core.storage.sqlite import index_upkeep
 from kiraos_desktop.core.tool_registry import MEMORY_UPDATE
 
 
 @pytest.fixture
 def engine(data_dir, monkeypatch):
     # Groups leave the queues to a later drain, so something can happen between a call and the drain.
-    monkeypatch.setattr(store_module, "GROUPS_PER_DRAIN", 1000)
+    monkeypatch.setattr(index_upkeep, "GROUPS_PER_DRAIN", 1000)
     engine = make_engine(data_dir)
     engine.store.set_profile("amy", "城市", "北京", actor="gui")
     engine.store.set_profile("amy", "宠物", "橘猫", actor="gui")

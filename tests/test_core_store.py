@@ -336,10 +336,10 @@ def wal_frames(store) -> int:
 
 @SQLITE_ONLY
 def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
-    from kiraos_desktop.core.storage.sqlite import store as store_module
+    from kiraos_desktop.core.storage.sqlite import wal_checkpoints
 
-    monkeypatch.setattr(store_module, "CHECKPOINT_AFTER_COMMITS", 3)
-    monkeypatch.setattr(store_module, "CHECKPOINT_COMPLETE_FRAMES", 1)  # always finish under the lock
+    monkeypatch.setattr(wal_checkpoints, "CHECKPOINT_AFTER_COMMITS", 3)
+    monkeypatch.setattr(wal_checkpoints, "CHECKPOINT_COMPLETE_FRAMES", 1)  # always finish under the lock
     for n in range(2):
         store.add_event("u", f"e{n}", actor="tool")
     assert store.checkpoint_if_due() is False and store.backend.commits_since_checkpoint == 2
@@ -357,10 +357,10 @@ def test_checkpoints_are_due_after_enough_commits(store, monkeypatch):
 def test_a_big_wal_is_caught_up_with_beside_the_writer_before_the_locked_pass(store, monkeypatch):
     """Past CHECKPOINT_COMPLETE_FRAMES, passes without the lock go on while writers add many frames
     during each; only the last pass holds the write lock."""
-    from kiraos_desktop.core.storage.sqlite import store as store_module
+    from kiraos_desktop.core.storage.sqlite import wal_checkpoints
 
-    monkeypatch.setattr(store_module, "CHECKPOINT_COMPLETE_FRAMES", 16000)
-    monkeypatch.setattr(store_module, "CHECKPOINT_LOCKED_FRAMES", 500)
+    monkeypatch.setattr(wal_checkpoints, "CHECKPOINT_COMPLETE_FRAMES", 16000)
+    monkeypatch.setattr(wal_checkpoints, "CHECKPOINT_LOCKED_FRAMES", 500)
     reported = iter([20000, 23000, 23400, 23450])  # the WAL's frames, pass by pass (writers going on)
     passes: list[bool] = []  # whether each pass held the write lock
 

@@ -25,49 +25,18 @@ from kiraos_desktop.core.storage.plugin_layout import PluginLayout, connection_l
 from kiraos_desktop.core.storage.errors import BUSY, classify, store_error
 from kiraos_desktop.core.storage.protocol import WriterBusy
 from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
+from kiraos_desktop.core.storage.sqlite import wal_checkpoints
+from kiraos_desktop.core.storage.sqlite.index_upkeep import IndexUpkeep
 from kiraos_desktop.core.storage.sqlite.write_gaps import WriteGaps
 
 BUSY_TIMEOUT_S = 10
 # A bigger page cache for the writer and memory-mapped reads: the default 2 MB cache makes
 # every write to a random user of a large database re-read its index pages.
-# Checkpoints (copying the WAL back into the database, with an fsync) cost a good part of a write,
-# and a writer that runs them stalls whoever waits for it (the API's event loop) for tens of ms.
-# The watcher thread runs them instead (checkpoint_if_due()) every CHECKPOINT_AFTER_COMMITS
-# commits; the writer still checkpoints past this many pages, for processes without a watcher.
-WRITER_AUTOCHECKPOINT_PAGES = 40000
-# The API commits groups of memory_update calls (up to 32, about 7 at 8 connections; ~35 WAL frames
-# a group): after 100 of them the passive checkpoint has ~3500 frames to copy beside the writer, and
-# little is left for the part done under the write lock. (400 commits came close to CHECKPOINT_COMPLETE_FRAMES by themselves.)
-CHECKPOINT_AFTER_COMMITS = 100
-CHECKPOINT_COMPLETE_FRAMES = 16000
-# Past it, passes beside the writer go on while each finds more than CHECKPOINT_LOCKED_FRAMES frames
-# written during the one before (CHECKPOINT_CATCH_UP_PASSES at most): the pass under the write lock
-# then has few frames left to copy, and writes wait mostly for its fsyncs (measured under the API's
-# writes: 2-70 ms, median 22, instead of 15-93 ms, median 60, with a single pass before the lock).
-CHECKPOINT_LOCKED_FRAMES = 500
-CHECKPOINT_CATCH_UP_PASSES = 3
 CACHE_PRAGMAS = [("cache_size", -32768), ("mmap_size", 256 * 1024 * 1024)]
-# Both word indexes take their queues before a commit, in the same transaction. A write group's
-# commit (the API under load) takes the recall queue every GROUPS_PER_DRAIN-th group only: the index
-# pages that several groups share (the same words' ranges, the queues' tails) are then written once,
-# some 20% less work per call, and the group that takes the queue carries a few ms more. The
-# user-search queue (read by the window's Users search only) is left to idle time while groups come:
-# once the API has been idle DRAIN_IDLE_S, the watcher takes it in transactions of IDLE_DRAIN_ROWS
-# rows, for at most IDLE_DRAIN_BUDGET_S a tick; each user's words are then recomputed once for all
-# the calls that changed them. Past USER_SEARCH_BACKLOG queued rows (sustained load) the groups take
-# it again, every GROUPS_PER_DRAIN-th: the excess and BACKLOG_DRAIN_ROWS more (more than groups of
-# 8 calls queue meanwhile, few enough, ~6 ms, not to stall the calls waiting). Readers never wait for either: recall reads its user's queued
-# rows, and a user search takes the whole queue first.
-GROUPS_PER_DRAIN = 4
-DRAIN_IDLE_S = 0.1
-USER_SEARCH_BACKLOG = 20000
-IDLE_DRAIN_ROWS = 500
-IDLE_DRAIN_BUDGET_S = 0.05
-BACKLOG_DRAIN_ROWS = 250
 T = TypeVar("T")
 
 
-class SqliteBackend:
+class SqliteBackend(IndexUpkeep):
     """SQLite's side of the store (storage/sql_backend.py): reads use one connection per
     thread; writes are serialised on one writer connection.
 
@@ -91,7 +60,7 @@ class SqliteBackend:
             str(self.path), thread_safe=False, check_same_thread=False, lock_type="IMMEDIATE",
             pragmas=[("journal_mode", "wal"), ("synchronous", "normal"),
                      ("busy_timeout", BUSY_TIMEOUT_S * 1000),
-                     ("wal_autocheckpoint", WRITER_AUTOCHECKPOINT_PAGES)] + CACHE_PRAGMAS, **common)
+                     ("wal_autocheckpoint", wal_checkpoints.WRITER_AUTOCHECKPOINT_PAGES)] + CACHE_PRAGMAS, **common)
         self.reader = peewee.SqliteDatabase(
             str(self.path), pragmas=[("busy_timeout", BUSY_TIMEOUT_S * 1000)] + CACHE_PRAGMAS, **common)
         self._write_lock = threading.RLock()
@@ -161,14 +130,6 @@ class SqliteBackend:
     def _data_version_now(self) -> int:
         return self.writer.data_version
 
-    def _drain_user_search(self, rows: int | None = None) -> int:
-        """Move up to `rows` rows of the user-search queue into the index (write lock held, in a
-        transaction, which then takes no more of it before its commit)."""
-        hints = self._profile_hints.take(self._data_version_now)
-        self._search_drained = True
-        return user_search_index.drain(self.writer.connection(), self._search_state_now(),
-                                       IDLE_DRAIN_ROWS if rows is None else rows, hints=hints)
-
     def release(self) -> None:
         self._write_lock.release()
 
@@ -227,13 +188,9 @@ class SqliteBackend:
             write_audit_rows(execute, self, self._group_audit.take())
             # Our own writes (queued by the triggers) reach both word indexes in the same commit, and
             # with them whatever another process queued meanwhile (a write group: every few groups).
-            deferred = self.in_group and self.groups_undrained + 1 < GROUPS_PER_DRAIN
+            deferred = self._leaves_queues()
             if not deferred:
-                conn = self.writer.connection()
-                recall_index.drain(conn)
-                rows = self._search_rows_before_commit(conn)
-                if rows:
-                    self._drain_user_search(rows)
+                self._drain_before_commit()
             execute("COMMIT")
             self._coded_users.committed()
             self.commits_since_checkpoint += 1
@@ -253,15 +210,6 @@ class SqliteBackend:
             self.depth = 0
             self._next_change_id = None
             self._gaps.ended(began)
-
-    def _search_rows_before_commit(self, conn) -> int:
-        """How many rows of the user-search queue this commit takes: a window's or command's up to
-        IDLE_DRAIN_ROWS (unless its body took some already); a write group's none, unless the queue is
-        past USER_SEARCH_BACKLOG (then the excess and BACKLOG_DRAIN_ROWS more)."""
-        if not self.in_group:
-            return 0 if self._search_drained else IDLE_DRAIN_ROWS
-        excess = user_search_index.backlog(conn) - USER_SEARCH_BACKLOG
-        return min(user_search_index.DRAIN_BATCH, excess + BACKLOG_DRAIN_ROWS) if excess > 0 else 0
 
     def allocate_change_ids(self, count: int) -> range:
         """`count` new audit ids, inside a transaction of the writer.
@@ -310,39 +258,6 @@ class SqliteBackend:
             self.changes.publish(ChangeEvent(None, "external", "external"))
         return changed
 
-    # ---- recall index --------------------------------------------------------------------
-
-    def recall_catch_up(self) -> int:
-        """Index what other processes queued (the watcher calls this); the number of queue rows taken.
-        Nothing while the API's write groups, which take the queues every few groups, keep coming."""
-        if self._groups_coming() or not self.rows("SELECT 1 FROM recall_queue LIMIT 1"):
-            return 0
-        with self._write_lock:
-            if self.writer.is_closed():
-                return 0
-            conn = self.writer.connection()
-            with self.transaction(wait=True):
-                # transaction() drains before it commits; this drains first to learn how much.
-                return recall_index.drain(conn)
-
-    @property
-    def recall_build_complete(self) -> bool:
-        return self._recall_state.complete
-
-    def recall_build_step(self, batch: int = recall_index.BUILD_BATCH) -> tuple[int, int]:
-        """Index the next events of an existing database; (done, total) of the build, estimated."""
-        with self._write_lock:
-            if self.writer.is_closed():
-                return 1, 1
-            conn = self.writer.connection()
-            with self.transaction(wait=True):
-                self._recall_state = recall_index.build_step(conn, batch)
-                progress = recall_index.build_progress(conn)
-        return progress
-
-    def recall_progress(self) -> tuple[int, int]:
-        return recall_index.build_progress(self.reader.connection())
-
     def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
                     scan: bool) -> tuple[list[tuple], list[tuple], int]:
         """(the newest rows, the rows that may hold a word, the user's event count) (SqlStore.recall_rows())."""
@@ -351,80 +266,10 @@ class SqliteBackend:
         counted = conn.execute("SELECT event_count FROM user_summary WHERE user_id = ?", (user_id,)).fetchone()
         return latest, found, counted[0] if counted else 0
 
-    # ---- user search index (core/search/index.py) ------------------------------------
-
-    def user_search_catch_up(self, everything: bool = False) -> int:
-        """Index what the user-search queue holds (the watcher calls this; a search, `everything`); the
-        number of rows taken. `everything`: the whole queue (DRAIN_BATCH rows a transaction). Else
-        nothing while the API's write groups keep coming, and IDLE_DRAIN_ROWS a transaction for at
-        most IDLE_DRAIN_BUDGET_S, the write lock free between them."""
-        taken = 0
-        if not everything and self._writes_coming():
-            return taken
-        started = time.monotonic()
-        while self.rows("SELECT 1 FROM usersearch_queue LIMIT 1"):
-            with self._write_lock:
-                if self.writer.is_closed():
-                    return taken
-                with self.transaction(wait=True):
-                    moved = self._drain_user_search(user_search_index.DRAIN_BATCH if everything else IDLE_DRAIN_ROWS)
-            taken += moved
-            if not moved:
-                break
-            if not everything and (self._writes_coming() or time.monotonic() - started > IDLE_DRAIN_BUDGET_S):
-                break
-        return taken
-
-    def _search_state_now(self) -> user_search_index.BuildState:
-        """The user search build's state, read again while a build runs (maybe in another process);
-        inside a write transaction."""
-        state = self._search_state
-        return state if state.complete else user_search_index.read_build_state(self.writer.connection())
-
-    def _groups_coming(self) -> bool:
-        """Whether the API's write groups left the queues for one of their next commits, and are coming."""
-        return bool(self.groups_undrained) and self._writes_coming()
-
-    def _writes_coming(self) -> bool:
-        """Whether the API's write groups are coming (one committed within DRAIN_IDLE_S)."""
-        return time.monotonic() - self.last_group_commit < DRAIN_IDLE_S
-
-    @property
-    def user_search_build_complete(self) -> bool:
-        return self._search_state.complete
-
-    def user_search_build_step(self, users: int = user_search_index.BUILD_USERS,
-                               events: int = user_search_index.BUILD_EVENTS) -> tuple[int, int]:
-        """Index the next users' profiles or events of an existing database for user search; (done, total), estimated."""
-        with self._write_lock:
-            if self.writer.is_closed():
-                return 1, 1
-            conn = self.writer.connection()
-            with self.transaction(wait=True):
-                self._search_state = user_search_index.build_step(conn, users, events)
-                progress = user_search_index.build_progress(conn)
-        return progress
-
     def checkpoint(self) -> None:
-        """Copy committed WAL frames into the database (PASSIVE: other processes may go on writing).
-
-        Beside our writer first: the bulk of the work, in parallel with it. Under steady writing
-        such a checkpoint never completes, and the WAL (and every lookup in it) keeps growing, so
-        past CHECKPOINT_COMPLETE_FRAMES it is finished holding the write lock (writes wait for the
-        frames written meanwhile and an fsync); the next write then starts the WAL over. Passes
-        beside the writer catch up with it first, so that the one under the lock copies little.
-        """
+        """Copy committed WAL frames into the database (see storage/sqlite/wal_checkpoints.py)."""
         self.commits_since_checkpoint = 0
-        frames = self._passive_checkpoint()
-        if frames < CHECKPOINT_COMPLETE_FRAMES:
-            return
-        for _ in range(CHECKPOINT_CATCH_UP_PASSES):
-            now = self._passive_checkpoint()
-            if now - frames <= CHECKPOINT_LOCKED_FRAMES:
-                break
-            frames = now
-        with self._write_lock:
-            self._passive_checkpoint()
+        wal_checkpoints.checkpoint(self._passive_checkpoint, self._write_lock)
 
     def _passive_checkpoint(self) -> int:
         """One PASSIVE checkpoint on the reader's connection; the frames the WAL holds."""
@@ -432,7 +277,7 @@ class SqliteBackend:
 
     def checkpoint_if_due(self) -> bool:
         """checkpoint() once this process has committed CHECKPOINT_AFTER_COMMITS times since the last."""
-        if self.commits_since_checkpoint < CHECKPOINT_AFTER_COMMITS:
+        if not wal_checkpoints.due(self.commits_since_checkpoint):
             return False
         self.checkpoint()
         return True
