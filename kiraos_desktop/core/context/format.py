@@ -116,10 +116,15 @@ def fit_items(user_id: str, items: tuple[ContextItem, ...], max_chars: int,
             if kept == count or (known.budget and max_chars < known.budget):
                 return UserContext(user_id, best, max_chars, items[:kept], items[kept:])
     elif count:
-        full = render_items(user_id, items)  # the common case: everything fits
-        if len(full) <= max_chars:
-            return UserContext(user_id, full, max_chars, items, ())
-        high = count - 2
+        # The lengths of the prefixes (prefix_lengths(): the template's arithmetic, which tests hold to
+        # it) say how many items fit: the template renders once, and its text confirms the count.
+        lengths = prefix_lengths(sanitize(user_id), [(i.kind, i.label, tuple(i.payload.items())) for i in items],
+                                 max_chars)
+        kept = len(lengths)
+        text = render_items(user_id, items[:max(kept, 1)])
+        if (len(text) == lengths[-1]) if kept else len(text) > max_chars:
+            return UserContext(user_id, text if kept else "", max_chars, items[:kept], items[kept:])
+        high = count - 1  # the template says otherwise: find the count by rendering
     # Rendered length grows with every item kept, so the largest fitting prefix is found by bisection.
     while low <= high:
         mid = (low + high) // 2
