@@ -15,7 +15,7 @@ from kiraos_desktop.core.memory.history import revert_change, revert_changes
 from kiraos_desktop.core.memory.records import LimitError, ValidationError
 from kiraos_desktop.core.storage.protocol import WriterBusy
 from kiraos_desktop.core.storage.sqlite.store import SqliteStore
-from kiraos_desktop.core.storage.sqlite.write_batch import live_head
+from kiraos_desktop.core.storage.rows import live_head
 
 
 @pytest.fixture

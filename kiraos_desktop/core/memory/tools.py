@@ -20,10 +20,9 @@ from kiraos_desktop.core.memory.records import (
     check_user_id,
     check_value,
 )
-from kiraos_desktop.core.storage.rows import ROW_CONFIDENCE, ROW_LIVE, ROW_VALUE, stored_confidence
+from kiraos_desktop.core.storage.rows import ROW_CONFIDENCE, ROW_LIVE, ROW_VALUE, live_head, stored_confidence
 from kiraos_desktop.core.templates import render_hot, template
 from kiraos_desktop.core.timeutil import TTLError, parse_ttl, to_iso
-from kiraos_desktop.core.storage.sqlite.write_batch import live_head
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.storage.protocol import MemoryStore

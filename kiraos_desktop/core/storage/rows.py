@@ -88,6 +88,13 @@ def sort_profiles(entries) -> list[ProfileEntry]:
     return ordered
 
 
+def live_head(known: dict[str, ProfileRow], limit: int) -> tuple[list[tuple[str, str]], int]:
+    """(key, value) of the first `limit` unexpired entries of profile_rows() in display order, and
+    how many unexpired entries there are: the memory_update reply needs only those few."""
+    rows = sort_profile_rows([row for row in known.values() if row[ROW_LIVE]])
+    return [(row[ROW_KEY], row[ROW_VALUE]) for row in rows[:limit]], len(rows)
+
+
 def sort_profile_rows(rows: list[ProfileRow]) -> list[ProfileRow]:
     """sort_profiles() on rows, read as profile_from_row() reads them (no entries built)."""
     ordered = sorted(rows, key=_newest_first, reverse=True)

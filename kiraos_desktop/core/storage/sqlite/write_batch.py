@@ -33,11 +33,9 @@ from kiraos_desktop.core.storage.rows import (
     PROFILE_SELECT,
     ROW_KEY,
     ROW_LIVE,
-    ROW_VALUE,
     ProfileRow,
     event_from_row,
     profile_from_row,
-    sort_profile_rows,
 )
 from kiraos_desktop.core.timeutil import parse_timestamp, to_epoch, to_iso
 
@@ -59,13 +57,6 @@ class BatchStore(Protocol):
     max_event_keep: int
 
     def allocate_change_ids(self, count: int) -> Sequence[int]: ...
-
-
-def live_head(known: dict[str, ProfileRow], limit: int) -> tuple[list[tuple[str, str]], int]:
-    """(key, value) of the first `limit` unexpired entries of profile_rows() in display order, and
-    how many unexpired entries there are: the memory_update reply needs only those few."""
-    rows = sort_profile_rows([row for row in known.values() if row[ROW_LIVE]])
-    return [(row[ROW_KEY], row[ROW_VALUE]) for row in rows[:limit]], len(rows)
 
 
 class WriteBatch:
