@@ -127,3 +127,16 @@ def test_the_header_and_the_context_block_are_read_off_the_gui_thread(qtbot, eng
     qtbot.waitUntil(lambda: "1 profile entr" in detail.summary_label.text(), timeout=5000)
     assert seen and threading.current_thread().name not in seen
     stack.clear()
+
+
+def test_a_failed_read_of_the_header_says_what_it_could_not_read(qtbot, detail):
+    store = detail.store_for_test
+
+    def unreachable(user_id):
+        raise StoreUnavailable("the database server is unreachable")
+
+    store.user_summary = unreachable
+    detail.set_user("amy")
+    label = detail.summary_label
+    qtbot.waitUntil(lambda: "unreachable" in label.text(), timeout=5000)
+    assert label.text() == "Could not read this user's memory: the database server is unreachable"

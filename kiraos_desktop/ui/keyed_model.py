@@ -44,6 +44,12 @@ class KeyedTableModel(QAbstractTableModel):
     def row_at(self, row: int) -> Any:
         return self._rows[row]
 
+    def clear_until_read(self, reads) -> None:
+        """Before another user's rows are read off the GUI thread (`reads`: the model's RowReads), show
+        none meanwhile rather than the previous user's."""
+        if not reads.inline and self._rows:
+            self.set_rows_reset([])
+
     def rows(self) -> list[Any]:
         return list(self._rows)
 

@@ -3526,6 +3526,10 @@ Correct what the message names (or move that file away to start from the default
         <translation>请在左侧列表中选择一个用户。</translation>
     </message>
     <message>
+        <source>Could not read this user&apos;s memory: {message}</source>
+        <translation>无法读取该用户的记忆：{message}</translation>
+    </message>
+    <message>
         <source>No memory stored for this user.</source>
         <translation>该用户没有存储任何记忆。</translation>
     </message>

@@ -52,8 +52,7 @@ class EventsModel(KeyedTableModel):
         if not user_id:
             self._loaded([], 0)
             return
-        if not self.reads.inline and self._rows:  # no other user's rows while this one's are read
-            self.set_rows_reset([])
+        self.clear_until_read(self.reads)
         store = self._store
         self.reads.read(lambda: store.get_events(user_id, limit=PAGE_SIZE), lambda rows: self._loaded(rows, PAGE_SIZE))
 

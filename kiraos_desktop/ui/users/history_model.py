@@ -176,8 +176,7 @@ class HistoryModel(KeyedTableModel):
     def load(self, user_id: str | None, all_users: bool = False) -> None:
         self._user_id, self._all_users = user_id, all_users
         self._has_more = False
-        if not self.reads.inline and self._rows:  # no other user's rows while this one's are read
-            self.set_rows_reset([])
+        self.clear_until_read(self.reads)
         read, limit = self._reader(self._page), self._page
         self.reads.read(read, lambda rows: self._arrived(rows, limit, self.set_rows_reset))
 

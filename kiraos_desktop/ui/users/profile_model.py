@@ -56,8 +56,7 @@ class ProfileModel(KeyedTableModel):
             self.set_rows_reset([])
             self.rows_read.emit()
             return
-        if not self.reads.inline and self._rows:  # no other user's rows while this one's are read
-            self.set_rows_reset([])
+        self.clear_until_read(self.reads)
         store = self._store
         self.reads.read(lambda: store.get_profiles(user_id), self._loaded)
 

@@ -128,7 +128,7 @@ class UserDetail(QWidget):
         self._header_reads.read(lambda: store.user_summary(user_id), self._show_summary)
 
     def _on_header_reads_failed(self, message: str) -> None:
-        self.summary_label.setText(message)
+        self.summary_label.setText(self.tr("Could not read this user's memory: {message}").format(message=message))
 
     def _show_summary(self, summary) -> None:
         if summary is None:
