@@ -40,14 +40,19 @@ def json_kinds(expected: object) -> str:
 
 def problem_text(problem: Problem) -> str:
     """Why the file could not be taken, in the window's language (the core's text for a kind unknown here)."""
-    text = _texts().get(problem.kind)
-    if text is None:
-        return problem.reason
     values = dict(problem.values)
     if problem.kind == "field_type":
         values["expected"] = json_kinds(values["expected"])
         values["found"] = _json_names().get(str(values["found"]), values["found"])
+    return worded(_texts().get(problem.kind), values, problem.reason)
+
+
+def worded(text: str | None, values: dict, fallback: str) -> str:
+    """A translated text filled with the values the core gave; `fallback` (the core's English) when
+    there is no text for the kind, or a translation names a value wrongly."""
+    if text is None:
+        return fallback
     try:
         return text.format(**values)
-    except (KeyError, IndexError, ValueError):  # a translation that names a value wrongly
-        return problem.reason
+    except (KeyError, IndexError, ValueError):
+        return fallback

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from PySide6.QtCore import QCoreApplication
 
-from kiraos_desktop.ui.entities.problem_texts import json_kinds
+from kiraos_desktop.ui.entities.problem_texts import json_kinds, worded
 
 
 def _texts() -> dict[str, str]:
@@ -54,16 +54,10 @@ def refusal_text(exc: BaseException) -> str:
     """Why the tree refused, in the window's language; the error's own text for anything else (a
     system error's, or a kind unknown here)."""
     kind = getattr(exc, "kind", None)
-    text = _texts().get(kind) if isinstance(kind, str) else None
-    if text is None:
-        return str(exc)
     values = dict(getattr(exc, "values", {}))
     values.setdefault("field", getattr(exc, "field", ""))
     if kind == "field_type":
         values["expected"] = json_kinds(values.get("expected", ""))
     if "action" in values:
         values["action"] = _actions().get(str(values["action"]), values["action"])
-    try:
-        return text.format(**values)
-    except (KeyError, IndexError, ValueError):  # a translation that names a value wrongly
-        return str(exc)
+    return worded(_texts().get(kind) if isinstance(kind, str) else None, values, str(exc))
