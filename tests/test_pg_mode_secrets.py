@@ -118,16 +118,17 @@ def test_a_new_database_url_setting_reopens_the_window_there_or_explains(qtbot, 
     monkeypatch.setattr(app_module.prompts, "error", lambda parent, title, text: shown.append((title, text)))
     controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path), start_server=False)
     window = controller.window
-    qtbot.addWidget(window)
-    engine.update_settings(engine.settings.replace(database_url="postgresql://kira:Away-Pw-8@127.0.0.1:1/memory"))
-    qtbot.waitUntil(lambda: bool(shown), timeout=10000)
-    assert controller.window is window and controller.engine is engine
-    assert shown[0][0] == "Cannot open the memory database"
-    assert "postgresql://kira:***@127.0.0.1:1/memory" in shown[0][1] and "Away-Pw-8" not in shown[0][1]
-    engine.update_settings(engine.settings.replace(database_url=pg_url))
-    qtbot.waitUntil(lambda: controller.window is not window, timeout=10000)
-    qtbot.addWidget(controller.window)
-    assert controller.engine.database_url is not None
-    assert parse_database_url(pg_url).redacted() in controller.window.db_status.text()
-    controller.window.close()
-    controller.shutdown()
+    # The controller owns its windows (a reopen deletes the old one): not the test's to close at teardown.
+    try:
+        engine.update_settings(engine.settings.replace(database_url="postgresql://kira:Away-Pw-8@127.0.0.1:1/memory"))
+        qtbot.waitUntil(lambda: bool(shown), timeout=10000)
+        assert controller.window is window and controller.engine is engine
+        assert shown[0][0] == "Cannot open the memory database"
+        assert "postgresql://kira:***@127.0.0.1:1/memory" in shown[0][1] and "Away-Pw-8" not in shown[0][1]
+        engine.update_settings(engine.settings.replace(database_url=pg_url))
+        qtbot.waitUntil(lambda: controller.window is not window, timeout=10000)
+        assert controller.engine.database_url is not None
+        assert parse_database_url(pg_url).redacted() in controller.window.db_status.text()
+    finally:
+        controller.window.close()
+        controller.shutdown()

@@ -124,22 +124,22 @@ def test_reopen_on_another_data_folder(qtbot, engine, tmp_path, monkeypatch):
     other.close()
     controller = AppController(engine, SimpleNamespace(port=0), ui_settings=ui_settings(tmp_path),
                                start_server=False)
-    qtbot.addWidget(controller.window)
-    assert controller.reopen(data_dir=str(tmp_path / "other"))
-    window = controller.window
-    qtbot.addWidget(window)
-    assert str(tmp_path / "other") in window.db_status.text()
-    assert window.users_page.model.row_at(0).user_id == "someone"
-    kira = tmp_path / "kira-data"
-    assert controller.reopen(kira_data=str(kira))  # companion: the plugin's db, our default settings folder
-    window = controller.window
-    qtbot.addWidget(window)
-    paths = controller.engine.paths
-    assert paths.companion and paths.db_path == (kira / "memory" / "kiraos.db").resolve()
-    assert paths.data_dir == (tmp_path / "default-data").resolve()
-    assert "companion" in window.windowTitle()
-    window.close()
-    controller.shutdown()
+    # The controller owns its windows (a reopen deletes the old one): not the test's to close at teardown.
+    try:
+        assert controller.reopen(data_dir=str(tmp_path / "other"))
+        window = controller.window
+        assert str(tmp_path / "other") in window.db_status.text()
+        assert window.users_page.model.row_at(0).user_id == "someone"
+        kira = tmp_path / "kira-data"
+        assert controller.reopen(kira_data=str(kira))  # companion: the plugin's db, our default settings folder
+        window = controller.window
+        paths = controller.engine.paths
+        assert paths.companion and paths.db_path == (kira / "memory" / "kiraos.db").resolve()
+        assert paths.data_dir == (tmp_path / "default-data").resolve()
+        assert "companion" in window.windowTitle()
+    finally:
+        controller.window.close()
+        controller.shutdown()
 
 
 def test_reopen_on_a_database_of_a_newer_version_explains_and_keeps_the_window(qtbot, engine, tmp_path,
