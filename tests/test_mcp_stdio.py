@@ -156,10 +156,15 @@ def test_without_stdin_and_stdout_mcp_says_which_program_to_start(api_engine, ca
 
 def exchange(data_dir, lines: list[bytes], replies: int) -> list[dict]:
     """The first `replies` messages `mcp` writes back for `lines` sent after its handshake (fewer if
-    it writes no more within a minute); stdin is closed then (in-flight calls end with it)."""
+    it writes no more within a minute); stdin is closed then (in-flight calls end with it).
+
+    Its stdout is read line by line on a thread of its own: a select() on the pipe beside a buffered
+    readline() missed replies that arrived in one chunk with the one read (they waited in the
+    reader's buffer while select() saw an empty pipe), which failed this on a busy machine."""
     import json
-    import selectors
+    import queue
     import subprocess
+    import threading
 
     params = stdio_params(data_dir)
     handshake = [
@@ -168,21 +173,31 @@ def exchange(data_dir, lines: list[bytes], replies: int) -> list[dict]:
         {"jsonrpc": "2.0", "method": "notifications/initialized"}]
     process = subprocess.Popen([params.command, *params.args], env=params.env, stdin=subprocess.PIPE,
                                stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    written: queue.Queue = queue.Queue()
+
+    def read_stdout() -> None:
+        for line in process.stdout:
+            written.put(line)
+
+    reader = threading.Thread(target=read_stdout, daemon=True)
+    reader.start()
     received = []
     try:
         process.stdin.write(b"".join(json.dumps(m).encode() + b"\n" for m in handshake) + b"".join(lines))
         process.stdin.flush()
-        with selectors.DefaultSelector() as selector:
-            selector.register(process.stdout, selectors.EVENT_READ)
-            deadline = time.monotonic() + 60
-            while len(received) < replies + 1 and selector.select(max(0.0, deadline - time.monotonic())):
-                received.append(json.loads(process.stdout.readline()))
+        deadline = time.monotonic() + 60
+        while len(received) < replies + 1:
+            try:
+                received.append(json.loads(written.get(timeout=max(0.0, deadline - time.monotonic()))))
+            except queue.Empty:
+                break
         process.stdin.close()
         assert process.wait(timeout=60) == 0, process.stderr.read()
     finally:
         if process.poll() is None:
             process.kill()
             process.wait()
+        reader.join(5)
     assert received[0]["id"] == 0
     return received[1:]
 
