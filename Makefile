@@ -35,8 +35,11 @@ i18n: $(STAMP)
 run: $(STAMP) qm
 	$(VENV)/bin/kiraos-desktop $(if $(DATA_DIR),--data-dir $(DATA_DIR)) $(RUN_ARGS)
 
+# The suite runs on every core (pytest-xdist; each worker has its own Qt application and its own
+# throw-away PostgreSQL server). TEST_WORKERS=0 runs it in this one process.
+TEST_WORKERS ?= auto
 test: $(STAMP) qm
-	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q $(PYTEST_ARGS)
+	QT_QPA_PLATFORM=offscreen $(PY) -m pytest -q -n $(TEST_WORKERS) --dist worksteal $(PYTEST_ARGS)
 
 # The tests marked `packaging` (left out of `make test`): build the wheel and check what it carries.
 test-packaging: $(STAMP) qm
