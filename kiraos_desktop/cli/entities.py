@@ -18,7 +18,7 @@ def add_entity_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
                                    f"bot's global and self memory, with their counts; {_KIRA_DATA_NOTE}.")
     p.add_argument("--type", choices=KINDS, help="only entities of this type")
     p.add_argument("--search", metavar="TEXT", help="only those whose profile or memories hold every word of TEXT")
-    p.add_argument("--json", action="store_true", help="print a JSON list (see the README)")
+    p.add_argument("--json", action="store_true", help="print a JSON list (see docs/plugin-versions.md)")
     p = sub.add_parser("entity", parents=parents, help="show one entity of a KiraOS 3.x tree (--kira-data DIR)")
     actions = p.add_subparsers(dest="entity_command", metavar="ACTION", required=True)
     show = actions.add_parser("show", parents=parents, help="profile, facts, reflections, archived memories, problems",
@@ -29,7 +29,7 @@ def add_entity_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
     show.add_argument("--message", metavar="TEXT",
                       help="print instead what the bot adds to its prompt when this user sends TEXT: the profile "
                            "text and the memories it recalls, ranked as the plugin ranks them")
-    show.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+    show.add_argument("--json", action="store_true", help="print one JSON object (see docs/plugin-versions.md)")
 
 
 def run_entities(args: argparse.Namespace) -> int:

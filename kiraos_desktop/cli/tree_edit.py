@@ -21,7 +21,7 @@ def add_memory_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
                                     description=f"{help_text[0].upper()}{help_text[1:]}; {_KIRA_DATA_NOTE}.")
         if memory:
             parser.add_argument("ref", metavar="TYPE:ID", help="user:qq:12345, group:..., channel:..., global or self")
-        parser.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+        parser.add_argument("--json", action="store_true", help="print one JSON object (see docs/plugin-versions.md)")
         return parser
 
     add = action("add", "add a fact (or with --reflection a reflection), named and indexed as the plugin does it")
@@ -51,7 +51,7 @@ def add_memory_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
     put.add_argument("ref", metavar="TYPE:ID")
     put.add_argument("field", metavar="FIELD")
     put.add_argument("value", metavar="VALUE")
-    put.add_argument("--json", action="store_true", help="print one JSON object (see the README)")
+    put.add_argument("--json", action="store_true", help="print one JSON object (see docs/plugin-versions.md)")
 
 
 def run_memory(args: argparse.Namespace) -> int:
