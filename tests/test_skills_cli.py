@@ -75,7 +75,7 @@ def test_lint_dir_without_engine(tmp_path, capsys):
 
 def test_lint_missing_dir_and_no_engine(tmp_path, capsys):
     assert run(["skills", "lint", str(tmp_path / "absent")], None) == 2
-    assert "not a folder" in capsys.readouterr().err
+    assert "nor a folder" in capsys.readouterr().err
     assert run(["skills", "lint"], None) == 2
     assert run(["skills", "list"], None) == 2
 

@@ -195,13 +195,15 @@ def test_save_failure_is_shown_and_the_dialog_stays_open(qtbot, dialog, engine, 
     errors = []
     monkeypatch.setattr(prompts, "error", lambda parent, title, text: errors.append(text))
 
-    def fail(new):
+    def fail(path, settings):
         raise PermissionError("read-only folder")
-    monkeypatch.setattr(engine, "update_settings", fail)
+    monkeypatch.setattr("kiraos_desktop.core.engine.save_settings", fail)
+    before = engine.settings
     dialog.field_editor("max_events_per_user").setText("7")
     dialog.accept()
     assert errors and "read-only folder" in errors[0]
     assert dialog.result() != QDialog.DialogCode.Accepted
+    assert engine.settings == before  # nothing adopted that is not saved
 
 
 def test_restore_defaults_fills_default_values(qtbot, engine):
@@ -275,3 +277,45 @@ def test_hints_are_readable_in_both_schemes(qtbot, dialog, scheme):
     finally:
         set_scheme_preference("system")
         apply_theme(QApplication.instance())
+
+
+def test_ok_writes_only_what_its_user_changed_over_what_the_file_holds_now(qtbot, dialog, engine):
+    """Issue 50: a skill `skills new` left disabled while the dialog was open was turned on by OK
+    after changing only the port (the dialog wrote the whole list it had been opened with)."""
+    from kiraos_desktop.core.settings import load_settings, save_settings
+
+    skills = [item_name for item_name in (dialog._skill_list.item(r).data(Qt.ItemDataRole.UserRole)
+                                          for r in range(dialog._skill_list.count())) if item_name]
+    first, second = skills[0], skills[1]
+    # Another process, meanwhile: a new draft disabled, and another setting changed.
+    save_settings(engine.paths.settings_file, load_settings(engine.paths.settings_file)[0].replace(
+        disabled_skills=["weather2"], max_event_keep=77))
+    dialog.field_editor("api_port").setText("9300")
+    for row in range(dialog._skill_list.count()):
+        item = dialog._skill_list.item(row)
+        if item.data(Qt.ItemDataRole.UserRole) == second:
+            item.setCheckState(Qt.CheckState.Unchecked)
+    qtbot.mouseClick(ok_button(dialog), Qt.MouseButton.LeftButton)
+    assert dialog.result() == QDialog.DialogCode.Accepted
+    saved = load_settings(engine.paths.settings_file)[0]
+    assert saved.api_port == 9300
+    assert saved.max_event_keep == 77  # untouched here: what the file held at OK
+    assert saved.disabled_skills == ["weather2", second]  # the draft stays off; only `second` was unticked
+    assert first not in saved.disabled_skills
+    assert engine.settings == saved
+
+
+def test_a_disabled_skill_with_errors_cannot_be_ticked(qtbot, engine):
+    from kiraos_desktop.core.skills.file_ops import template_files
+    from skills_helpers import write_skill
+
+    write_skill(engine.paths.skills_dir, "draft", *template_files("draft"))  # the template's …… texts
+    engine.skills.reload()
+    engine.edit_settings(lambda s: s.replace(disabled_skills=["draft"]))
+    dlg = SettingsDialog(engine)
+    qtbot.addWidget(dlg)
+    item = next(dlg._skill_list.item(r) for r in range(dlg._skill_list.count())
+                if dlg._skill_list.item(r).data(Qt.ItemDataRole.UserRole) == "draft")
+    assert item.text().endswith("(has errors)") and item.checkState() == Qt.CheckState.Unchecked
+    assert not item.flags() & Qt.ItemFlag.ItemIsUserCheckable
+    assert "Skills page" in item.toolTip()

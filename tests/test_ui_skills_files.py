@@ -390,3 +390,32 @@ def test_a_search_that_matches_no_skill_says_so(qtbot, page):
     assert empty.text() == "No skill matches “zzzz”."
     page.list_panel.search_edit.clear()
     qtbot.waitUntil(lambda: not empty.isVisible())
+
+
+def test_a_skill_not_open_changed_on_disk_reaches_the_list_as_the_router_serves_it(qtbot, engine, page):
+    """Issue 50: a manifest edited on disk left the list's On box and ✖ count as they were (and the
+    API served the old skill) until a manual reload. The engine follows the folder on its watcher
+    thread; the page follows the router."""
+    from kiraos_desktop.core.skills.file_ops import template_files
+    from skills_helpers import write_skill
+
+    page.open_skill("tarot_reading")
+    write_skill(engine.skills.skills_dir, "weather2", *template_files("weather2"))
+    engine.edit_settings(lambda s: s.replace(disabled_skills=[*s.disabled_skills, "weather2"]))
+    engine.skills.reload()
+    qtbot.waitUntil(lambda: page.list_panel.model.row_of_folder("weather2") >= 0, timeout=5000)
+    model = page.list_panel.model
+    assert model.skill(model.row_of_folder("weather2")).errors  # the template's texts
+    engine.start_watching(build_recall=False)  # as the window does: the engine's watcher follows the disk
+    path = engine.skills.skills_dir / "weather2" / "manifest.json"
+    fixed = json.loads(path.read_text(encoding="utf-8"))
+    fixed.update(description="Weather for a city", trigger="asked about the weather")
+    fixed["parameters"]["properties"]["request"]["description"] = "the city"
+    (engine.skills.skills_dir / "weather2" / "instruction.md").write_text("The weather in {request}.", encoding="utf-8")
+    _write_later(path, json.dumps(fixed, ensure_ascii=False))
+    qtbot.waitUntil(lambda: not model.skill(model.row_of_folder("weather2")).errors, timeout=5000)
+    shown = model.skill(model.row_of_folder("weather2"))
+    served = engine.skills.get("weather2")
+    assert (shown.description, shown.enabled, len(shown.problems)) == \
+        (served.description, served.enabled, len(served.problems)) == ("Weather for a city", False, 0)
+    assert page.editor.folder.name == "tarot_reading"  # the open skill stays open

@@ -279,10 +279,10 @@ def _run_command(args) -> int:
         from kiraos_desktop.cli.migrate import run_migrate
 
         return run_migrate(args)
-    if args.command == "skills" and getattr(args, "dir", None):
+    if args.command == "skills" and getattr(args, "dir", None) and Path(args.dir).is_dir():
         from kiraos_desktop.cli.skills import run_skills
 
-        return run_skills(args, None)  # linting a folder needs no data dir
+        return run_skills(args, None)  # linting a folder needs no data dir (a skill's name does)
     try:
         engine = open_engine(args)
     except (SettingsError, StoreError, ValueError, OSError) as exc:  # StoreError: e.g. a newer schema

@@ -73,16 +73,18 @@ def _new(args, engine) -> int:
     problem = _name_error(router, args.name)
     if problem:
         return _fail(EXIT_USAGE, problem)
-    before = engine.settings
-    engine.update_settings(before.replace(disabled_skills=file_ops.disabled_with(before.disabled_skills, args.name)))
+    name = args.name
+    listed = name in engine.settings.disabled_skills
+    engine.edit_settings(lambda s: s.replace(disabled_skills=file_ops.disabled_with(s.disabled_skills, name)))
     try:
-        folder = file_ops.create_skill(router.skills_dir, args.name, *file_ops.template_files(args.name))
+        folder = file_ops.create_skill(router.skills_dir, name, *file_ops.template_files(name))
     except SkillFileError:
-        engine.update_settings(before)  # no skill: nothing of it left in the settings either
+        if not listed:  # no skill: nothing of it left in the settings either
+            engine.edit_settings(lambda s: s.replace(disabled_skills=file_ops.enabled_in(s.disabled_skills, name, True)))
         raise
     router.reload()
-    print(f"created {folder} (disabled: fill in the template's …… texts, check it with `skills lint`, "
-          "then enable it in the window's Skills page or remove it from disabled_skills in settings.json)")
+    print(f"created {folder} (disabled: fill in the template's …… texts, check it with `skills lint {name}`, "
+          f"then `skills enable {name}` or turn it on in the window's Skills page)")
     return EXIT_OK
 
 
@@ -109,10 +111,10 @@ def _rename(args, engine) -> int:
     target = file_ops.rename_skill(folder, new)
     router.reload()
     print(f"renamed {old} to {new} ({target})")
-    names = file_ops.renamed_in(engine.settings.disabled_skills, old, new)
-    if names is not None:
+    if old in engine.settings.disabled_skills:
         try:
-            engine.update_settings(engine.settings.replace(disabled_skills=names))
+            engine.edit_settings(lambda s: s.replace(
+                disabled_skills=file_ops.renamed_in(s.disabled_skills, old, new) or s.disabled_skills))
         except (SettingsError, OSError) as exc:
             return _fail(EXIT_FAILURE, f"the skill was renamed but is enabled now: {exc}")
     return EXIT_OK

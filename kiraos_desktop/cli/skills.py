@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from kiraos_desktop.cli.skill_files import add_file_commands, run_file_command
+from kiraos_desktop.cli.skill_state import STATE_COMMANDS, add_state_commands, run_state_command
 from kiraos_desktop.cli.skill_transfer import TRANSFER_COMMANDS, add_transfer_commands, run_transfer_command
 from kiraos_desktop.core import jsontext
 from kiraos_desktop.core.skills import Skill, SkillRouter, validate_skill_folder
@@ -22,7 +23,8 @@ def add_skills_parser(subparsers, parents: list) -> None:
     subparsers object."""
     skills = subparsers.add_parser("skills", help="list, lint, preview, create, rename, delete, import or export skills",
                                    description="Inspect the skills folder.")
-    commands = skills.add_subparsers(dest="skills_command", metavar="{list,lint,preview,new,rename,delete,import,export}")
+    commands = skills.add_subparsers(
+        dest="skills_command", metavar="{list,lint,preview,enable,disable,new,rename,delete,import,export}")
     commands.required = True
 
     commands.add_parser("list", parents=parents, help="show every skill with its state",
@@ -32,8 +34,9 @@ def add_skills_parser(subparsers, parents: list) -> None:
     lint = commands.add_parser("lint", parents=parents, help="report skill problems (KiraOS and Agent Skills)",
                                description="Report every problem of every skill; exit status 2 "
                                            "when any skill has an error.")
-    lint.add_argument("dir", nargs="?", metavar="DIR",
-                      help="skills folder (or one skill folder) to check (default: the configured skills folder)")
+    lint.add_argument("dir", nargs="?", metavar="NAME|DIR",
+                      help="a skill's name, or a skills folder (or one skill folder) to check "
+                           "(default: every skill of the configured skills folder)")
 
     preview = commands.add_parser("preview", parents=parents,
                                   help="print the exact tool result of a skill call",
@@ -46,6 +49,7 @@ def add_skills_parser(subparsers, parents: list) -> None:
                          help="all arguments as one JSON object (--arg values override it)")
     preview.add_argument("--user", dest="skill_user", default="preview", metavar="U",
                          help="user whose memory goes into <context> (default: preview)")
+    add_state_commands(commands, parents)
     add_file_commands(commands, parents)
     add_transfer_commands(commands, parents)
 
@@ -62,11 +66,14 @@ def run_skills(args, engine) -> int:
         return _list(engine)
     if command == "preview":
         return _preview(args, engine)
+    if command in STATE_COMMANDS:
+        return run_state_command(command, args, engine)
     if command in ("new", "rename", "delete"):
         return run_file_command(command, args, engine)
     if command in TRANSFER_COMMANDS:
         return run_transfer_command(command, args, engine)
-    print("error: choose one of: skills list, skills lint [DIR], skills preview NAME, skills new NAME, "
+    print("error: choose one of: skills list, skills lint [NAME|DIR], skills preview NAME, skills enable NAME, "
+          "skills disable NAME, skills new NAME, "
           "skills rename NAME NEW, skills delete NAME, skills import PATH, skills export NAME DIR",
           file=sys.stderr)
     return 2
@@ -103,10 +110,15 @@ def _list(engine) -> int:
 
 def _lint(args, engine) -> int:
     directory = getattr(args, "dir", None)
+    if directory and engine is not None and not Path(directory).is_dir():
+        engine.skills.reload()
+        skill = engine.skills.get(directory)  # a skill's name, as `preview` takes it
+        if skill is not None:
+            return _report([skill], engine.skills.skills_dir)
     if directory:
         path = Path(directory)
         if not path.is_dir():
-            print(f"error: {path} is not a folder", file=sys.stderr)
+            print(f"error: {path} is neither a skill's name (see `skills list`) nor a folder", file=sys.stderr)
             return 2
         if (path / MANIFEST_FILE).exists() or (path / AGENT_SKILL_FILE).exists():
             skill, _problems = validate_skill_folder(path)  # DIR is one skill, not a skills folder

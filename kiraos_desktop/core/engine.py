@@ -8,13 +8,14 @@ from typing import Callable
 
 from kiraos_desktop.core.context.builder import ContextBuilder
 from kiraos_desktop.core.context.source import ContextSource, MemoryToolSet
+from kiraos_desktop.core.disk_follow import DataFolderFollower
 from kiraos_desktop.core.storage.database_url import DatabaseUrl, DatabaseUrlError, choose_database_url
 from kiraos_desktop.core.memory.tools import MemoryTools
 from kiraos_desktop.core.paths import DataPaths, resolve_paths
 from kiraos_desktop.core.storage.postgres.notify import ChangeListener
 from kiraos_desktop.core.storage.plugin_layout import check_kira_folder, tree_layout
 from kiraos_desktop.core.memory.records import StoreError
-from kiraos_desktop.core.settings import Settings, load_settings, save_settings
+from kiraos_desktop.core.settings import Settings, SettingsError, load_settings, save_settings
 from kiraos_desktop.core.skills.agent_io import remove_stale_staging
 from kiraos_desktop.core.skills import SkillRouter, install_bundled_skills
 from kiraos_desktop.core.storage.protocol import MemoryStore
@@ -44,6 +45,7 @@ class Engine:
         self.settings_warnings = list(settings_warnings or [])
         self._listeners: list[SettingsListener] = []
         self._lock = threading.Lock()
+        self._edit_lock = threading.RLock()  # one read-change-write of settings.json at a time
         self.database_url = database_url  # None: the SQLite database at paths.db_path
         if tree is not None:  # a KiraOS 3.x tree: served as the plugin injects it, written by memory_update
             from kiraos_desktop.core.storage.tree.serving import TreeContext, TreeMemoryTools
@@ -73,6 +75,10 @@ class Engine:
         self._ticks = 0
         self._build_recall = False
         self._watcher = ExternalChangeWatcher(self._on_watch_tick, interval=WATCH_TICK_S)
+        # What the command line, another process or an editor writes to the skills folder and
+        # settings.json is what this process serves and shows (checked with other processes' commits).
+        self._disk = DataFolderFollower(lambda: self.skills.skills_dir, paths.settings_file,
+                                        self.skills.reload, self.reload_settings)
         # On a shared PostgreSQL database: other instances' writes, heard through LISTEN/NOTIFY.
         self.change_listener: ChangeListener | None = None
         if database_url is not None:
@@ -116,18 +122,37 @@ class Engine:
         return lambda: self._listeners.remove(listener)
 
     def update_settings(self, new: Settings) -> None:
-        """Persist atomically, then apply: limits, disabled skills, context cache, listeners."""
+        """Persist atomically, then apply: limits, disabled skills, context cache, listeners.
+        Writes every field: a writer that changes some fields uses edit_settings()."""
         self._adopt_settings(new, save=True)
+
+    def edit_settings(self, edit: Callable[[Settings], Settings]) -> Settings:
+        """Apply `edit` to the settings as settings.json holds them now (another process, the command
+        line or a hand edit may have changed it since this process read it), save and adopt the
+        result, which is returned. A writer changes only what it means to: `edit` replaces the fields
+        its user changed and keeps the rest as found. Raises SettingsError when `edit` makes a bad
+        value, OSError when the file cannot be written (nothing is adopted then)."""
+        with self._edit_lock:
+            try:
+                current, _ = load_settings(self.paths.settings_file)
+            except (OSError, SettingsError) as exc:  # unreadable now: edit what this process holds
+                log.warning("settings.json could not be read before a change; changing the settings in use: %s", exc)
+                current = self._settings
+            new = edit(current)
+            if new != self._settings or new != current:
+                self._adopt_settings(new, save=True)
+            return new
 
     def reload_settings(self) -> bool:
         """Adopt settings.json as another process on this data dir saved it (applied like
         update_settings, nothing written); False when nothing changed. Raises SettingsError when
         the file cannot be read as settings (the current ones then stay)."""
-        new, _ = load_settings(self.paths.settings_file)
-        if new == self._settings:
-            return False
-        self._adopt_settings(new, save=False)
-        return True
+        with self._edit_lock:
+            new, _ = load_settings(self.paths.settings_file)
+            if new == self._settings:
+                return False
+            self._adopt_settings(new, save=False)
+            return True
 
     def _adopt_settings(self, new: Settings, save: bool) -> None:
         with self._lock:
@@ -163,6 +188,7 @@ class Engine:
         processes' commits (companion mode) and checkpoint whatever they or we wrote."""
         self._ticks += 1
         if self._ticks % TICKS_PER_POLL == 0:
+            self._disk.check()  # files only: a database outage does not hold it back
             self.store.poll_external_change()
             self.store.checkpoint()
         else:

@@ -60,6 +60,9 @@ class MainWindow(QMainWindow):
     hidden_to_tray = Signal()  # closed while the tray keeps the API serving
     closed = Signal()  # closed for real (the app may quit)
     retranslated = Signal()  # after a language switch, once this window has re-set its texts
+    # The engine's settings listeners run on the thread that changed them: the watcher's, when
+    # settings.json was changed on disk. Queued to the GUI thread from there, direct on it.
+    _settingsChanged = Signal(object, object)
 
     def __init__(self, engine, server, ui_settings: QSettings | None = None, prompts: Prompts | None = None,
                  parent: QWidget | None = None, *, server_error: str = "") -> None:
@@ -125,7 +128,8 @@ class MainWindow(QMainWindow):
         self.users_page.status_message.connect(self._on_page_status_message)
         self.overview_page.user_activated.connect(self._on_overview_user_activated)
         self.overview_page.guide_requested.connect(self.show_guide)
-        self._unsubscribe_settings = engine.on_settings_changed(self._on_engine_settings_changed)
+        self._settingsChanged.connect(self._on_engine_settings_changed)  # auto: queued from other threads
+        self._unsubscribe_settings = engine.on_settings_changed(self._on_engine_settings_event)
         self._on_server_state_changed(self.server_state.state, self.server_state.detail)
         self.resize(1180, 760)
         self._restore_state()
@@ -398,6 +402,12 @@ class MainWindow(QMainWindow):
         from kiraos_desktop.ui.about_dialog import AboutDialog
 
         AboutDialog(self._engine.paths, self, database=self._engine.database_label).exec()
+
+    def _on_engine_settings_event(self, old, new) -> None:
+        try:
+            self._settingsChanged.emit(old, new)
+        except RuntimeError:
+            pass  # the window is gone
 
     def _on_engine_settings_changed(self, old, new) -> None:
         """Limits apply at once (engine); the language too; the API restarts when its host, port or token changed."""

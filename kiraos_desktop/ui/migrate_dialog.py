@@ -161,8 +161,8 @@ class MigrateDialog(QDialog):
             "SQLite database stays as it is.").format(database=target.redacted())
         if not self._prompts.confirm(self, self.windowTitle(), question, self.tr("Use it")):
             return
-        settings = self._engine.settings.replace(database_url=target.connect_url(with_timeout=False))
-        self._engine.update_settings(settings)
+        url = target.connect_url(with_timeout=False)
+        self._engine.edit_settings(lambda s: s.replace(database_url=url))
         self.switched = True
         self.accept()
 

@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.core.storage.database_url import DatabaseUrl, DatabaseUrlError, parse_database_url
 from kiraos_desktop.core.settings import Settings, SettingsError
+from kiraos_desktop.core.skills.file_ops import enabled_in
 from kiraos_desktop.ui.i18n import LANGUAGE_NAMES, SYSTEM
 from kiraos_desktop.ui.prompts import prompts
 
@@ -73,7 +74,8 @@ class SettingsDialog(QDialog):
     """Edit every setting of DESIGN §4. Construct with `SettingsDialog(engine, parent)` and `exec()`.
 
     Uses `engine.settings`, `engine.skills.skills()` (for the skill check boxes),
-    `engine.paths` (default skills folder) and, on OK, `engine.update_settings(new)`.
+    `engine.paths` (default skills folder) and, on OK, `engine.edit_settings(edits)`: the fields
+    changed here, applied to what settings.json holds at that moment.
     Errors are shown under the field that has them and OK stays disabled while any field is
     invalid. The dialog never restarts the API server: the window's settings listener does that
     when `api_settings_changed(old, new)` says so.
@@ -367,9 +369,12 @@ class SettingsDialog(QDialog):
         self._skill_list.clear()
         names: list[tuple[str, str]] = []
         seen: set[str] = set()
+        broken: set[str] = set()
         for skill in self._engine.skills.skills():
             if skill.name and skill.name not in seen:
                 seen.add(skill.name)
+                if not skill.valid:
+                    broken.add(skill.name)
                 note = "" if skill.valid else self.tr(" (has errors)")
                 names.append((skill.name, skill.name + note))
         for name in disabled:  # keep names of skills that are not in the folder right now
@@ -381,6 +386,9 @@ class SettingsDialog(QDialog):
             item.setData(Qt.ItemDataRole.UserRole, name)
             item.setFlags(item.flags() | Qt.ItemFlag.ItemIsUserCheckable)
             item.setCheckState(Qt.CheckState.Unchecked if name in disabled else Qt.CheckState.Checked)
+            if name in disabled and name in broken:  # turned on, bots would be offered a broken tool
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsUserCheckable)
+                item.setToolTip(self.tr("Fix this skill's problems in the Skills page before turning it on."))
             self._skill_list.addItem(item)
         if not names:
             placeholder = QListWidgetItem(self.tr("No skills in the skills folder."))
@@ -415,6 +423,24 @@ class SettingsDialog(QDialog):
             return self._original.replace(**self.values())
         except SettingsError:
             return None
+
+    def edits(self) -> Callable[[Settings], Settings]:
+        """What OK writes, as a change of the settings found on disk at that moment: the fields its
+        user changed, and of the skills only those whose box was (un)ticked; every other field keeps
+        what the file holds then, whatever this dialog was opened with."""
+        values = self.values()
+        changed = {key: value for key, value in values.items()
+                   if key != "disabled_skills" and value != getattr(self._original, key)}
+        was, now = set(self._original.disabled_skills), set(values["disabled_skills"])
+        toggled = {name: name not in now for name in sorted(was ^ now)}  # name -> enabled
+
+        def edit(found: Settings) -> Settings:
+            names = list(found.disabled_skills)
+            for name, enabled in toggled.items():
+                names = enabled_in(names, name, enabled)
+            return found.replace(**changed, disabled_skills=names)
+
+        return edit
 
     # ---- validation ----------------------------------------------------------------------
 
@@ -493,16 +519,14 @@ class SettingsDialog(QDialog):
         """Validate everything, save through the engine (atomic write + apply), then close."""
         if not self._validate():
             return
-        new = self.new_settings()
-        if new is None:
+        if self.new_settings() is None:
             return
-        if new != self._engine.settings:
-            try:
-                self._engine.update_settings(new)
-            except (OSError, SettingsError) as exc:
-                prompts.error(self, self.tr("Settings not saved"),
-                              self.tr("The settings could not be saved:\n{0}").format(exc))
-                return
+        try:
+            self._engine.edit_settings(self.edits())
+        except (OSError, SettingsError) as exc:
+            prompts.error(self, self.tr("Settings not saved"),
+                          self.tr("The settings could not be saved:\n{0}").format(exc))
+            return
         super().accept()
 
 

@@ -2713,6 +2713,10 @@ Changing host, port or token restarts the API server.</source>
         <translation>（未找到）</translation>
     </message>
     <message>
+        <source>Fix this skill&apos;s problems in the Skills page before turning it on.</source>
+        <translation>请先在“技能”页面修正这个技能的问题，再启用它。</translation>
+    </message>
+    <message>
         <source>No skills in the skills folder.</source>
         <translation>技能文件夹中没有技能。</translation>
     </message>

@@ -125,7 +125,7 @@ def serve_stdio(engine) -> int:
     workers = scheduler.workers
     caller = ToolCaller(engine.tools, workers, scheduler.update_queue())
     server, _handlers, bus = build_mcp_server(engine, caller, workers)
-    changes = ListChangeNotifier(engine, bus, follow_disk=True)
+    changes = ListChangeNotifier(engine, bus)
     changes.attach(server)
 
     async def main() -> None:

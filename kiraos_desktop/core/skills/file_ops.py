@@ -186,6 +186,12 @@ def template_files(name: str) -> tuple[str, str]:
     return dump_manifest(manifest), instruction
 
 
+def enabled_in(names: Iterable[str], name: str, enabled: bool) -> list[str]:
+    """The disabled_skills setting with `name` enabled (left out) or disabled (listed once)."""
+    kept = [n for n in names if n != name]
+    return kept if enabled else [*kept, name]
+
+
 def disabled_with(names: list[str], name: str) -> list[str]:
     """The disabled_skills setting with `name` added: a new skill from the template starts disabled,
     so bots never see it before its author has written it and enabled it."""

@@ -2,17 +2,20 @@
 from __future__ import annotations
 
 import dataclasses
+import logging
 import re
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable
+from typing import Callable, Iterable
 
 from .discovery import LoadedSkill, TextFile, claims_name, file_signature, load_instruction, scan_skills_dir
 from .model import CommandMatch, Skill
 from .problems import COMMAND_RE, Problem, SkillRenderError, UnknownSkillError, error
 from .render import render_tool_result
 from .skill_files import read_skill_file
+
+log = logging.getLogger(__name__)
 
 COMMAND_REWRITE = "[用户使用了技能命令 {command}] {args}"
 _COMMAND_WORD = re.compile(r"(\S+)(?:\s+|$)")
@@ -37,6 +40,7 @@ class SkillRouter:
         self._entries: list[_Entry] = []
         self._by_name: dict[str, _Entry] = {}
         self._by_command: dict[str, _Entry] = {}
+        self._listeners: list[Callable[[], None]] = []
         self.reload()
 
     @property
@@ -61,6 +65,25 @@ class SkillRouter:
             self._entries = entries
             self._by_name = by_name
             self._by_command = by_command
+        self._changed()
+
+    def on_changed(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call `listener()` (from whichever thread reloaded or re-enabled) after every reload and
+        every change of the disabled skills; returns the call that stops it."""
+        self._listeners.append(listener)
+
+        def remove() -> None:
+            if listener in self._listeners:
+                self._listeners.remove(listener)
+
+        return remove
+
+    def _changed(self) -> None:
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:  # a faulty listener must not break loading for the others
+                log.exception("a skills listener failed")
 
     def _make_entry(self, loaded: LoadedSkill, by_name: dict, by_command: dict) -> _Entry:
         skill = loaded.skill
@@ -96,6 +119,7 @@ class SkillRouter:
             for entry in self._entries:
                 with entry.lock:
                     entry.skill = dataclasses.replace(entry.skill, enabled=entry.skill.name not in disabled)
+        self._changed()
 
     # ------------------------------------------------------------------ queries
 

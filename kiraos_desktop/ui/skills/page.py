@@ -12,6 +12,7 @@ from kiraos_desktop.core.skills import Problem
 from kiraos_desktop.core.skills import draft as drafts
 from kiraos_desktop.core.skills.arguments import sample_arguments
 from kiraos_desktop.core.skills.discovery import is_agent_folder, read_text_file
+from kiraos_desktop.core.skills import file_ops
 from kiraos_desktop.core.skills.file_ops import SkillFileError, save_skill_files, save_skill_md
 from kiraos_desktop.core.skills.manifest import manifest_parameters
 from kiraos_desktop.core.skills.problems import AGENT_SKILL_FILE, INSTRUCTION_FILE, MANIFEST_FILE
@@ -41,7 +42,7 @@ class SkillsPage(QWidget):
     - store_changed: the window's coalesced change signal (ChangeCoalescer.triggered): the picker and
       the preview follow writes through it.
     - context: the ContextBuilder (engine.context): the memory block of the preview's `<context>`.
-    - settings_access: anything with `settings` and `update_settings(new)` (the Engine will do):
+    - settings_access: anything with `settings` and `edit_settings(edit)` (the Engine will do):
       enable/disable writes `disabled_skills`; `enable_slash_commands` is shown by the tester.
       When it also has `on_settings_changed(cb) -> unsubscribe`, changes made elsewhere show.
     - backups_dir: where deleted skills go (`<backups_dir>/deleted-skills/`); defaults to
@@ -49,6 +50,7 @@ class SkillsPage(QWidget):
     """
 
     _settingsChanged = Signal()  # from settings listeners on any thread; queued to the GUI thread
+    _skillsChanged = Signal()  # the router reloaded (the engine follows the folder on disk); queued
 
     def __init__(self, router, store, store_changed, context, settings_access, parent: QWidget | None = None,
                  *, backups_dir: Path | None = None, force_polling: bool = False):
@@ -128,6 +130,9 @@ class SkillsPage(QWidget):
         self._settingsChanged.connect(self._on_settings_changed, Qt.ConnectionType.QueuedConnection)
         listen = getattr(settings_access, "on_settings_changed", None)
         self._unlisten = listen(self._on_settings_event) if callable(listen) else None
+        self._skillsChanged.connect(self._on_router_changed, Qt.ConnectionType.QueuedConnection)
+        follow = getattr(router, "on_changed", None)
+        self._unfollow = follow(self._on_router_event) if callable(follow) else None
 
         self.reload_skills()
         self.open_first()
@@ -205,6 +210,9 @@ class SkillsPage(QWidget):
         if self._unlisten is not None:
             self._unlisten()
             self._unlisten = None
+        if self._unfollow is not None:
+            self._unfollow()
+            self._unfollow = None
 
     def has_unsaved_changes(self) -> bool:
         return self.editor.is_dirty()
@@ -395,12 +403,9 @@ class SkillsPage(QWidget):
                 "", len(errors)).format(name, errors[0].message))
             self.refresh_list()
             return
-        settings = self._settings_access.settings
-        names = [n for n in settings.disabled_skills if n != name]
-        if not enabled:
-            names.append(name)
-        try:
-            self._settings_access.update_settings(settings.replace(disabled_skills=names))
+        try:  # this one skill, in the settings as they are on disk now
+            self._settings_access.edit_settings(
+                lambda s: s.replace(disabled_skills=file_ops.enabled_in(s.disabled_skills, name, enabled)))
         except (SettingsError, OSError) as exc:
             self.prompter.error(self.tr("Enable skill"), self.tr("The setting could not be saved: {0}").format(exc))
         self.refresh_list()
@@ -411,6 +416,21 @@ class SkillsPage(QWidget):
             self._settingsChanged.emit()  # disabled skills or slash commands changed elsewhere
         except RuntimeError:
             pass  # the page is gone
+
+    def _on_router_event(self) -> None:
+        try:
+            self._skillsChanged.emit()  # a skill added, changed, renamed or removed on disk
+        except RuntimeError:
+            pass  # the page is gone
+
+    def _on_router_changed(self) -> None:
+        """The list, its On boxes and the problems shown are what the router (and so the API) holds.
+        The open skill's own files are looked at first, so that its editor follows them (or asks,
+        with unsaved edits) rather than the change being taken as seen."""
+        self.watcher.check()
+        folder = self.editor.folder
+        self.list_panel.set_skills(self._router.skills(), folder.name if folder is not None else "")
+        self.schedule_preview()
 
     def _on_settings_changed(self) -> None:
         self.refresh_list()

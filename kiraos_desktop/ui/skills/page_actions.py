@@ -88,10 +88,10 @@ class SkillFiles(QObject):
                                    self.free_suggestion("my_skill"))
         if name is None:
             return None
-        settings = self._settings_access.settings
+        listed = name in self._settings_access.settings.disabled_skills
         try:  # disabled first: it is never served with the template's texts, even for a moment
-            self._settings_access.update_settings(
-                settings.replace(disabled_skills=file_ops.disabled_with(settings.disabled_skills, name)))
+            self._settings_access.edit_settings(
+                lambda s: s.replace(disabled_skills=file_ops.disabled_with(s.disabled_skills, name)))
         except (SettingsError, OSError) as exc:
             self.prompter.error(SkillFiles.tr("New skill"),
                                 SkillFiles.tr("The skill was not created: the setting that keeps it disabled "
@@ -100,8 +100,10 @@ class SkillFiles(QObject):
         try:
             folder = file_ops.create_skill(self._router.skills_dir, name, *file_ops.template_files(name))
         except SkillFileError as exc:
-            try:
-                self._settings_access.update_settings(settings)  # no skill: nothing of it left in the settings
+            try:  # no skill: nothing of it left in the settings
+                if not listed:
+                    self._settings_access.edit_settings(
+                        lambda s: s.replace(disabled_skills=file_ops.enabled_in(s.disabled_skills, name, True)))
             except (SettingsError, OSError):
                 pass  # the name stays listed as disabled: harmless, and the error below is the one to tell
             self.prompter.error(SkillFiles.tr("New skill"),
@@ -202,12 +204,11 @@ class SkillFiles(QObject):
         return Path(folder).name
 
     def _rename_disabled(self, old: str, new: str) -> None:
-        settings = self._settings_access.settings
-        names = file_ops.renamed_in(settings.disabled_skills, old, new)
-        if names is None:
+        if old not in self._settings_access.settings.disabled_skills:
             return
         try:
-            self._settings_access.update_settings(settings.replace(disabled_skills=names))
+            self._settings_access.edit_settings(lambda s: s.replace(
+                disabled_skills=file_ops.renamed_in(s.disabled_skills, old, new) or s.disabled_skills))
         except (SettingsError, OSError) as exc:
             self.prompter.error(SkillFiles.tr("Rename skill"),
                                 SkillFiles.tr("The skill was renamed but stays enabled: {0}").format(exc))
