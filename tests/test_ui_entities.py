@@ -462,3 +462,46 @@ def test_a_refused_revert_and_a_broken_file_are_said_in_the_windows_language(qtb
     assert "在此之后已被插件或手动修改" in errors[0] and "归档" in errors[0] and "learning_guitar" in errors[0]
     assert errors[1].startswith("无法读取 entities/user_qq%3A10001/facts/hates_css.toml")
     assert archived.read_text(encoding="utf-8").endswith("# the plugin wrote here\n")  # nothing written
+
+
+def test_what_the_bot_sees_stays_across_a_reload_of_the_list(qtbot, page, kira):
+    """Issue 50: the preview was set, then the list reloaded (the preview's own read touched the
+    folder), chose the entity again, and the text was cleared: the tab always stayed blank."""
+    from PySide6.QtCore import Qt
+
+    choose(page, "user:qq:10001")
+    detail = page.detail
+    detail.memory_view.setCurrentIndex(detail.memory_view.model().index(1, 0))
+    chosen = detail.memory_view.currentIndex().data()
+    detail.message.setText("吉他")
+    qtbot.mouseClick(detail.show_button, Qt.MouseButton.LeftButton)
+    shown = detail.injection.toPlainText()
+    assert "小明最近在学吉他" in shown
+    with qtbot.waitSignal(page.listed, timeout=10000):
+        page.reload()
+    assert detail.injection.toPlainText() == shown
+    assert detail.message.text() == "吉他"
+    assert detail.memory_view.currentIndex().data() == chosen  # the operator's selection too
+    choose(page, "user:qq:10002")
+    assert detail.injection.toPlainText() == ""  # another entity: its own preview, none yet
+
+
+def test_the_preview_reads_a_wal_index_without_touching_the_tree(qtbot, page, kira):
+    """Reading a WAL-mode memory_index.db whose writer is gone created -wal and -shm files in
+    memory/ (a read-only connection cannot remove them): the folder's time changed and the window's
+    watcher took our read for the plugin's write."""
+    import os
+    import sqlite3
+
+    index = kira / "memory" / "memory_index.db"
+    conn = sqlite3.connect(index)
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.close()
+    before = (sorted(os.listdir(kira / "memory")), os.stat(kira / "memory").st_mtime_ns)
+    stamp = page._tree.change_stamp(EntityRef("user", "qq:10001"))
+    choose(page, "user:qq:10001")
+    page.detail.message.setText("吉他")
+    page.detail.show_injection()
+    assert "小明最近在学吉他" in page.detail.injection.toPlainText()
+    assert (sorted(os.listdir(kira / "memory")), os.stat(kira / "memory").st_mtime_ns) == before
+    assert page._tree.change_stamp(EntityRef("user", "qq:10001")) == stamp

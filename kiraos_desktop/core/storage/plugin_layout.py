@@ -10,6 +10,7 @@ A folder with none of these is not a plugin's data folder; NotPluginData says wh
 """
 from __future__ import annotations
 
+import os
 import sqlite3
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -80,11 +81,37 @@ def folder_layout(root: str | Path) -> PluginLayout:
                         + ("" if (root / "memory").is_dir() else " (not even a memory/ folder)"))
 
 
+def read_only_uri(path: str | Path) -> str:
+    """The URI that reads a plugin's SQLite file without changing its folder.
+
+    A read-only connection to a WAL database whose writer is gone (no -wal file) creates the -wal
+    and -shm files, and cannot remove them: the folder's modification time changes, files appear in
+    the plugin's folder, and a watcher of that folder (the 3.x window's) took our own read for the
+    plugin's write. Such a file is read as immutable: no writer has it open, so the main file holds
+    every commit (a writer that opens it meanwhile is not seen by this one read). Otherwise (a -wal
+    is there, or a rollback journal, where a read creates nothing) it is read as usual, with locks."""
+    path = Path(path).resolve()
+    uri = f"{path.as_uri()}?mode=ro"
+    if not os.path.exists(f"{path}-wal") and _wal_mode(path):
+        uri += "&immutable=1"
+    return uri
+
+
+def _wal_mode(path: Path) -> bool:
+    """Whether the file's header says WAL (its read and write versions, bytes 18 and 19, are 2)."""
+    try:
+        with open(path, "rb") as file:
+            header = file.read(20)
+    except OSError:
+        return False
+    return len(header) == 20 and header[18] == 2 and header[19] == 2
+
+
 @contextmanager
 def read_only(path: str | Path) -> Iterator[sqlite3.Connection]:
     """A read-only connection to a SQLite file; what SQLite refuses is a StoreError naming the file."""
     try:
-        conn = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+        conn = sqlite3.connect(read_only_uri(path), uri=True, timeout=5)
     except sqlite3.Error as exc:
         raise StoreError(f"cannot read {path}: {exc}") from None
     try:

@@ -71,6 +71,7 @@ class EntityDetailView(QWidget):
         self._tree = tree
         self._actions = actions
         self._ref: EntityRef | None = None
+        self._preview_message = ""  # the message "What the bot sees" was last worked out for
         self.title = QLabel()
         self.title.setObjectName("entityTitle")
         self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -166,10 +167,19 @@ class EntityDetailView(QWidget):
         self._update_empty_states()
 
     def show_entity(self, ref: EntityRef | None) -> None:
-        """Show `ref` (None: nothing chosen). Raises NotFoundError when the tree no longer has it."""
-        self._ref = ref
+        """Show `ref` (None: nothing chosen), read from the tree now. Raises NotFoundError when the
+        tree no longer has it. The same entity shown again (a reload, a write) keeps the chosen
+        memories, the scroll and "What the bot sees", which is worked out again for its message."""
+        same = ref is not None and ref == self._ref
         detail = self._tree.entity(ref) if ref is not None else None
+        self._ref = ref
+        kept = [_Position(view) for view in (self.memory_view, self.archived_view)] if same else []
+        previewed = self._preview_message if same else ""
         self._fill(detail)
+        for position in kept:
+            position.restore()
+        if previewed:
+            self._show_injection_for(previewed)
 
     def _fill(self, detail: EntityDetail | None) -> None:
         if detail is None:
@@ -196,6 +206,7 @@ class EntityDetailView(QWidget):
         self.reindex_button.setVisible(bool(self._stale))
         self.retranslate_stale()
         self.injection.clear()
+        self._preview_message = ""
         can_inject = detail is not None and detail.ref.kind == "user"
         self.message.setEnabled(can_inject)
         self.show_button.setEnabled(can_inject)
@@ -215,8 +226,14 @@ class EntityDetailView(QWidget):
         if not text:
             self.injection.setPlainText(self.tr("Type a message first."))
             return
+        self._show_injection_for(text)
+
+    def _show_injection_for(self, text: str) -> None:
+        scroll = self.injection.verticalScrollBar().value()
         injection = self._tree.injection(self._ref, text)
         self.injection.setPlainText(injection.text or self.tr("The bot adds nothing for this message."))
+        self.injection.verticalScrollBar().setValue(scroll)
+        self._preview_message = text
 
     # ---- editing (with actions) ------------------------------------------------------------
 
@@ -273,3 +290,26 @@ class EntityDetailView(QWidget):
         index = self.history_view.currentIndex()
         if self._actions is not None and index.isValid():
             self._actions.revert_entry(self.history_model.row_at(index.row()))
+
+
+class _Position:
+    """A table's chosen row (by the memory id it shows) and scroll, put back after its model reset."""
+
+    def __init__(self, view: QTableView) -> None:
+        self._view = view
+        index = view.currentIndex()
+        source = view.model().mapToSource(index).row() if index.isValid() else -1
+        model = view.model().sourceModel()
+        self._id = getattr(model.row_at(source), "id", None) if source >= 0 else None
+        self._scroll = view.verticalScrollBar().value()
+
+    def restore(self) -> None:
+        view, proxy = self._view, self._view.model()
+        model = proxy.sourceModel()
+        if self._id is not None:
+            for row in range(model.rowCount()):
+                if getattr(model.row_at(row), "id", None) == self._id:
+                    view.setCurrentIndex(proxy.mapFromSource(model.index(row, 0)))
+                    break
+        view.verticalScrollBar().setValue(self._scroll)
+

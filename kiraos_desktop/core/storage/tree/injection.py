@@ -27,6 +27,7 @@ from typing import Any
 
 import rjieba
 
+from kiraos_desktop.core.storage.plugin_layout import read_only_uri
 from kiraos_desktop.core.storage.tree.files import FileRefused, TreeMemory
 from kiraos_desktop.core.storage.tree.layout import MEMORY_SUFFIX, EntityRef, scope_dirs
 
@@ -157,7 +158,7 @@ def recall(index_path: str | Path, ref: EntityRef, message: str, read_file, k: i
     if not query or not Path(index_path).is_file():
         return query, []
     now = time.time() if now is None else now
-    conn = sqlite3.connect(f"{Path(index_path).resolve().as_uri()}?mode=ro", uri=True, timeout=5)
+    conn = sqlite3.connect(read_only_uri(index_path), uri=True, timeout=5)
     try:
         writer = index_writer(conn)
         if writer is None:
