@@ -80,6 +80,16 @@ def test_info_counts_the_tree_as_its_reader_takes_it(capsys, kira):
                               "skills": 1, "archived": 2, "problems": 5}
     code, out, _ = run(capsys, "info", "--kira-data", kira)
     assert "problems: 5 file(s) that cannot be read" in out and "entity show TYPE:ID" in out
+    assert "open it in the window with `kiraos-desktop --kira-data FOLDER`" in out  # it said it could not
+
+
+def test_the_help_of_kira_data_names_every_layout(capsys):
+    from kiraos_desktop import cli
+
+    with pytest.raises(SystemExit):
+        cli.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "1.x/2.x (memory/kiraos.db) or 3.x (memory/entities/)" in text
 
 
 def test_entity_show_message_prints_what_the_bot_sees(capsys, tmp_path):

@@ -184,3 +184,60 @@ def test_mcp_serves_the_tree(kira, engine):
         server.stop()
     assert text_of(queried) == engine.context.build([XIAOMING], query="吉他").text
     assert not written.is_error and "event: 小明养了鹦鹉" in text_of(written)
+
+
+def test_memory_clear_archives_every_memory_of_the_user_in_one_revertable_change(kira, engine):
+    """Issue 50: memory_clear on 3.x answered that this version reads but does not write 3.x data.
+    It now archives the user's memories as the plugin archives one: the bot stops recalling them,
+    the profile stays, and one revert of the history brings every file and index row back."""
+    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
+
+    def state():
+        import sqlite3
+
+        files = {k: v for k, v in tree_files(kira).items() if not k.name.startswith("memory_index.db")}
+        conn = sqlite3.connect(kira / "memory" / "memory_index.db")
+        try:
+            rows = sorted(map(repr, conn.execute("SELECT * FROM memories")))
+            fts = sorted(map(repr, conn.execute("SELECT * FROM memories_fts")))
+        finally:
+            conn.close()
+        return files, rows, fts
+
+    before = state()
+    shown = engine.store.tree.entity(EntityRef("user", XIAOMING))
+    count = sum(len(folder) for folder in shown.memories.values())
+    assert count >= 2 and "小明最近在学吉他" in engine.context.build([XIAOMING], query="吉他").text
+    reply = engine.tools.call("memory_clear", XIAOMING, {})
+    assert not reply.is_error and reply.content.startswith(f"已归档该用户的全部 {count} 条记忆")
+    after = engine.store.tree.entity(EntityRef("user", XIAOMING))
+    assert not any(after.memories.values()) and len(after.archived) == len(shown.archived) + count
+    assert after.profile == shown.profile
+    assert "小明最近在学吉他" not in engine.context.build([XIAOMING], query="吉他").text
+    assert engine.tools.call("memory_clear", XIAOMING, {}).content == "该用户没有可归档的记忆，未做任何修改。"
+    journal = TreeJournal(journal_path(engine.paths.data_dir, engine.store.tree.root))
+    entry = journal.entries()[-1]
+    assert entry.change.action == "clear" and f"第 {entry.id} 条" in reply.content
+    TreeEditor(engine.store.tree.root).revert(entry.change)
+    assert state() == before  # every file and every index row as they were
+
+
+def test_memory_clear_of_a_user_the_tree_does_not_hold_changes_nothing(kira, engine):
+    before = tree_files(kira)
+    reply = engine.tools.call("memory_clear", "qq:nobody", {})
+    assert (reply.is_error, reply.content) == (False, NO_MEMORY)  # as a database answers for no memory
+    assert tree_files(kira) == before
+
+
+def test_memory_clear_through_the_api_archives_on_a_tree(kira, engine):
+    server = ApiServer(engine, "127.0.0.1", 0, TOKEN)
+    server.start()
+    try:
+        with httpx.Client(base_url=server.url, headers=AUTH, timeout=30) as api:
+            reply = api.post("/v1/tools/memory_clear", json={"user_id": XIAOMING, "arguments": {}})
+            assert reply.status_code == 200 and reply.json()["is_error"] is False
+            assert reply.json()["content"].startswith("已归档该用户的全部")
+            assert "小明最近在学吉他" not in api.get("/v1/context", params={"user_id": XIAOMING, "query": "吉他"}).json()["context"]
+    finally:
+        server.stop()

@@ -24,7 +24,8 @@ def _common_parent() -> argparse.ArgumentParser:
     data.add_argument("--data-dir", metavar="D", default=argparse.SUPPRESS,
                       help="data dir (default: the platform's user data dir, or $KIRAOS_DATA_DIR)")
     data.add_argument("--kira-data", metavar="D", default=argparse.SUPPRESS,
-                      help="companion mode: use D/memory/kiraos.db and D/skills of a KiraOS plugin install")
+                      help="companion mode: a KiraOS plugin's data folder D (the one holding memory/ and "
+                           "skills/), in any layout: 1.x/2.x (memory/kiraos.db) or 3.x (memory/entities/)")
     data.add_argument("--db", metavar="FILE", default=argparse.SUPPRESS, help="database file to use")
     data.add_argument("--skills-dir", metavar="D", default=argparse.SUPPRESS, help="skills folder to use")
     data.add_argument("--database-url", metavar="URL", default=argparse.SUPPRESS,

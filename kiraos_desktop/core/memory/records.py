@@ -40,7 +40,7 @@ class NotFoundError(StoreError, LookupError):
 
 
 class ReadOnlyData(StoreError):
-    """A write to data this version reads but does not write (a KiraOS 3.x tree); nothing was changed."""
+    """A write a KiraOS 3.x tree does not take this way (the store's row edits); nothing was changed."""
 
 
 class StoreUnavailable(StoreError):

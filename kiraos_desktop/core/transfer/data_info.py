@@ -126,5 +126,6 @@ def info_lines(info: dict[str, Any]) -> list[str]:
     for name, size in info["files"].items():
         lines.append(f"file: {name} {size:,} bytes")
     if info["layout"] == LAYOUT_3X:
-        lines.append("the window does not open 3.x data yet: list it with `entities` and `entity show TYPE:ID`")
+        lines.append("open it in the window with `kiraos-desktop --kira-data FOLDER`; on the command line: "
+                     "`entities`, `entity show TYPE:ID`, `memory ...`, `profile set`")
     return lines

@@ -142,17 +142,21 @@ class TreeEditor:
 
     def archive(self, ref: EntityRef, memory_id: str) -> TreeChange:
         """Into archive/ with its runtime state, as the plugin archives (a file of that name is replaced)."""
+        return self.apply(self.archive_change(ref, memory_id))
+
+    def archive_change(self, ref: EntityRef, memory_id: str) -> TreeChange:
+        """archive()'s change, not applied yet (several make one change: tree/clearing.py)."""
         folder, relative, memory = self._find(ref, memory_id)
         key = RowKey.of(ref, folder, memory_id)
         row = self._read_row(key)
         meta = archived_meta(row) if row is not None else {}
         archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
-        self._real_folder(ARCHIVE_DIR, create=True)
+        self.real_folder(ARCHIVE_DIR, create=True)
         change = TreeChange("archive", ref.label(), memory_id, [
             (archived, self._text_or_none(archived), memory_toml(memory, meta)), (relative, self._text(relative), None)])
         change.rows.append((key.as_dict(), row, None))
         change.indexed = TreeIndex.of(self.root) is not None
-        return self.apply(change)
+        return change
 
     def restore(self, ref: EntityRef, memory_id: str) -> TreeChange:
         """Back from archive/ into its folder, its row made from the archived runtime state."""
@@ -255,7 +259,7 @@ class TreeEditor:
     def _stored_profile(self, ref: EntityRef) -> tuple[str, str | None, dict[str, Any]]:
         """(profile.json's path, its text or None, the profile with every field)."""
         base = scope_dirs(ref)[0]
-        self._real_folder(base)
+        self.real_folder(base)
         relative = f"{base}/{PROFILE_FILE}"
         before = self._text_or_none(relative)
         try:
@@ -277,7 +281,7 @@ class TreeEditor:
             for relative, before, after in change.files:
                 if after is not None:
                     path = self._abs(relative)
-                    self._real_folder(os.path.dirname(relative))
+                    self.real_folder(os.path.dirname(relative))
                     atomic_write(path, after.encode("utf-8"))
                     written.append((relative, before))
             index = TreeIndex.of(self.root)
@@ -316,7 +320,7 @@ class TreeEditor:
     def _abs(self, relative: str) -> str:
         return os.path.join(self.root, *relative.split("/"))
 
-    def _real_folder(self, relative: str, create: bool = False) -> str:
+    def real_folder(self, relative: str, create: bool = False) -> str:
         """The folder `relative` under the root, each step a real folder (never a link), missing steps
         made when `create`; NotFoundError when it is not there."""
         path = self.root
@@ -335,8 +339,8 @@ class TreeEditor:
         if folder not in folders or (folder == "reflections" and ref.kind not in REFLECTING_KINDS):
             raise refusal(ValidationError, "no_such_folder", "folder", who=ref.label(), folder=folder)
         if not ref.is_global:
-            self._real_folder(base)  # an entity the tree holds (the bot's own memory is made when missing)
-        self._real_folder(f"{base}/{folder}", create=create)
+            self.real_folder(base)  # an entity the tree holds (the bot's own memory is made when missing)
+        self.real_folder(f"{base}/{folder}", create=create)
         return base
 
     def _find(self, ref: EntityRef, memory_id: str) -> tuple[str, str, dict[str, Any]]:
@@ -345,11 +349,11 @@ class TreeEditor:
             raise refusal(ValidationError, "bad_memory_id", "memory", id=memory_id)
         base, folders = scope_dirs(ref)
         if not ref.is_global:
-            self._real_folder(base)
+            self.real_folder(base)
         for folder in folders:
             relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
             if os.path.lexists(self._abs(relative)):
-                self._real_folder(f"{base}/{folder}")
+                self.real_folder(f"{base}/{folder}")
                 return folder, relative, memory_of(self._parse(relative), memory_id)
         raise refusal(NotFoundError, "no_memory", who=ref.label(), id=memory_id)
 

@@ -5,7 +5,8 @@ of the API, MCP and the command line): a user's block is what the plugin injects
 (`query`), its profile text alone without one. `TreeMemoryTools` stands for core/memory/tools.py:
 memory_query gives the same injection, memory_update writes the profile and facts as
 storage/tree/host_updates.py maps it (each change in the tree's history, revertable), memory_clear
-is refused. Nothing is cached: the plugin's writes are seen on the next request.
+archives every memory of the user (storage/tree/clearing.py; one change, revertable). Nothing is
+cached: the plugin's writes are seen on the next request.
 """
 from __future__ import annotations
 
@@ -13,17 +14,21 @@ from typing import Any, Callable
 
 from kiraos_desktop.core.context.format import ContextItem, ContextResult, UserContext, join_texts, unique_ids
 from kiraos_desktop.core.memory.records import NotFoundError, ProfileEntry, ValidationError, check_user_id
+from kiraos_desktop.core.storage.tree.clearing import archive_every
 from kiraos_desktop.core.storage.tree.editor import TreeEditor
 from kiraos_desktop.core.storage.tree.host_updates import HostUpdates
 from kiraos_desktop.core.storage.tree.journal import TreeJournal
 from kiraos_desktop.core.storage.tree.layout import EntityRef
-from kiraos_desktop.core.storage.tree.store import TreeMemoryStore, read_only
+from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
 from kiraos_desktop.core.templates import render_hot
 
 #: memory_query's reply for a user the tree knows nothing of (the database's memory_query.j2 says the same).
 NO_MEMORY = "该用户暂无记忆数据。"
-#: memory_update's reply where the tree is served without a history to keep its changes in.
-UPDATE_REFUSED = "记忆未更新：这是 KiraOS 插件 3.x 的记忆（文件树），本版本只读取、不写入。请在插件自己的页面中修改。"
+#: memory_clear's replies on a tree (the database's memory_clear.j2 says what it deleted).
+CLEARED = ("已归档该用户的全部 {count} 条记忆（事实与反思），机器人不再回忆它们；画像未改动。"
+           "可在 KiraOS Desktop 中恢复或撤销（变更记录第 {change} 条）。")
+CLEARED_NONE = "该用户没有可归档的记忆，未做任何修改。"
+CLEARED_LEFT = "另有 {left} 个无法读取的记忆文件保持原样。"
 _CUT = ContextItem("injection", "", {})
 SUMMARY_ITEMS = 5  # profile entries memory_update's reply names (as on a database)
 _SUMMARY_SKIP = ("interaction_count", "last_interaction", "metadata")  # what a block cut to its budget left out, as the API counts it
@@ -99,10 +104,10 @@ class TreeContext:
 class TreeMemoryTools:
     """The memory tools on a 3.x tree (see the module's docstring)."""
 
-    def __init__(self, store: TreeMemoryStore, context: TreeContext, journal: TreeJournal | None = None) -> None:
+    def __init__(self, store: TreeMemoryStore, context: TreeContext, journal: TreeJournal) -> None:
         self._store = store
         self._context = context
-        self._journal = journal  # None: the tree is served read only
+        self._journal = journal  # every change is kept here (in our data dir), to be reverted
         self._editor = TreeEditor(store.tree.root)
 
     def query(self, user_id: str, query: str | None = None) -> str:
@@ -112,8 +117,6 @@ class TreeMemoryTools:
         """Applied as storage/tree/host_updates.py maps them, each change kept in the tree's history; the
         reply as memory_update's, an error when nothing was applied and something was refused."""
         check_user_id(user_id)
-        if self._journal is None:
-            return UPDATE_REFUSED, True
         if not isinstance(operations, list):
             raise ValidationError("operations", "must be a list of operations")
         journal, editor = self._journal, self._editor
@@ -129,7 +132,29 @@ class TreeMemoryTools:
         return self.update_result(user_id, operations, actor)[0]
 
     def clear(self, user_id: str, actor: str = "tool") -> str:
-        raise read_only(self._store.location)
+        """Every memory of the user into archive/, as one change of the history (one revert brings
+        them back)."""
+        check_user_id(user_id)
+        journal, editor, ref = self._journal, self._editor, EntityRef("user", user_id)
+        left = 0
+
+        def write():
+            nonlocal left
+            change, left = archive_every(editor, ref)
+            return change
+
+        try:
+            if not self._has_memories(ref):
+                return CLEARED_NONE
+        except NotFoundError:  # no such user in the tree: nothing to clear, as on a database
+            return NO_MEMORY
+        change, entry = journal.keep(editor, write, actor)
+        archived = sum(1 for _, _, after in change.files if after is not None)
+        return CLEARED.format(count=archived, change=entry.id) + (CLEARED_LEFT.format(left=left) if left else "")
+
+    def _has_memories(self, ref: EntityRef) -> bool:
+        detail = self._store.tree.entity(ref)  # NotFoundError for a user the tree does not hold
+        return any(detail.memories.values())
 
 
 def _profile_summary(entries: list[ProfileEntry]) -> list[str]:

@@ -8,8 +8,10 @@ A user's profile entries are the fields of its profile.json (lists and dicts as 
 none). The global and self memory and groups and channels are not users. What a bot host recalls
 for a message is the plugin's injection (storage/tree/serving.py), not this mapping.
 
-Writing is refused (ReadOnlyData) until editing 3.x data lands; group() itself writes nothing and
-is allowed, so a memory_update reaches the memory tools and gets their refusal as its reply.
+The store's own writes (the plugin routes' profile and event edits, which assume rows) are refused
+(ReadOnlyData); the tree is written by the memory tools (storage/tree/serving.py), the 3.x window
+and the `memory` commands, through storage/tree/editor.py. group() itself writes nothing and is
+allowed, so a memory_update reaches the memory tools.
 """
 from __future__ import annotations
 
@@ -42,8 +44,9 @@ USER_FOLDERS = ("facts", "reflections")
 
 
 def read_only(root: str) -> ReadOnlyData:
-    return ReadOnlyData(f"{root} holds KiraOS plugin 3.x data, which this version reads but does not write yet: "
-                        "nothing was changed. Edit it in the plugin's own web page.")
+    return ReadOnlyData(f"{root} holds KiraOS plugin 3.x data, a tree of files that this way of writing does not "
+                        "reach: nothing was changed. Write it with memory_update or memory_clear, in the 3.x "
+                        "window, or with `kiraos-desktop memory ...` and `profile set`.")
 
 
 def entry_value(value: Any) -> str:
