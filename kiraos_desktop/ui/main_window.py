@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.core.storage.errors import BUSY, CONFLICT, DISK_FULL, PERMISSION
 from kiraos_desktop.ui import file_actions
+from kiraos_desktop.ui.window_size import place_window, remember_window
 from kiraos_desktop.ui.i18n import apply_language
 from kiraos_desktop.ui.db_state import DatabaseOutageLabel
 from kiraos_desktop.ui.overview_page import OverviewPage
@@ -37,6 +38,7 @@ from kiraos_desktop.ui.users.users_page import UsersPage
 
 log = logging.getLogger(__name__)
 PAGE_OVERVIEW, PAGE_USERS, PAGE_SKILLS, PAGE_API = range(4)
+DEFAULT_SIZE = QSize(1180, 760)  # on a screen that has room for it and no size remembered for it
 STATE_COLORS = {"starting": "#c98a00", "running": "#1e8e3e", "stopped": "#80868b", "error": "#d93025"}
 
 
@@ -131,7 +133,6 @@ class MainWindow(QMainWindow):
         self._settingsChanged.connect(self._on_engine_settings_changed)  # auto: queued from other threads
         self._unsubscribe_settings = engine.on_settings_changed(self._on_engine_settings_event)
         self._on_server_state_changed(self.server_state.state, self.server_state.detail)
-        self.resize(1180, 760)
         self._restore_state()
         self.sidebar.setCurrentRow(PAGE_OVERVIEW)
 
@@ -434,16 +435,14 @@ class MainWindow(QMainWindow):
     # ---- state ---------------------------------------------------------------------------
 
     def _restore_state(self) -> None:
-        geometry = self._ui_settings.value("window/geometry")
-        if geometry is not None:
-            self.restoreGeometry(geometry)
+        place_window(self, self._ui_settings, "window", DEFAULT_SIZE)
         for key, splitter in self._splitters().items():
             state = self._ui_settings.value(f"splitters/{key}")
             if state is not None:
                 splitter.restoreState(state)
 
     def save_state(self) -> None:
-        self._ui_settings.setValue("window/geometry", self.saveGeometry())
+        remember_window(self, self._ui_settings, "window")
         for key, splitter in self._splitters().items():
             self._ui_settings.setValue(f"splitters/{key}", splitter.saveState())
         self._ui_settings.sync()

@@ -26,7 +26,6 @@ def run_tree_gui(engine, args) -> int:
         if screenshot_dir:
             return _screenshot(app, window, Path(screenshot_dir), getattr(args, "screenshot_size", None))
         server = serve_tree(window, engine, args)
-        window.resize(1280, 800)
         window.show()
         try:
             return app.exec()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSettings, QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
@@ -14,7 +14,9 @@ from kiraos_desktop.core.storage.tree.tree import EntityTree
 from kiraos_desktop.ui.entities.editing import TreeEditActions
 from kiraos_desktop.ui.entities.page import EntitiesPage
 from kiraos_desktop.ui.prompts import Prompts, prompts as default_prompts
+from kiraos_desktop.ui.window_size import place_window, remember_window
 
+DEFAULT_SIZE = QSize(1280, 800)  # on a screen that has room for it and no size remembered for it
 _open_windows: set["TreeWindow"] = set()  # windows opened beside the main one, kept until closed
 
 
@@ -35,7 +37,6 @@ def open_tree_window(engine) -> "TreeWindow":
         engine.close()
 
     window.destroyed.connect(closed)
-    window.resize(1280, 800)
     window.show()
     return window
 
@@ -45,9 +46,11 @@ class TreeWindow(QMainWindow):
     `journal`: where the history is kept (default: in our data dir)."""
 
     def __init__(self, tree: EntityTree, folder: str, parent: QWidget | None = None,
-                 journal: TreeJournal | None = None, prompts: Prompts = default_prompts) -> None:
+                 journal: TreeJournal | None = None, prompts: Prompts = default_prompts,
+                 ui_settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("treeWindow")
+        self._ui_settings = ui_settings if ui_settings is not None else QSettings()
         self._folder = folder
         self.undo_stack = QUndoStack(self)
         journal = journal or TreeJournal(journal_path(resolve_paths(kira_data=folder).data_dir, tree.root))
@@ -87,7 +90,12 @@ class TreeWindow(QMainWindow):
         self.edit_menu.addAction(self.undo_action)
         self.edit_menu.addAction(self.redo_action)
         self.retranslate()
+        place_window(self, self._ui_settings, "treeWindow", DEFAULT_SIZE)
         self.page.reload()
+
+    def closeEvent(self, event) -> None:  # noqa: N802 (Qt override)
+        remember_window(self, self._ui_settings, "treeWindow")
+        super().closeEvent(event)
 
     def retranslate(self) -> None:
         self.setWindowTitle(self.tr("KiraOS 3.x data — {folder}").format(folder=self._folder))
