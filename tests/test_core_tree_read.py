@@ -158,3 +158,17 @@ def test_only_a_3x_folder_opens_as_a_tree(tmp_path):
 def test_a_bad_entity_name_says_how_to_write_one(text):
     with pytest.raises(ValueError, match="TYPE:ID"):
         parse_ref(text)
+
+
+def test_the_search_rule_is_the_user_lists_word_starts(kira):
+    """Issue 50: the 3.x list found the inside of words (its text held the search), the user list
+    whole words only. Both now find a word's start: `Rus` finds Rust, `teach` a teacher, `ust` neither."""
+    from kiraos_desktop.core.storage.tree.layout import EntityRef as Ref
+    from tree_fixtures import entity_dir, write_memory
+
+    write_memory(entity_dir(kira / "memory", "user", "qq:10003") / "facts", "rust", "Learning Rust with a teacher")
+    tree = open_tree(kira)
+    assert labels(tree.entities(search="Rus")) == labels(tree.entities(search="teach")) == ["user:qq:10003"]
+    assert labels(tree.entities(search="ust")) == labels(tree.entities(search="eacher")) == []
+    assert labels(tree.entities(search="rust teach")) == ["user:qq:10003"]  # every word
+    assert Ref("user", "qq:10003") in [row.ref for row in tree.entities(search="s")]  # one character: inside

@@ -1,4 +1,5 @@
-"""Searching users in keys, values and events through the word index: exact, following every writer (both backends)."""
+"""Searching users in keys, values and events through the word index: exact (every word of the search
+begins a word of the user's), following every writer (both backends)."""
 from __future__ import annotations
 
 import contextlib
@@ -39,9 +40,9 @@ def oracle(store, text: str) -> list[str]:
         texts = [t for row in store._rows("SELECT memory_key, memory_value FROM user_profiles WHERE user_id = ?",
                                           (user_id,)) for t in row]
         texts += [r[0] for r in store._rows("SELECT event_summary FROM event_logs WHERE user_id = ?", (user_id,))]
-        if words:
+        if words:  # every word of the search begins a word of the user's (the 3.x list's rule too)
             held = {w for t in texts for w in terms(t)}
-            if set(words) <= held:
+            if all(any(have.startswith(word) for have in held) for word in words):
                 found.append(user_id)
         elif any(text.strip().lower() in t.lower() for t in texts):
             found.append(user_id)
@@ -102,9 +103,11 @@ def store(data_dir, engine_backend):
     ("火锅", ["amy"]),  # a value
     ("喜欢", ["amy"]),  # a word of a key
     ("面试", ["amy"]),  # a two-character word of an event
-    ("python", ["bob"]),  # English, any case, whole words only (not PYTHONista)
-    ("PyThOn", ["bob"]),
-    ("rus", []),
+    ("python", ["bob", "eve"]),  # English, any case, the start of a word (PYTHONista too)
+    ("PyThOn", ["bob", "eve"]),
+    ("rus", ["bob"]),  # issue 50: Rust, as the 3.x list finds it
+    ("ust", []),  # not the inside of a word
+    ("pythonistas", []),
     ("北京 python", ["bob"]),  # every word, each from another entry or event
     ("北京Python", ["bob"]),  # mixed text without a space
     ("北京 火锅", []),  # no user has both
@@ -136,15 +139,15 @@ def test_hostile_text_gives_an_answer_never_an_error(store, text):
 def test_sort_orders_and_writes_through_the_store(store):
     store.add_event("fay", "也在学 Python", actor="gui")
     store.add_event("fay", "又一个事件", actor="gui")
-    assert ids(store, "python") == ["bob", "fay"]
-    assert store.search_user_ids("python", "event_count", True) == ["fay", "bob"]
+    assert ids(store, "python") == ["bob", "eve", "fay"]  # eve's PYTHONista begins with it
+    assert store.search_user_ids("python", "event_count", True) == ["fay", "eve", "bob"]
     bob = store.get_events("bob")[0]
     store.update_event("bob", bob.id, "学 Go", actor="gui")
-    assert ids(store, "python") == ["fay"]
+    assert ids(store, "python") == ["eve", "fay"]
     store.set_profile("amy", "喜欢的食物", "寿司", actor="gui")
     assert ids(store, "火锅") == [] and ids(store, "寿司") == ["amy"]
     store.clear_user("fay", actor="gui")
-    assert ids(store, "python") == []
+    assert ids(store, "python") == ["eve"]
     assert store._rows("SELECT count(*) FROM usersearch_terms WHERE user_id = 'fay'")[0][0] == 0
     assert index_rows(store) == rebuilt_index(store)
 

@@ -259,7 +259,7 @@ def test_the_watchers_catch_up_is_quiet_while_the_server_is_down(pg_server, pg_u
 
 
 @pytest.mark.parametrize("text, expected", [
-    ("火锅", ["amy"]), ("喜欢", ["amy"]), ("面试", ["amy"]), ("PyThOn", ["bob"]), ("rus", []),
+    ("火锅", ["amy"]), ("喜欢", ["amy"]), ("面试", ["amy"]), ("PyThOn", ["bob", "eve"]), ("rus", ["bob"]),
     ("北京 python", ["bob"]), ("北京Python", ["bob"]), ("北京 火锅", []), ("猫", ["dan", "eve"]),
     ("的", ["amy"]), ("am", ["amy"]), ("%", ["cat"]), ("%%", []), ("_", ["cat"]), ("\\", ["cat"]),
     ("sure_thing", ["cat"]), ("面试 nothing", []), ("'); DROP TABLE user_profiles; --", []), ("\x00", []),

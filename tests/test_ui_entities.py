@@ -108,13 +108,17 @@ def window(qtbot, kira, tmp_path):
     from kiraos_desktop.core.storage.tree.journal import TreeJournal
     from ui_helpers import ScriptedPrompts
 
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+
+    apply_language("en")  # its plural forms ("2 memory files"), as the app installs them at start
     window = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "journal.jsonl"),
                         prompts=ScriptedPrompts(confirm=True))
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.page.listed, timeout=10000):
         window.show()
     choose(window.page, "user:qq:10001")
-    return window
+    yield window
+    language_manager().clear()
 
 
 def memory_texts(page) -> list[str]:

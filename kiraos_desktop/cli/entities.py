@@ -17,7 +17,7 @@ def add_entity_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
                        description="List the users, groups and channels of a KiraOS plugin 3.x memory tree, and the "
                                    f"bot's global and self memory, with their counts; {_KIRA_DATA_NOTE}.")
     p.add_argument("--type", choices=KINDS, help="only entities of this type")
-    p.add_argument("--search", metavar="TEXT", help="only those whose profile or memories hold every word of TEXT")
+    p.add_argument("--search", metavar="TEXT", help="only those whose profile or memories have a word beginning with each word of TEXT")
     p.add_argument("--json", action="store_true", help="print a JSON list (see docs/plugin-versions.md)")
     p = sub.add_parser("entity", parents=parents, help="show one entity of a KiraOS 3.x tree (--kira-data DIR)")
     actions = p.add_subparsers(dest="entity_command", metavar="ACTION", required=True)

@@ -547,10 +547,6 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <translation>搜索画像与记忆（Ctrl+F）</translation>
     </message>
     <message>
-        <source>Every word must be in a profile field, fact or reflection; Chinese words too</source>
-        <translation>每个词都须出现在画像字段、事实或反思中；中文词语也可以</translation>
-    </message>
-    <message>
         <source>Reload</source>
         <translation>重新读取</translation>
     </message>
@@ -583,6 +579,10 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
     <message>
         <source>The tree could not be read: {reason}</source>
         <translation>无法读取文件树：{reason}</translation>
+    </message>
+    <message>
+        <source>Each word must begin a word of a profile field, fact or reflection (teach finds teacher), Chinese words too; a single character is looked for anywhere</source>
+        <translation>每个词都必须是画像字段、事实或反思中某个词的开头（teach 能找到 teacher），中文词语也一样；单个字符在任意位置查找</translation>
     </message>
     <message>
         <source>No entity matches the search</source>
@@ -3647,8 +3647,8 @@ The bot will no longer receive any memory for this user. You can undo this with 
         <translation>同时搜索键、值和事件</translation>
     </message>
     <message>
-        <source>Also lists users who have every word of the search in their keys, values or events (each word may be in a different one). Chinese is split into words (橘猫, 面试); letters and digits match whole words in any case; particles and punctuation (的, the, !) are left out. A single character, or a search of particles only, is looked for as written (slower on a big database).</source>
-        <translation>同时列出键、值或事件中包含搜索内容全部词语的用户（各个词语可以出现在不同的条目或事件中）。中文按词切分（如 橘猫、面试）；字母和数字按整词匹配，不区分大小写；助词和标点（的、the、!）不参与匹配。单个字符或只含助词的搜索按原文查找（在大型数据库上较慢）。</translation>
+        <source>Also lists users who have every word of the search in their keys, values or events (each word may be in a different one). Chinese is split into words (橘猫, 面试); each word matches the start of a word in any case (teach finds teacher); particles and punctuation (的, the, !) are left out. A single character, or a search of particles only, is looked for as written, anywhere (slower on a big database).</source>
+        <translation>同时列出键、值或事件中包含搜索内容全部词语的用户（各个词语可以出现在不同的条目或事件中）。中文按词切分（如 橘猫、面试）；每个词与某个词的开头匹配，不区分大小写（teach 能找到 teacher）；助词和标点（的、the、!）不参与匹配。单个字符或只含助词的搜索按原文在任意位置查找（在大型数据库上较慢）。</translation>
     </message>
     <message>
         <source>New user…</source>

@@ -2,10 +2,9 @@
 
 What a search in keys, values and events finds (the Users page's tooltip and the docs say the same):
 - users whose id contains the text (as the plain search), and
-- users who have every word of the text somewhere in their profile keys, values or events. Words
-  are those of recall (`recall_text.terms`): Chinese is cut into words (橘猫, 面试), letters and
-  digits are whole words compared case-insensitively (NFKC), particles and punctuation (的, the, !)
-  are left out. Each word may come from a different entry or event of the user.
+- users each of whose words begins a word of their profile keys, values or events (the rule of
+  core/search/rule.py, the 3.x list's too: `teach` finds "teacher"). Each word may come from a
+  different entry or event of the user.
 - A text of one character, or one without any such word (only particles or punctuation), is looked
   for as it is, inside keys, values and events (SQL LIKE: ASCII case-insensitive). That scans the
   memory tables, so it is slower on a big database.
@@ -24,6 +23,7 @@ from dataclasses import dataclass
 
 from kiraos_desktop.core.search import index
 from kiraos_desktop.core.recall.text import terms
+from kiraos_desktop.core.search.rule import has_every_word, prefix_params, prefix_range, search_words
 from kiraos_desktop.core.storage.sqlite.schema import USER_HAS_DATA
 
 #: Candidate sets up to this size are narrowed by the next word with one IN (...) query.
@@ -41,12 +41,7 @@ def like_pattern(text: str) -> str:
     return "%" + text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
 
 
-def search_words(text: str) -> tuple[str, ...]:
-    """The words a search looks for; () when the text is searched as it is (one character, or no word)."""
-    text = text.strip()
-    if len(text) <= 1:
-        return ()
-    return terms(text)
+_BEGINS = prefix_range("term")
 
 
 def clean(text: str) -> str:
@@ -64,16 +59,17 @@ def user_terms(conn: sqlite3.Connection, user_id: str) -> set[str]:
 
 
 def _users_with(conn: sqlite3.Connection, word: str, among: set[str] | None) -> set[str]:
-    """Users the index holds `word` for, limited to `among` when given."""
+    """Users the index holds a word beginning with `word` for, limited to `among` when given."""
     if among is None:
-        return {r[0] for r in conn.execute("SELECT user_id FROM usersearch_terms WHERE term = ?", (word,))}
+        return {r[0] for r in conn.execute(f"SELECT user_id FROM usersearch_terms WHERE {_BEGINS}",
+                                           prefix_params(word))}
     found: set[str] = set()
     listed = sorted(among)
     for start in range(0, len(listed), _NARROW_IN):
         chunk = listed[start:start + _NARROW_IN]
         found.update(r[0] for r in conn.execute(
-            f"SELECT user_id FROM usersearch_terms WHERE term = ? AND user_id IN ({','.join('?' * len(chunk))})",
-            (word, *chunk)))
+            f"SELECT user_id FROM usersearch_terms WHERE {_BEGINS} AND user_id IN ({','.join('?' * len(chunk))})",
+            (*prefix_params(word), *chunk)))
     return found
 
 
@@ -90,7 +86,8 @@ def _unbuilt_words(conn: sqlite3.Connection, words: tuple[str, ...], state: inde
     wanted = set(words)
 
     def take(user_id: str, *texts: str) -> None:
-        found = {w for text in texts for w in terms(text or "")} & wanted
+        have = {w for text in texts for w in terms(text or "")}
+        found = {word for word in wanted if has_every_word((word,), have)}
         if found:
             held.setdefault(user_id, set()).update(found)
 
@@ -111,8 +108,7 @@ def _unbuilt_words(conn: sqlite3.Connection, words: tuple[str, ...], state: inde
 
 def _confirmed(conn: sqlite3.Connection, words: tuple[str, ...], user_ids) -> list[str]:
     """Those of the users who have every word, read from their rows."""
-    wanted = set(words)
-    return [user_id for user_id in user_ids if wanted <= user_terms(conn, user_id)]
+    return [user_id for user_id in user_ids if has_every_word(words, user_terms(conn, user_id))]
 
 
 def _matching_users(conn: sqlite3.Connection, words: tuple[str, ...], state: index.BuildState) -> set[str]:
@@ -187,15 +183,16 @@ def _ranged(conn: sqlite3.Connection, text: str, state: index.BuildState) -> _Ra
                                         f"LIMIT {_RANGED_EXTRA + 1}", (like_pattern(text),))]
     if len(queued) + len(by_id) > _RANGED_EXTRA:
         return None
-    counted = sorted((conn.execute("SELECT count(*) FROM usersearch_terms WHERE term = ?", (word,)).fetchone()[0], word)
-                     for word in words)
+    counted = sorted((conn.execute(f"SELECT count(*) FROM usersearch_terms WHERE {_BEGINS}",
+                                   prefix_params(word)).fetchone()[0], word) for word in words)
     rarest, *others = [word for _, word in counted]
-    sql = "SELECT t0.user_id FROM usersearch_terms AS t0 WHERE t0.term = ?"
-    params: list = [rarest]
+    # DISTINCT: a user may hold several words that begin with the same search word.
+    sql = f"SELECT DISTINCT t0.user_id FROM usersearch_terms AS t0 WHERE {prefix_range('t0.term')}"
+    params: list = [*prefix_params(rarest)]
     for number, word in enumerate(others, 1):
         sql += (f" AND EXISTS (SELECT 1 FROM usersearch_terms AS t{number} "
-                f"WHERE t{number}.term = ? AND t{number}.user_id = t0.user_id)")
-        params.append(word)
+                f"WHERE {prefix_range(f't{number}.term')} AND t{number}.user_id = t0.user_id)")
+        params += prefix_params(word)
     if queued:
         sql += f" AND t0.user_id NOT IN ({','.join('?' * len(queued))})"
         params += queued

@@ -112,7 +112,9 @@ class EntitiesPage(QWidget):
         self.kind.setCurrentIndex(max(0, current))
         self.kind.blockSignals(False)
         self.search.setPlaceholderText(self.tr("Search profiles and memories (Ctrl+F)"))
-        self.search.setToolTip(self.tr("Every word must be in a profile field, fact or reflection; Chinese words too"))
+        self.search.setToolTip(self.tr(
+            "Each word must begin a word of a profile field, fact or reflection (teach finds teacher), "
+            "Chinese words too; a single character is looked for anywhere"))
         self.reload_button.setText(self.tr("Reload"))
         self.reload_button.setToolTip(self.tr("Read the tree again (F5)"))
         self.detail.retranslate()

@@ -50,9 +50,10 @@ class UsersPage(QWidget):
         self.content_box = QCheckBox(self.tr("Also search in keys, values and events"))
         self.content_box.setToolTip(self.tr(
             "Also lists users who have every word of the search in their keys, values or events (each word "
-            "may be in a different one). Chinese is split into words (橘猫, 面试); letters and digits match "
-            "whole words in any case; particles and punctuation (的, the, !) are left out. A single "
-            "character, or a search of particles only, is looked for as written (slower on a big database)."))
+            "may be in a different one). Chinese is split into words (橘猫, 面试); each word matches the start "
+            "of a word in any case (teach finds teacher); particles and punctuation (的, the, !) are left out. "
+            "A single character, or a search of particles only, is looked for as written, anywhere (slower "
+            "on a big database)."))
         self.count_label = QLabel()
         self.count_label.setObjectName("userCount")
         self.view = QTableView()

@@ -15,7 +15,8 @@ from pathlib import Path
 from typing import Any, Callable, Iterator
 
 from kiraos_desktop.core.memory.records import NotFoundError
-from kiraos_desktop.core.recall.text import normalise, query_terms
+from kiraos_desktop.core.recall.text import normalise, terms
+from kiraos_desktop.core.search.rule import has_every_word, search_words
 from kiraos_desktop.core.storage.tree.files import FileRefused, Problem, TreeMemory, read_bytes, parse_memory, read_profile
 from kiraos_desktop.core.storage.tree.refusals import refusal
 from kiraos_desktop.core.storage.tree.injection import TOP_K, Injection, injection_text, profile_prompt, recall
@@ -74,9 +75,9 @@ class EntityTree:
         self.root = str(Path(memory_root))
         self._lock = threading.Lock()
         self._files: dict[str, tuple[tuple, Any]] = {}  # relative path -> (stat key, what was read)
-        # entity -> (its memories as read, its profile, the folded text a search looks in): a memory read
-        # again is a new object, so the text is made again only for an entity something changed in
-        self._haystacks: dict[EntityRef, tuple[tuple, dict, str]] = {}
+        # entity -> (its memories as read, its profile, the folded text a search looks in and its words):
+        # a memory read again is a new object, so they are made again only for an entity something changed in
+        self._haystacks: dict[EntityRef, tuple[tuple, dict, str, frozenset[str]]] = {}
 
     # ---- listing ------------------------------------------------------------------------
 
@@ -99,8 +100,8 @@ class EntityTree:
 
     def entities(self, kind: str | None = None, search: str | None = None, read: bool = False,
                  progress: Callable[[int, int], None] | None = None) -> list[EntitySummary]:
-        """The entity list, of one kind or all, and only those whose profile fields or memories hold
-        every word of `search` (its words as recall cuts them, case and width folded). With a search
+        """The entity list, of one kind or all, and only those whose profile fields or memories `search`
+        finds (core/search/rule.py, the user list's rule: each of its words begins a word). With a search
         or `read`, every memory file is read: the counts are then of the memories that could be
         taken, and every problem is counted. `progress(done, total)` after each entity (it may raise
         to stop: a task's cancel)."""
@@ -108,18 +109,19 @@ class EntityTree:
             raise ValueError(f"unknown entity type {kind!r}: one of {', '.join(KINDS)}")
         refs, _ = self.refs()
         archive = self._archive_index()
-        words = _search_words(search) if search else ()
+        words = search_words(search) if search else ()
+        as_is = normalise(search.strip()) if search and not words else ""  # one character, or no word
         found = []
         for done, ref in enumerate(refs, 1):
             if progress is not None:
                 progress(done, len(refs))
             if kind is not None and ref.kind != kind:
                 continue
-            if not words and not read:  # counted from the folders' names: no memory file is read
+            if not search and not read:  # counted from the folders' names: no memory file is read
                 found.append(self._listed(ref, archive.get(ref, [])))
                 continue
             detail = self.entity(ref, archive)
-            if not words or all(word in self._haystack(detail) for word in words):
+            if not search or self._found(detail, words, as_is):
                 found.append(_summary(detail))
         return found
 
@@ -226,17 +228,22 @@ class EntityTree:
             problems.extend(self.entity(ref, archive).problems)
         return problems
 
-    def _haystack(self, detail: EntityDetail) -> str:
+    def _found(self, detail: EntityDetail, words: tuple[str, ...], as_is: str) -> bool:
+        text, text_words = self._haystack(detail)
+        return has_every_word(words, text_words) if words else as_is in text
+
+    def _haystack(self, detail: EntityDetail) -> tuple[str, frozenset[str]]:
         items = tuple(memory for folder in detail.memories.values() for memory in folder)
         with self._lock:
             known = self._haystacks.get(detail.ref)
         if known is not None and known[1] == detail.profile and len(known[0]) == len(items) \
                 and all(old is new for old, new in zip(known[0], items)):
-            return known[2]
+            return known[2], known[3]
         text = _haystack(detail)
+        text_words = frozenset(word for line in text.split("\n") for word in terms(line))
         with self._lock:
-            self._haystacks[detail.ref] = (items, detail.profile, text)
-        return text
+            self._haystacks[detail.ref] = (items, detail.profile, text, text_words)
+        return text, text_words
 
     def injection(self, ref: EntityRef, message: str, k: int = TOP_K, now: float | None = None) -> Injection:
         """What the bot adds to its prompt for a message from this user (the plugin injects users' only:
@@ -304,11 +311,6 @@ def _stat_key(path: str) -> tuple | None:
     except OSError:
         return None
     return info.st_mtime_ns, info.st_size, info.st_ino, info.st_mode
-
-
-def _search_words(search: str) -> tuple[str, ...]:
-    words = query_terms(search)
-    return words if words else (normalise(search.strip()),)
 
 
 def _haystack(detail: EntityDetail) -> str:
