@@ -241,3 +241,11 @@ def test_memory_clear_through_the_api_archives_on_a_tree(kira, engine):
             assert "小明最近在学吉他" not in api.get("/v1/context", params={"user_id": XIAOMING, "query": "吉他"}).json()["context"]
     finally:
         server.stop()
+
+
+def test_opening_a_3x_folder_creates_no_skills_folder_in_it(tmp_path):
+    """Issue 50: opening a 3.x folder left an empty skills/ in the plugin's folder."""
+    root = build_tree(tmp_path / "kira")
+    assert not (root / "skills").exists()
+    Engine.open(kira_data=root).close()
+    assert not (root / "skills").exists()

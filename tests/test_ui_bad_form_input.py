@@ -113,3 +113,19 @@ def test_the_expiry_message_is_shown_whole_at_1024x700(qtbot):
     assert len(label.text()) > 60  # a message that needs more than one line at this width
     assert label.height() >= label.heightForWidth(label.width()), (label.height(), label.heightForWidth(label.width()))
     assert dialog.height() <= 700 and label.geometry().bottom() <= dialog.height()
+
+
+def test_the_expiry_examples_name_a_date_to_come(qtbot):
+    """Issue 50: the Expires placeholder's example date (2026-01-31) was in the past."""
+    from datetime import date
+
+    from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
+    from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
+
+    dialog = AddProfileDialog("u1", lambda *args: None, set())
+    qtbot.addWidget(dialog)
+    example = dialog.expiry_edit.placeholderText().rsplit(", ", 1)[1]
+    assert date.fromisoformat(example) > date.today()
+    with pytest.raises(ExpiryInputError) as refused:
+        parse_expiry_input("next tuesday")
+    assert f"such as {example} or {example} 18:00" in str(refused.value)

@@ -509,3 +509,12 @@ def test_the_preview_reads_a_wal_index_without_touching_the_tree(qtbot, page, ki
     assert "小明最近在学吉他" in page.detail.injection.toPlainText()
     assert (sorted(os.listdir(kira / "memory")), os.stat(kira / "memory").st_mtime_ns) == before
     assert page._tree.change_stamp(EntityRef("user", "qq:10001")) == stamp
+
+
+def test_with_no_entity_chosen_the_tabs_say_to_choose_one(qtbot, page):
+    page.view.clearSelection()
+    page.view.setCurrentIndex(page.proxy.index(-1, -1))
+    detail = page.detail
+    detail.show_entity(None)
+    assert detail._profile_empty.text() == "Choose an entity on the left"  # not "No profile yet"
+    assert detail._memory_empty.text() == "Choose an entity on the left"

@@ -68,7 +68,9 @@ class DataPaths:
         standalone mode the database's memory/ folder) and, in standalone mode, the database and its
         -wal/-shm 0600: memories are private. A companion install's database keeps its modes.
         `sqlite` False (the memory is in PostgreSQL): neither the database file nor its folder is created."""
-        folders = [self.data_dir, self.skills_dir, self.backups_dir, self.logs_dir]
+        folders = [self.data_dir, self.backups_dir, self.logs_dir]
+        if not self.companion:  # a plugin's folder gets no skills/ it did not have: made by the first skill
+            folders.insert(1, self.skills_dir)
         if sqlite:
             folders.insert(1, self.db_path.parent)
         for folder in folders:

@@ -114,8 +114,8 @@ Qt 库与 psycopg 以独立文件的形式提供，您可以自行替换。</tra
         <translation>0 到 1，例如 0.8</translation>
     </message>
     <message>
-        <source>empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31</source>
-        <translation>留空 = 永不过期；或 30m、12h、7d、2w、1d12h、2026-01-31</translation>
+        <source>empty = never; or 30m, 12h, 7d, 2w, 1d12h, {date}</source>
+        <translation>留空 = 永不过期；或 30m、12h、7d、2w、1d12h、{date}</translation>
     </message>
     <message>
         <source>User id</source>
@@ -882,8 +882,8 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <translation>“{text}”超过了 100 年。请填写更短的有效期或一个日期；留空表示“永不过期”。</translation>
     </message>
     <message>
-        <source>“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”.</source>
-        <translation>“{text}”既不是有效期也不是日期。请输入有效期，如 30m、12h、7d、2w 或 1d12h；或日期，如 2026-01-31 或 2026-01-31 18:00；留空表示“永不过期”。</translation>
+        <source>“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w or 1d12h, a date such as {date} or {date} 18:00, or leave it empty for “never”.</source>
+        <translation>“{text}”既不是有效期（TTL）也不是日期。请使用 30m、12h、7d、2w 或 1d12h 这样的有效期，{date} 或 {date} 18:00 这样的日期，或留空表示“永不过期”。</translation>
     </message>
     <message>
         <source>unreadable date</source>
@@ -2088,8 +2088,8 @@ Nothing else was changed; everything saved before is kept.</source>
         <translation>0 到 1，例如 0.8</translation>
     </message>
     <message>
-        <source>30d, 12h, 2026-01-31 … empty = never</source>
-        <translation>30d、12h、2026-01-31 … 留空 = 永不过期</translation>
+        <source>30d, 12h, {date} … empty = never</source>
+        <translation>30d、12h、{date} … 留空 = 永不过期</translation>
     </message>
 </context>
 <context>

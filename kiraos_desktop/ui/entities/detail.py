@@ -213,6 +213,12 @@ class EntityDetailView(QWidget):
         self._update_empty_states()
 
     def _update_empty_states(self) -> None:
+        if self._ref is None:  # nothing is empty: nothing is chosen
+            chosen = self.tr("Choose an entity on the left")
+            for empty in (self._profile_empty, self._memory_empty, self._archived_empty, self._problem_empty,
+                          self._history_empty):
+                empty.update_state(0, chosen)
+            return
         self._profile_empty.update_state(self.profile_model.rowCount(), self.tr("No profile yet"))
         self._memory_empty.update_state(self.memory_model.rowCount(), self.tr("No facts or reflections yet"))
         self._archived_empty.update_state(self.archived_model.rowCount(), self.tr("Nothing archived"))

@@ -28,7 +28,7 @@ from kiraos_desktop.core.memory.records import (
     ValidationError,
 )
 from kiraos_desktop.core.timeutil import parse_timestamp
-from kiraos_desktop.ui.users.expiry import ExpiryInputError, parse_expiry_input
+from kiraos_desktop.ui.users.expiry import ExpiryInputError, example_date, parse_expiry_input
 from kiraos_desktop.ui.users.field_validation import (
     check_confidence_text,
     check_event_text,
@@ -98,7 +98,8 @@ class AddProfileDialog(QDialog):
         self.confidence_edit = QLineEdit("0.80")
         self.confidence_edit.setPlaceholderText(self.tr("0 to 1, e.g. 0.8"))
         self.expiry_edit = QLineEdit()
-        self.expiry_edit.setPlaceholderText(self.tr("empty = never; or 30m, 12h, 7d, 2w, 1d12h, 2026-01-31"))
+        self.expiry_edit.setPlaceholderText(
+            self.tr("empty = never; or 30m, 12h, 7d, 2w, 1d12h, {date}").format(date=example_date()))
         self.errors = {name: _error_label()
                        for name in ("user_id", "key", "value", "category", "confidence", "expires_at")}
         self.general_error = _error_label()

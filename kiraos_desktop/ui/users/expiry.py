@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 import re
-from datetime import datetime
+from datetime import date, datetime, timedelta
 
 from PySide6.QtCore import QObject
 
@@ -52,8 +52,13 @@ def _ttl_message(value: str, reason: str) -> str:
         return Expiry.tr("“{text}” is longer than 100 years. Use a shorter TTL or a date, "
                          "or leave it empty for “never”.").format(text=value)
     return Expiry.tr("“{text}” is neither a TTL nor a date. Use a TTL such as 30m, 12h, 7d, 2w "
-                     "or 1d12h, a date such as 2026-01-31 or 2026-01-31 18:00, or leave it empty for “never”."
-                     ).format(text=value)
+                     "or 1d12h, a date such as {date} or {date} 18:00, or leave it empty for “never”."
+                     ).format(text=value, date=example_date())
+
+
+def example_date() -> str:
+    """A date to show as an example of an expiry: a month from today (a fixed one was in the past soon)."""
+    return (date.today() + timedelta(days=30)).isoformat()
 
 
 def format_timestamp(text: str | None, with_time: bool = True) -> str:

@@ -14,6 +14,7 @@ from kiraos_desktop.ui.users.field_validation import (
     mark_invalid,
     parse_confidence_text,
 )
+from kiraos_desktop.ui.users.expiry import example_date
 from kiraos_desktop.ui.users.text_dialog import needs_dialog
 from kiraos_desktop.ui.users.profile_model import COL_CATEGORY, COL_CONFIDENCE, COL_EXPIRES, COL_VALUE
 
@@ -51,7 +52,7 @@ class ProfileDelegate(QStyledItemDelegate):
                 editor.setValidator(CheckValidator(check_confidence_text, editor))
             else:
                 editor.setObjectName("expiryEditor")
-                editor.setPlaceholderText(self.tr("30d, 12h, 2026-01-31 … empty = never"))
+                editor.setPlaceholderText(self.tr("30d, 12h, {date} … empty = never").format(date=example_date()))
                 editor.setValidator(CheckValidator(check_expiry_text, editor))
             editor.textEdited.connect(lambda _text, e=editor: self._on_editor_text_edited(e))
             return editor
