@@ -319,3 +319,15 @@ def test_a_disabled_skill_with_errors_cannot_be_ticked(qtbot, engine):
     assert item.text().endswith("(has errors)") and item.checkState() == Qt.CheckState.Unchecked
     assert not item.flags() & Qt.ItemFlag.ItemIsUserCheckable
     assert "Skills page" in item.toolTip()
+
+
+def test_the_running_port_is_shown_when_it_is_not_the_saved_one(qtbot, engine):
+    """Issue 50: Settings showed port 8765 while the API ran on --port 18765."""
+    dlg = SettingsDialog(engine, running_url="http://127.0.0.1:18765")
+    qtbot.addWidget(dlg)
+    note = dlg.findChild(QLabel, "apiRunningNote")
+    assert not note.isHidden() and "http://127.0.0.1:18765" in note.text() and "127.0.0.1:8765" in note.text()
+    assert dlg.field_editor("api_port").text() == "8765"  # the saved port, which OK keeps
+    same = SettingsDialog(engine, running_url="http://127.0.0.1:8765")
+    qtbot.addWidget(same)
+    assert same.findChild(QLabel, "apiRunningNote").isHidden()

@@ -387,7 +387,9 @@ class MainWindow(QMainWindow):
     def _on_settings_action_triggered(self) -> None:
         from kiraos_desktop.ui.settings_dialog import SettingsDialog
 
-        SettingsDialog(self._engine, self).exec()
+        server = self._server
+        running = server.url if server is not None and getattr(server, "running", False) else ""
+        SettingsDialog(self._engine, self, running_url=running).exec()
 
     def show_guide(self) -> None:
         """Help > Guide (F1): one non-modal guide window, raised when already open."""

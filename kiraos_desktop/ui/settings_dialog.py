@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Any, Callable
 
 from PySide6.QtCore import QRect, Qt, Slot
@@ -81,9 +82,12 @@ class SettingsDialog(QDialog):
     when `api_settings_changed(old, new)` says so.
     """
 
-    def __init__(self, engine, parent: QWidget | None = None):
+    def __init__(self, engine, parent: QWidget | None = None, running_url: str = ""):
+        """`running_url`: where the API serves now, when it serves (it may differ from the saved
+        host and port: --host/--port on the command line)."""
         super().__init__(parent)
         self._engine = engine
+        self._running_url = running_url
         self._original: Settings = engine.settings
         self._fields: dict[str, _Field] = {}
         self._errors: dict[str, str] = {}
@@ -301,6 +305,20 @@ class SettingsDialog(QDialog):
         self._add_row(form, "api_token", self.tr("Token:"), self._token, lambda: self._token.text().strip(),
                       self.tr("Empty = the generated token.\nChanging host, port or token restarts the API server."),
                       row_widget=row)
+        self._running_note = QLabel(group)
+        self._running_note.setObjectName("apiRunningNote")
+        self._running_note.setWordWrap(True)
+        settings = self._engine.settings
+        running = urlsplit(self._running_url) if self._running_url else None
+        if running is not None and (running.port != settings.api_port and settings.api_port != 0
+                                    or (running.hostname or "") != settings.api_host.strip("[]")):
+            self._running_note.setText(self.tr(
+                "The API serves at {running} now (chosen on the command line). Host and port here are the "
+                "saved ones ({saved}), used when it starts without those options.").format(
+                    running=self._running_url, saved=f"{settings.api_host}:{settings.api_port}"))
+            form.addRow(self._running_note)
+        else:
+            self._running_note.hide()
         return group
 
     def _window_group(self) -> QGroupBox:

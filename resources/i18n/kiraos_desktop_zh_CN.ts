@@ -2661,6 +2661,10 @@ Changing host, port or token restarts the API server.</source>
 更改主机、端口或令牌会重启 API 服务器。</translation>
     </message>
     <message>
+        <source>The API serves at {running} now (chosen on the command line). Host and port here are the saved ones ({saved}), used when it starts without those options.</source>
+        <translation>API 现在在 {running} 提供服务（由命令行指定）。这里的主机和端口是保存的设置（{saved}），在不带这些选项启动时使用。</translation>
+    </message>
+    <message>
         <source>Window</source>
         <translation>窗口</translation>
     </message>
