@@ -161,6 +161,9 @@ def test_the_window_adds_edits_archives_restores_and_undoes(qtbot, window, kira)
     qtbot.waitUntil(lambda: "小明最近在学吉他" in memory_texts(page), timeout=5000)
     history = [detail.history_model.row_at(n).change.action for n in range(detail.history_model.rowCount())]
     assert history == ["restore", "revert", "revert", "archive", "edit", "add"]
+    # Issue 50: the Memory column showed file ids (hash-suffixed for some); it shows the memory's text.
+    shown = [detail.history_model.index(n, 4).data() for n in range(detail.history_model.rowCount())]
+    assert shown[0] == "小明最近在学吉他" and shown[-2:] == ["小明养了两只猫", "小明养了一只猫"]
 
 
 def test_delete_for_good_asks_first_and_the_history_reverts_it(qtbot, window, kira):
@@ -370,7 +373,7 @@ def test_the_edit_form_says_when_the_bot_may_replace_an_edit(qtbot):
     edited = MemoryDialog(None, "edit", MemoryValues("小明最近在学吉他", 7, ["hobby"], False))
     for dialog in (new, edited):
         qtbot.addWidget(dialog)
-    assert new.note.isHidden() and not edited.note.isHidden() and "LLM" in edited.note.text()
+    assert new.note.isHidden() and not edited.note.isHidden() and "a few seconds" in edited.note.text()
     assert edited.values() == MemoryValues("小明最近在学吉他", 7, ["hobby"], False)
 
 

@@ -79,3 +79,19 @@ def test_the_list_searching_contents_follows_an_undo_at_once(qtbot, window, engi
     assert engine.store.user_summary(user) is not None
     qtbot.waitUntil(lambda: page.model.rowCount() == rows, timeout=5000)
     assert time.monotonic() - started < 1.0
+
+
+def test_ctrl_z_after_clear_memory_undoes_it_with_the_focus_in_the_list(qtbot, window, engine):
+    """Issue 50: Ctrl+Z right after Clear memory did nothing with the focus in the user list."""
+    page = _users_page(window)
+    qtbot.waitUntil(lambda: page.model.rowCount() == 3, timeout=5000)
+    page.view.setFocus()
+    page.select_first_user()
+    qtbot.waitUntil(lambda: page.detail.user_id == "u1", timeout=5000)
+    page.detail.clear_button.click()
+    assert engine.store.user_summary("u1") is None
+    qtbot.waitUntil(lambda: page.model.rowCount() == 2, timeout=5000)
+    page.view.setFocus()
+    qtbot.waitUntil(lambda: page.view.hasFocus(), timeout=2000)
+    qtbot.keyClick(page.view, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: engine.store.user_summary("u1") is not None, timeout=5000)

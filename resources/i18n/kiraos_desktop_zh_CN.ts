@@ -664,8 +664,8 @@ You can quit, or open the local data in {folder} (a SQLite database on this comp
         <translation>显示</translation>
     </message>
     <message>
-        <source>What the plugin adds to its prompt for this message: the profile text and the top 5 facts and reflections, ranked as it ranks them over its index (memory_index.db). Words are cut by rjieba, jieba&apos;s dictionary in Rust; a custom dictionary or vectors of the plugin are not seen. The plugin injects users&apos; memory only.</source>
-        <translation>插件针对这条消息加入提示词的内容：画像文本，以及按插件在其索引（memory_index.db）上的排序选出的前 5 条事实与反思。分词使用 rjieba（jieba 词典的 Rust 实现）；插件的自定义词典与向量无法得知。插件只注入用户的记忆。</translation>
+        <source>What the bot adds to its prompt for this message: what it knows of the user, and the 5 facts and reflections it finds most related, chosen as the plugin chooses them. Words the plugin was taught by hand, and recall by meaning if it has it turned on, are not shown here. The bot does this for users only.</source>
+        <translation>机器人为这条消息加入提示词的内容：它对该用户的了解，以及它认为最相关的 5 条事实和反思，按插件的方式选出。插件中手工添加的词语，以及插件开启时的语义召回，这里不会显示。机器人只对用户这样做。</translation>
     </message>
     <message>
         <source>Choose an entity on the left</source>
@@ -1331,6 +1331,10 @@ Nothing was changed.</source>
         <translation>已重新索引</translation>
     </message>
     <message>
+        <source>all archived (memory_clear)</source>
+        <translation>全部归档（memory_clear）</translation>
+    </message>
+    <message>
         <source>window</source>
         <translation>窗口</translation>
     </message>
@@ -1345,6 +1349,12 @@ Nothing was changed.</source>
     <message>
         <source>{action} (change {n})</source>
         <translation>{action}（更改 {n}）</translation>
+    </message>
+    <message>
+        <source>{text}
+(memory {id})</source>
+        <translation>{text}
+（记忆 {id}）</translation>
     </message>
     <message>
         <source>Actor</source>
@@ -1745,8 +1755,8 @@ Nothing else was changed; everything saved before is kept.</source>
         <translation>反思</translation>
     </message>
     <message>
-        <source>The running bot uses the edit on its next reply. If it is merging a new fact into this very memory at that moment (it asks its LLM, a few seconds), its merged text replaces the edit: the Memories tab then shows its text, and reverting your edit says the file changed since.</source>
-        <translation>运行中的机器人会在下一次回复时使用这次编辑。如果它此刻正把一条新事实合并进这条记忆（需要询问其 LLM，约数秒），合并后的文本会覆盖这次编辑：“记忆”页随后显示它的文本，撤销你的编辑时会提示文件已被改动。</translation>
+        <source>The running bot uses the edit on its next reply. If the bot is merging something it just learned into this very memory at that moment (it takes a few seconds), its merged text replaces the edit: the Memories tab then shows its text, and reverting your edit says the file changed since.</source>
+        <translation>运行中的机器人在下一次回复时就会使用这次修改。如果机器人恰好在这时把刚学到的内容合并进这条记忆（需要几秒钟），合并后的文本会取代你的修改：“记忆”标签页随后显示它的文本，撤销你的修改时会提示文件已被更改。</translation>
     </message>
     <message>
         <source>&amp;Text:</source>

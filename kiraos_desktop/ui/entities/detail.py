@@ -158,10 +158,10 @@ class EntityDetailView(QWidget):
         self.message.setPlaceholderText(self.tr("A message this user might send, e.g. 最近吉他练得怎么样"))
         self.show_button.setText(self.tr("Show"))
         self.bot_sees_note.setText(self.tr(
-            "What the plugin adds to its prompt for this message: the profile text and the top 5 facts and "
-            "reflections, ranked as it ranks them over its index (memory_index.db). Words are cut by rjieba, "
-            "jieba's dictionary in Rust; a custom dictionary or vectors of the plugin are not seen. The plugin "
-            "injects users' memory only."))
+            "What the bot adds to its prompt for this message: what it knows of the user, and the 5 facts and "
+            "reflections it finds most related, chosen as the plugin chooses them. Words the plugin was "
+            "taught by hand, and recall by meaning if it has it turned on, are not shown here. The bot does "
+            "this for users only."))
         if self._ref is None:
             self.title.setText(self.tr("Choose an entity on the left"))
         self._update_empty_states()

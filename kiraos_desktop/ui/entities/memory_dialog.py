@@ -51,9 +51,9 @@ class MemoryDialog(QDialog):
         if can_reflect:
             self.kind.addItem(self.tr("Reflection"), True)
         self.note = QLabel(self.tr(
-            "The running bot uses the edit on its next reply. If it is merging a new fact into this very memory "
-            "at that moment (it asks its LLM, a few seconds), its merged text replaces the edit: the Memories tab "
-            "then shows its text, and reverting your edit says the file changed since."))
+            "The running bot uses the edit on its next reply. If the bot is merging something it just learned "
+            "into this very memory at that moment (it takes a few seconds), its merged text replaces the edit: "
+            "the Memories tab then shows its text, and reverting your edit says the file changed since."))
         self.note.setObjectName("memoryEditNote")
         self.note.setWordWrap(True)
         self.note.setVisible(initial is not None)

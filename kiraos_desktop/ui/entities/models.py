@@ -7,7 +7,7 @@ from typing import Any
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
 
 from kiraos_desktop.core.storage.tree.files import Problem, TreeMemory
-from kiraos_desktop.core.storage.tree.journal import JournalEntry
+from kiraos_desktop.core.storage.tree.journal import JournalEntry, change_text
 from kiraos_desktop.core.storage.tree.tree import EntitySummary
 from kiraos_desktop.ui.entities.problem_texts import problem_text
 
@@ -141,14 +141,26 @@ class HistoryModel(_RowsModel):
     def cell(self, row: JournalEntry, column: int) -> tuple[str, Any]:
         actions = {"add": self.tr("added"), "edit": self.tr("edited"), "archive": self.tr("archived"),
                    "restore": self.tr("restored"), "delete": self.tr("deleted for good"),
-                   "profile": self.tr("profile"), "revert": self.tr("reverted"), "reindex": self.tr("re-indexed")}
+                   "profile": self.tr("profile"), "revert": self.tr("reverted"), "reindex": self.tr("re-indexed"),
+                   "clear": self.tr("all archived (memory_clear)")}
         actors = {"gui": self.tr("window"), "cli": self.tr("command line"), "tool": self.tr("bot host")}
         action = actions.get(row.change.action, row.change.action)
         if row.reverts:
             action = self.tr("{action} (change {n})").format(action=action, n=row.reverts)
         values = [(str(row.id), row.id), (row.at.replace("T", " "), row.at), (actors.get(row.actor, row.actor), row.actor),
-                  (action, row.change.action), (row.change.memory_id, row.change.memory_id)]
+                  (action, row.change.action), self._memory(row)]
         return values[column]
+
+    def _memory(self, row: JournalEntry) -> tuple[str, Any]:
+        """The memory's text (what the operator knows it by), not its file's id, which may end in a hash."""
+        text = change_text(row.change)
+        return (text or row.change.memory_id, row.change.memory_id)
+
+    def tooltip(self, row: JournalEntry, column: int) -> str:
+        if column == 4:
+            return self.tr("{text}\n(memory {id})").format(text=self.cell(row, 4)[0], id=row.change.memory_id) \
+                if row.change.memory_id else self.cell(row, 4)[0]
+        return super().tooltip(row, column)
 
 
 class ProblemModel(_RowsModel):

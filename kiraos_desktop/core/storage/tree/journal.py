@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import tomllib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -100,3 +101,26 @@ def _entry(line: str) -> JournalEntry | None:
         return JournalEntry(int(data["id"]), data["at"], data["actor"], change, data.get("reverts"))
     except (ValueError, KeyError, TypeError):
         return None
+
+
+def change_text(change: TreeChange) -> str:
+    """What the change is about, as an operator reads it: the text of the memory it wrote or removed
+    (its file after the change, else before), the profile for a profile change, "" when no file holds
+    a text (a history shows this rather than the memory's file name, a hash-suffixed id)."""
+    texts = []
+    for relative, before, after in change.files:
+        if not relative.endswith(".toml"):
+            continue
+        for content in (after, before):
+            try:
+                text = tomllib.loads(content).get("text") if content else None
+            except tomllib.TOMLDecodeError:
+                text = None
+            if isinstance(text, str) and text.strip():
+                text = " ".join(text.split())
+                if text not in texts:  # an archive or a move: the same memory in two files
+                    texts.append(text)
+                break
+    if len(texts) > 1:
+        return f"{texts[0]} (+{len(texts) - 1})"
+    return texts[0] if texts else ""
