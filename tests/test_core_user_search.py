@@ -128,6 +128,9 @@ def test_search_is_exact_in_keys_values_and_events(store, text, expected, monkey
     assert oracle(store, text) == expected
     monkeypatch.setattr(user_search, "_RANGED_WORDS", 0)  # the general way (sets in Python) agrees
     assert ids(store, text) == expected
+    monkeypatch.setattr(user_search, "_RANGED_WORDS", 16)
+    monkeypatch.setattr(user_search, "_RANGED_TERMS", 0)  # a word beginning too many index words: the same
+    assert ids(store, text) == expected
 
 
 @pytest.mark.parametrize("text", ['" OR 1=1 --', "NEAR(a b)", "*", "'); DROP TABLE user_profiles; --",

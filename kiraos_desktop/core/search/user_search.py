@@ -32,6 +32,8 @@ _NARROW_IN = 500
 #: users with queued changes), is read as a range of the index.
 _RANGED_WORDS = 16
 _RANGED_EXTRA = 500
+#: ... and each of whose words begins at most this many words of the index.
+_RANGED_TERMS = 64
 #: Sort orders of the user list (store.USER_SORT_COLUMNS).
 SORT_COLUMNS = ("user_id", "profile_count", "event_count", "last_activity")
 
@@ -42,6 +44,10 @@ def like_pattern(text: str) -> str:
 
 
 _BEGINS = prefix_range("term")
+
+
+def _marks(values: list) -> str:
+    return ",".join("?" * len(values)) or "NULL"
 
 
 def clean(text: str) -> str:
@@ -183,16 +189,23 @@ def _ranged(conn: sqlite3.Connection, text: str, state: index.BuildState) -> _Ra
                                         f"LIMIT {_RANGED_EXTRA + 1}", (like_pattern(text),))]
     if len(queued) + len(by_id) > _RANGED_EXTRA:
         return None
-    counted = sorted((conn.execute(f"SELECT count(*) FROM usersearch_terms WHERE {_BEGINS}",
-                                   prefix_params(word)).fetchone()[0], word) for word in words)
+    # Each word as the index words that begin with it: a user is then found by (term, user_id) seeks;
+    # a range joined on the user would read the whole range for every user.
+    expanded = {word: [r[0] for r in conn.execute(
+        f"SELECT DISTINCT term FROM usersearch_terms WHERE {_BEGINS} LIMIT {_RANGED_TERMS + 1}", prefix_params(word))]
+        for word in words}
+    if any(len(found) > _RANGED_TERMS for found in expanded.values()):
+        return None  # a short word that begins many: the sets of users, at once
+    counted = sorted((conn.execute(f"SELECT count(*) FROM usersearch_terms WHERE term IN ({_marks(found)})",
+                                   found).fetchone()[0], word) for word, found in expanded.items())
     rarest, *others = [word for _, word in counted]
     # DISTINCT: a user may hold several words that begin with the same search word.
-    sql = f"SELECT DISTINCT t0.user_id FROM usersearch_terms AS t0 WHERE {prefix_range('t0.term')}"
-    params: list = [*prefix_params(rarest)]
+    sql = f"SELECT DISTINCT t0.user_id FROM usersearch_terms AS t0 WHERE t0.term IN ({_marks(expanded[rarest])})"
+    params: list = [*expanded[rarest]]
     for number, word in enumerate(others, 1):
         sql += (f" AND EXISTS (SELECT 1 FROM usersearch_terms AS t{number} "
-                f"WHERE {prefix_range(f't{number}.term')} AND t{number}.user_id = t0.user_id)")
-        params += prefix_params(word)
+                f"WHERE t{number}.term IN ({_marks(expanded[word])}) AND t{number}.user_id = t0.user_id)")
+        params += expanded[word]
     if queued:
         sql += f" AND t0.user_id NOT IN ({','.join('?' * len(queued))})"
         params += queued
