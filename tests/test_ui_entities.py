@@ -521,3 +521,25 @@ def test_with_no_entity_chosen_the_tabs_say_to_choose_one(qtbot, page):
     detail.show_entity(None)
     assert detail._profile_empty.text() == "Choose an entity on the left"  # not "No profile yet"
     assert detail._memory_empty.text() == "Choose an entity on the left"
+
+
+def test_profile_fields_are_named_for_operators_and_times_are_dates(qtbot):
+    """Issue 50: `last_interaction 1796664315.91` and field names untranslated in zh_CN."""
+    from datetime import datetime
+
+    from kiraos_desktop.ui.entities.models import ProfileModel
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+
+    model = ProfileModel()
+    model.set_profile({"entity_id": "qq:1", "name": "小明", "traits": ["爱猫"], "preferences": {"饮料": "奶茶"},
+                       "interaction_count": 12, "last_interaction": 1796664315.91})
+    shown = {model.index(n, 0).data(): model.index(n, 1).data() for n in range(model.rowCount())}
+    when = datetime.fromtimestamp(1796664315.91).strftime("%Y-%m-%d %H:%M")
+    assert shown == {"Name": "小明", "Traits 1": "爱猫", "Preferences: 饮料": "奶茶", "Conversations": "12",
+                     "Last conversation": when}
+    assert model.row_at(1)[0] == "traits[0]"  # the path stays what Edit field… works on
+    try:
+        apply_language("zh_CN")
+        assert model.index(0, 0).data() == "名字" and model.index(4, 0).data() == "最近一次对话"
+    finally:
+        language_manager().clear()

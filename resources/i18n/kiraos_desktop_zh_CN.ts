@@ -1284,6 +1284,7 @@ Nothing was changed.</source>
     </message>
     <message>
         <source>No.</source>
+        <extracomment>profile.json fields the plugin keeps as epoch seconds.</extracomment>
         <translation>编号</translation>
     </message>
     <message>
@@ -2155,6 +2156,54 @@ Nothing else was changed; everything saved before is kept.</source>
     <message>
         <source>Field</source>
         <translation>字段</translation>
+    </message>
+    <message>
+        <source>Name</source>
+        <translation>名字</translation>
+    </message>
+    <message>
+        <source>Nickname</source>
+        <translation>昵称</translation>
+    </message>
+    <message>
+        <source>Description</source>
+        <translation>描述</translation>
+    </message>
+    <message>
+        <source>Platform</source>
+        <translation>平台</translation>
+    </message>
+    <message>
+        <source>Traits</source>
+        <translation>特点</translation>
+    </message>
+    <message>
+        <source>Preferences</source>
+        <translation>偏好</translation>
+    </message>
+    <message>
+        <source>Relationships</source>
+        <translation>关系</translation>
+    </message>
+    <message>
+        <source>Facts</source>
+        <translation>事实</translation>
+    </message>
+    <message>
+        <source>Aliases</source>
+        <translation>别名</translation>
+    </message>
+    <message>
+        <source>Conversations</source>
+        <translation>对话次数</translation>
+    </message>
+    <message>
+        <source>Last conversation</source>
+        <translation>最近一次对话</translation>
+    </message>
+    <message>
+        <source>Other data</source>
+        <translation>其他数据</translation>
     </message>
     <message>
         <source>Category</source>

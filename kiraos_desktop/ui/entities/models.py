@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from typing import Any
 
 from PySide6.QtCore import QAbstractTableModel, QModelIndex, QPersistentModelIndex, Qt
@@ -116,6 +117,8 @@ class ProfileModel(_RowsModel):
         return [self.tr("Field"), self.tr("Value")]
 
     def set_profile(self, profile: dict[str, Any]) -> None:
+        """Rows (field path as profile.json has it, value text); shown with the field's name in the
+        window's language and times as dates (cell())."""
         rows = []
         for name, value in profile.items():
             if name in ("entity_id", "entity_type"):
@@ -125,11 +128,42 @@ class ProfileModel(_RowsModel):
             elif isinstance(value, dict):
                 rows.extend((f"{name}.{key}", _text(item)) for key, item in value.items())
             elif value not in ("", None):
-                rows.append((name, _text(value)))
+                rows.append((name, _time_text(value) if name in _TIME_FIELDS else _text(value)))
         self.set_rows(rows)
 
+    def field_label(self, path: str) -> str:
+        """`traits[0]` -> "Traits 1", `preferences.饮料` -> "Preferences: 饮料", `name` -> "Name"."""
+        labels = {"name": self.tr("Name"), "nickname": self.tr("Nickname"), "description": self.tr("Description"),
+                  "platform": self.tr("Platform"), "traits": self.tr("Traits"), "preferences": self.tr("Preferences"),
+                  "relationships": self.tr("Relationships"), "facts": self.tr("Facts"), "aliases": self.tr("Aliases"),
+                  "interaction_count": self.tr("Conversations"), "last_interaction": self.tr("Last conversation"),
+                  "metadata": self.tr("Other data")}
+        name, bracket, rest = path.partition("[")
+        if bracket:
+            return f"{labels.get(name, name)} {int(rest.rstrip(']')) + 1}"
+        name, dot, key = path.partition(".")
+        return f"{labels.get(name, name)}: {key}" if dot else labels.get(name, name)
+
     def cell(self, row: tuple[str, str], column: int) -> tuple[str, Any]:
+        if column == 0:
+            return self.field_label(row[0]), row[0]
         return row[column], row[column]
+
+
+#: profile.json fields the plugin keeps as epoch seconds.
+_TIME_FIELDS = ("last_interaction",)
+
+
+def _time_text(value: Any) -> str:
+    """Epoch seconds as the local date and time an operator reads (0: never); anything else as text."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if value <= 0:
+            return "—"
+        try:
+            return datetime.fromtimestamp(value).strftime("%Y-%m-%d %H:%M")
+        except (OverflowError, OSError, ValueError):
+            pass
+    return _text(value)
 
 
 class HistoryModel(_RowsModel):
