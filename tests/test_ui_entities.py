@@ -543,3 +543,22 @@ def test_profile_fields_are_named_for_operators_and_times_are_dates(qtbot):
         assert model.index(0, 0).data() == "名字" and model.index(4, 0).data() == "最近一次对话"
     finally:
         language_manager().clear()
+
+
+def test_the_lists_counts_become_what_the_detail_shows(qtbot, kira):
+    """Issue 50: the list said Facts 6 / Problems 0 while the detail showed 5 and Problems (1): a quick
+    listing counts files. A reading pass then puts the detail's counts in the list, keeping the choice."""
+    page = EntitiesPage(open_tree(kira))
+    qtbot.addWidget(page)
+    page.show()
+    with qtbot.waitSignal(page.counted, timeout=10000):
+        page.reload()
+    choose(page, "user:qq:10002")
+    row = next(page.model.row_at(n) for n in range(page.model.rowCount())
+               if page.model.row_at(n).ref.label() == "user:qq:10002")
+    detail = page.detail
+    facts = sum(1 for n in range(detail.memory_model.rowCount()) if detail.memory_model.row_at(n).folder == "facts")
+    assert (row.counts["facts"], row.problems) == (facts, detail.problem_model.rowCount()) == (1, 3)
+    with qtbot.waitSignal(page.counted, timeout=10000):
+        page.reload()
+    assert page._current_ref().label() == "user:qq:10002"  # the counts came without losing the choice

@@ -73,6 +73,17 @@ class EntityListModel(_RowsModel):
         return [self.tr("Type"), self.tr("ID"), self.tr("Name"), self.tr("Facts"), self.tr("Reflections"),
                 self.tr("Archived"), self.tr("Problems")]
 
+    def update_counts(self, rows: list[EntitySummary]) -> bool:
+        """Take the counts of a reading pass over the same entities (the quick listing counts files
+        and profile problems; the detail, the memories it could read): no reset, so the selection
+        and the scroll stay. False (nothing changed) when the list is another one by now."""
+        if [row.ref for row in rows] != [row.ref for row in self._rows]:
+            return False
+        self._rows = list(rows)
+        if rows:
+            self.dataChanged.emit(self.index(0, 3), self.index(len(rows) - 1, self.columnCount() - 1))
+        return True
+
     def kind_label(self, kind: str) -> str:
         return {"user": self.tr("user"), "group": self.tr("group"), "channel": self.tr("channel"),
                 "global": self.tr("bot (shared)"), "self": self.tr("bot (self)")}.get(kind, kind)

@@ -35,11 +35,14 @@ class EntitiesPage(QWidget):
     """Lists the tree's entities; `listed` is emitted once a listing (or search) is shown."""
 
     listed = Signal()
+    counted = Signal()  # the listed entities were read: their counts are the detail's
 
     def __init__(self, tree: EntityTree, parent: QWidget | None = None, actions: TreeEditActions | None = None) -> None:
         super().__init__(parent)
         self._tree = tree
         self._runner: TaskRunner | None = None
+        self._counter: TaskRunner | None = None  # the reading pass after a quick listing
+        self._listing: tuple = (None, None)  # (kind, search) of the listing asked for last
         self._searching = False  # the running listing has a search (its progress says so)
         self.kind = QComboBox()
         self.kind.setObjectName("entityKind")
@@ -145,6 +148,10 @@ class EntitiesPage(QWidget):
         tree = self._tree
         if self._runner is not None and self._runner.is_running():
             self._runner.cancel()  # replaced: it stops at its next entity
+        if self._counter is not None and self._counter.is_running():
+            self._counter.cancel()
+        self._counter = None
+        self._listing = (kind, search)
         # No parent: the runner keeps itself alive until its thread ends, so closing the window during a
         # long search deletes nothing that is running. Bound slots of the page are let go with the page.
         runner = TaskRunner(lambda progress, cancelled: tree.entities(kind=kind, search=search, progress=progress))
@@ -170,6 +177,24 @@ class EntitiesPage(QWidget):
     def _on_runner_succeeded(self, rows: list) -> None:
         if self.sender() is self._runner:  # a listing asked for later replaces this one
             self._listed(rows)
+            kind, search = self._listing
+            if not search:  # listed from names: the memories as the detail reads them, counted next
+                self._count(kind)
+
+    def _count(self, kind) -> None:
+        """Read every listed entity on a worker thread and put its counts in the list (the quick
+        listing counts files and profile.json's problems; a file that cannot be read is a problem,
+        not a fact, as the detail says)."""
+        tree = self._tree
+        runner = TaskRunner(lambda progress, cancelled: tree.entities(kind=kind, read=True, progress=progress))
+        runner.succeeded.connect(self._on_counter_succeeded)
+        self._counter = runner
+        runner.start()
+
+    def _on_counter_succeeded(self, rows: list) -> None:
+        if self.sender() is self._counter:
+            self.model.update_counts(rows)
+            self.counted.emit()
 
     def _on_runner_failed(self, message: str) -> None:
         if self.sender() is self._runner:
