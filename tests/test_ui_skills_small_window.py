@@ -71,3 +71,15 @@ def test_no_legend_sample_is_split_over_two_lines(page):
     assert "&lt;user_input&gt;&nbsp;" in html  # both languages put a space after the tag
     for sample in ("exclude guard", "<user_input> value", "<context> memory", "<user_input> 值", "<context> 记忆"):
         assert sample.replace("<", "&lt;").replace(">", "&gt;") not in html  # spaces made unbreakable
+
+
+def test_every_command_and_the_preview_choice_are_whole(page):
+    """Issue 50: "/persona…" in the list and "Tool result (what the LLM re" were cut at 1024 pixels."""
+    view = page.list_panel.view
+    header = view.horizontalHeader()
+    model = view.model()
+    for row in range(model.rowCount()):
+        text = model.index(row, COMMAND).data()
+        assert view.fontMetrics().horizontalAdvance(text) + 8 <= header.sectionSize(COMMAND), text
+    combo = page.workbench.preview.mode_combo
+    assert combo.fontMetrics().horizontalAdvance(combo.currentText()) + 30 <= combo.width()

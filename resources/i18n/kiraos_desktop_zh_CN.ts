@@ -1967,8 +1967,12 @@ Nothing else was changed; everything saved before is kept.</source>
 <context>
     <name>PreviewPane</name>
     <message>
-        <source>Tool result (what the LLM receives)</source>
-        <translation>工具结果（LLM 收到的内容）</translation>
+        <source>Tool result</source>
+        <translation>工具结果</translation>
+    </message>
+    <message>
+        <source>What the LLM receives when it calls the skill</source>
+        <translation>LLM 调用该技能时收到的内容</translation>
     </message>
     <message>
         <source>Tool definition: OpenAI</source>
@@ -2016,7 +2020,7 @@ Nothing else was changed; everything saved before is kept.</source>
     </message>
     <message>
         <source>{0} characters; exactly what the tool call returns.</source>
-        <translation>{0} 个字符；与工具调用返回的内容完全一致。</translation>
+        <translation>{0} 个字符，即工具调用返回的全部内容。</translation>
     </message>
     <message>
         <source>This skill&apos;s entry in the host&apos;s tool list.</source>
@@ -3661,12 +3665,8 @@ The bot will no longer receive any memory for this user. You can undo this with 
         <translation>（不选用户：没有 &lt;context&gt;）</translation>
     </message>
     <message>
-        <source>{0}  ({1} profile, {2} events)</source>
-        <translation>{0}  （{1} 条画像，{2} 条事件）</translation>
-    </message>
-    <message>
-        <source>Last activity: {0}</source>
-        <translation>最近活动：{0}</translation>
+        <source>{0}: {1} profile entries, {2} events; last activity {3}</source>
+        <translation>{0}：{1} 条画像，{2} 条事件；最近活动 {3}</translation>
     </message>
     <message>
         <source>never</source>

@@ -71,6 +71,7 @@ class SkillTableView(QTableView):
 # The skill list's width: what is left at 1024x700 beside the editor and the sample call, which
 # need the rest; the names are shown whole, the commands take what remains.
 MIN_LIST_WIDTH = 256  # a long name and the whole Command title side by side
+MAX_LIST_WIDTH = 300  # what the list may ask for so that its names and commands are whole (1024x700)
 
 
 class SkillListPanel(QWidget):
@@ -175,6 +176,16 @@ class SkillListPanel(QWidget):
             self._silent = False
         self._update_buttons()
         self._update_empty_state()
+        self._fit_width()
+
+    def _fit_width(self) -> None:
+        """As wide as the longest name and command need (up to MAX_LIST_WIDTH): at 1024x700 the
+        command column ("/persona…") was cut while the editor beside it had room to spare."""
+        view = self.view
+        wanted = sum(max(view.sizeHintForColumn(column), view.horizontalHeader().sectionSizeHint(column))
+                     for column in range(self.model.columnCount()))
+        wanted += view.verticalScrollBar().sizeHint().width() + 2 * view.frameWidth() + 4
+        self.setMinimumWidth(max(MIN_LIST_WIDTH, min(MAX_LIST_WIDTH, wanted)))
 
     def current_folder(self) -> str:
         index = self.view.currentIndex()

@@ -24,7 +24,10 @@ class PreviewPane(QWidget):
         colors = colors_for(self.palette())
         self._colors = colors
         self.mode_combo = QComboBox(self)
-        self.mode_combo.addItem(self.tr("Tool result (what the LLM receives)"), RESULT)
+        # Short names: the pane is narrow at 1024x700 ("Tool result (what the LLM re" was cut there).
+        self.mode_combo.addItem(self.tr("Tool result"), RESULT)
+        self.mode_combo.setItemData(0, self.tr("What the LLM receives when it calls the skill"),
+                                    Qt.ItemDataRole.ToolTipRole)
         self.mode_combo.addItem(self.tr("Tool definition: OpenAI"), "openai")
         self.mode_combo.addItem(self.tr("Tool definition: Anthropic"), "anthropic")
         self.mode_combo.addItem(self.tr("Tool definition: MCP"), "mcp")

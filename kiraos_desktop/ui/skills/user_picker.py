@@ -68,13 +68,13 @@ class UserListModel(QAbstractListModel):
                 return ""
             return None
         user = self._users[row - 1]
-        if role == Qt.ItemDataRole.DisplayRole:
-            return self.tr("{0}  ({1} profile, {2} events)").format(
-                user.user_id, user.profile_count, user.event_count)
+        if role == Qt.ItemDataRole.DisplayRole:  # the id alone: a narrow pane cut the counts off
+            return user.user_id
         if role == USER_ID_ROLE:
             return user.user_id
         if role == Qt.ItemDataRole.ToolTipRole:
-            return self.tr("Last activity: {0}").format(user.last_activity or self.tr("never"))
+            return self.tr("{0}: {1} profile entries, {2} events; last activity {3}").format(
+                user.user_id, user.profile_count, user.event_count, user.last_activity or self.tr("never"))
         return None
 
 
