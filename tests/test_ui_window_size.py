@@ -70,3 +70,27 @@ def test_the_tree_window_opens_inside_the_screen_and_remembers_its_size(qtbot, t
     again = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "j.jsonl"), ui_settings=settings)
     qtbot.addWidget(again)
     assert again.size() == QSize(700, 500)
+
+
+@pytest.mark.parametrize("language", ["en", "zh_CN"])
+def test_the_tree_windows_tabs_are_whole_on_a_1024x700_screen(qtbot, tmp_path, language):
+    """Issue 50: at 1024 pixels the History tab was behind the tab bar's scroll arrows."""
+    from kiraos_desktop.core.storage.tree import open_tree
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+    from kiraos_desktop.ui.entities.window import TreeWindow
+    from kiraos_desktop.ui.i18n import apply_language, language_manager
+    from tree_fixtures import indexed_tree
+
+    kira = indexed_tree(tmp_path / "kira")
+    apply_language(language)
+    try:
+        window = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "j.jsonl"),
+                            ui_settings=ui_settings(tmp_path))
+        qtbot.addWidget(window)
+        window.resize(QSize(1024, 700) - FRAME_ALLOWANCE)
+        with qtbot.waitSignal(window.page.listed, timeout=10000):
+            window.show()
+        tabs = window.page.detail.tabs
+        assert tabs.tabBar().sizeHint().width() <= tabs.width()
+    finally:
+        language_manager().clear()

@@ -2210,6 +2210,10 @@ Nothing else was changed; everything saved before is kept.</source>
         <translation>其他数据</translation>
     </message>
     <message>
+        <source>{field}: {key}</source>
+        <translation>{field}：{key}</translation>
+    </message>
+    <message>
         <source>Category</source>
         <translation>类别</translation>
     </message>

@@ -153,7 +153,7 @@ class ProfileModel(_RowsModel):
         if bracket:
             return f"{labels.get(name, name)} {int(rest.rstrip(']')) + 1}"
         name, dot, key = path.partition(".")
-        return f"{labels.get(name, name)}: {key}" if dot else labels.get(name, name)
+        return self.tr("{field}: {key}").format(field=labels.get(name, name), key=key) if dot else labels.get(name, name)
 
     def cell(self, row: tuple[str, str], column: int) -> tuple[str, Any]:
         if column == 0:

@@ -84,7 +84,7 @@ class EntitiesPage(QWidget):
         splitter.addWidget(self.detail)
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([1000, 1000])  # half each: the list's counts stay visible
+        splitter.setSizes([900, 1100])  # the detail's six tabs whole at 1024 pixels; the list scrolls sideways
         splitter.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
