@@ -325,3 +325,19 @@ def test_an_edit_whose_history_cannot_be_written_is_undone(kira, tmp_path):
     with pytest.raises(OSError):
         TreeJournal(unwritable).keep(editor, lambda: editor.edit(XIAOMING, GUITAR, text="改过的"), "cli")
     assert files_of(kira) == files and index_dump(memory) == index
+
+
+@pytest.mark.parametrize("verb", ["restore", "edit", "archive"])
+def test_a_memory_id_that_names_a_path_is_refused_by_every_command(kira, tmp_path, capsys, verb):
+    """Issue 51: `memory restore user:qq:1 "x/../../../some/where/victim"` exited 0, deleted a file
+    outside the tree and wrote one elsewhere outside it (edit and archive refused such an id)."""
+    outside = tmp_path / "victim.toml"
+    outside.write_text('id = "victim"\ntext = "outside"\n', encoding="utf-8")
+    (kira / "memory" / "archive").mkdir(exist_ok=True)
+    before = files_of(kira), files_of(tmp_path)
+    hostile = "x/../../../" + "../" * 6 + str(outside.with_suffix("")).lstrip("/")
+    for memory_id in (hostile, "..", ".kd-1.tmp", "a\\b", "a\x00b"):
+        argv = ["memory", verb, "user:qq:10001", memory_id] + (["text"] if verb == "edit" else [])
+        code, _, err = run(capsys, *argv, "--kira-data", str(kira))
+        assert code == 2 and "is no memory id" in err, (memory_id, err)
+    assert (files_of(kira), files_of(tmp_path)) == before and outside.exists()

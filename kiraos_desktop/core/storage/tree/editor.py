@@ -61,6 +61,15 @@ PROFILE_DEFAULTS: dict[str, Any] = {
 }
 
 
+def check_memory_id(memory_id: str) -> str:
+    """The one check of a memory id an edit is given (command line, API, window): the name of one
+    file in one folder, so that no path it makes leaves that folder; ValidationError otherwise."""
+    if (not isinstance(memory_id, str) or not memory_id or memory_id in (".", "..") or memory_id.startswith(".")
+            or any(ch in memory_id for ch in "/\\\x00")):
+        raise refusal(ValidationError, "bad_memory_id", "memory", id=memory_id)
+    return memory_id
+
+
 class ChangedSince(StoreError):
     """A revert found a file no longer as the change left it (the plugin or someone wrote it since)."""
 
@@ -160,6 +169,7 @@ class TreeEditor:
 
     def restore(self, ref: EntityRef, memory_id: str) -> TreeChange:
         """Back from archive/ into its folder, its row made from the archived runtime state."""
+        check_memory_id(memory_id)
         base, folders = scope_dirs(ref)
         for folder in folders:
             archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
@@ -221,6 +231,7 @@ class TreeEditor:
 
     def delete_archived(self, ref: EntityRef, memory_id: str) -> TreeChange:
         """Remove an archived memory's file for good (the window asks first; the history can still revert it)."""
+        check_memory_id(memory_id)
         for folder in scope_dirs(ref)[1]:
             archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
             if os.path.isfile(self._abs(archived)) and not os.path.islink(self._abs(archived)):
@@ -345,8 +356,7 @@ class TreeEditor:
 
     def _find(self, ref: EntityRef, memory_id: str) -> tuple[str, str, dict[str, Any]]:
         """(folder, relative path, the memory as the plugin reads it) of an entity's memory."""
-        if not memory_id or "/" in memory_id or "\\" in memory_id or memory_id in (".", ".."):
-            raise refusal(ValidationError, "bad_memory_id", "memory", id=memory_id)
+        check_memory_id(memory_id)
         base, folders = scope_dirs(ref)
         if not ref.is_global:
             self.real_folder(base)
