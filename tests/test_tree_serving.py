@@ -249,3 +249,40 @@ def test_opening_a_3x_folder_creates_no_skills_folder_in_it(tmp_path):
     assert not (root / "skills").exists()
     Engine.open(kira_data=root).close()
     assert not (root / "skills").exists()
+
+
+def test_a_deeply_nested_file_is_a_problem_and_hides_nothing_else(kira, capsys):
+    """Issue 51: a 400 KB profile.json of 200,000 nested lists made `entities`, `info`, /api/users and
+    memory_query fail with RecursionError (500s), and a fact TOML nested 2,000 deep took its entity
+    and /v1/context down. The plugin skips such a file; so do we, and list it as a problem."""
+    from tree_fixtures import entity_dir, write_profile
+
+    memory = kira / "memory"
+    write_profile(memory, "user", "qq:deep")
+    (entity_dir(memory, "user", "qq:deep") / "profile.json").write_text("[" * 200_000 + "]" * 200_000)
+    fact = entity_dir(memory, "user", XIAOMING) / "facts" / "deep.toml"
+    fact.write_text('id = "deep"\ntext = "x"\nmeta = ' + "[" * 2000 + "]" * 2000 + "\n", encoding="utf-8")
+    engine = Engine.open(kira_data=kira)
+    try:
+        assert "qq:deep" in engine.store.all_user_ids()
+        detail = engine.store.tree.entity(EntityRef("user", XIAOMING))
+        assert any(p.path.endswith("deep.toml") and p.kind == "too_deep" for p in detail.problems)
+        assert "小明最近在学吉他" in engine.context.build([XIAOMING], query="吉他").text
+        assert engine.tools.call("memory_query", "qq:deep", {}).content  # an answer, not an error
+        assert [e.key for e in engine.store.get_profiles("qq:deep")] == []
+        server = ApiServer(engine, "127.0.0.1", 0, TOKEN)
+        server.start()
+        try:
+            with httpx.Client(base_url=server.url, headers=AUTH, timeout=30) as api:
+                assert api.get("/api/users").status_code == 200
+                assert api.get("/api/stats").status_code == 200
+                assert api.get("/v1/context", params={"user_id": XIAOMING}).status_code == 200
+        finally:
+            server.stop()
+    finally:
+        engine.close()
+    for argv in (["entities"], ["info"], ["entity", "show", "user:qq:deep"]):
+        code, out, err = run(capsys, *argv, "--kira-data", str(kira))
+        assert code == 0, (argv, err)
+    code, out, err = run(capsys, "memory", "edit", "user:qq:10001", "deep", "new text", "--kira-data", str(kira))
+    assert code == 2 and "nested deeper than" in err

@@ -3348,6 +3348,10 @@ Correct what the message names (or move that file away to start from the default
         <translation>不是有效的 JSON：{error}</translation>
     </message>
     <message>
+        <source>lists or tables nested deeper than {limit} levels: not read</source>
+        <translation>列表或表嵌套超过 {limit} 层：未读取</translation>
+    </message>
+    <message>
         <source>not a JSON object</source>
         <translation>不是 JSON 对象</translation>
     </message>

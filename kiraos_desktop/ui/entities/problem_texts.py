@@ -16,6 +16,7 @@ def _texts() -> dict[str, str]:
         "not_utf8": QCoreApplication.translate("TreeProblems", "not UTF-8 text (byte {byte})"),
         "bad_toml": QCoreApplication.translate("TreeProblems", "not valid TOML: {error}"),
         "bad_json": QCoreApplication.translate("TreeProblems", "not valid JSON: {error}"),
+        "too_deep": QCoreApplication.translate("TreeProblems", "lists or tables nested deeper than {limit} levels: not read"),
         "not_object": QCoreApplication.translate("TreeProblems", "not a JSON object"),
         "field_type": QCoreApplication.translate("TreeProblems", "{field} should be {expected}, not {found}: left out"),
         "not_entity_folder": QCoreApplication.translate("TreeProblems", "not an entity folder ({{type}}_{{id}} with type {types}): left out"),

@@ -17,13 +17,12 @@ from __future__ import annotations
 import copy
 import json
 import os
-import tomllib
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
-from kiraos_desktop.core.storage.tree.files import JSON_NAMES, PROFILE_FIELDS
+from kiraos_desktop.core.storage.tree.files import JSON_NAMES, PROFILE_FIELDS, FileRefused, parse_json, parse_toml
 from kiraos_desktop.core.storage.tree.memory_rows import (
     INDEXED_FROM_FILE,
     RUNTIME_STATE,
@@ -32,7 +31,7 @@ from kiraos_desktop.core.storage.tree.memory_rows import (
     memory_of,
 )
 from kiraos_desktop.core.storage.tree.index_rows import RowKey, TreeIndex
-from kiraos_desktop.core.storage.tree.refusals import refusal
+from kiraos_desktop.core.storage.tree.refusals import check_memory_id, refusal
 from kiraos_desktop.core.storage.tree.layout import (
     ARCHIVE_DIR,
     MEMORY_SUFFIX,
@@ -61,13 +60,11 @@ PROFILE_DEFAULTS: dict[str, Any] = {
 }
 
 
-def check_memory_id(memory_id: str) -> str:
-    """The one check of a memory id an edit is given (command line, API, window): the name of one
-    file in one folder, so that no path it makes leaves that folder; ValidationError otherwise."""
-    if (not isinstance(memory_id, str) or not memory_id or memory_id in (".", "..") or memory_id.startswith(".")
-            or any(ch in memory_id for ch in "/\\\x00")):
-        raise refusal(ValidationError, "bad_memory_id", "memory", id=memory_id)
-    return memory_id
+def _refused(exc: FileRefused, relative: str) -> StoreError:
+    """A file the reader refuses (not TOML or JSON, nested too deep), as an edit's refusal."""
+    if exc.kind in ("bad_toml", "bad_json"):
+        return refusal(StoreError, exc.kind, path=relative, error=dict(exc.values)["error"])
+    return refusal(StoreError, "unreadable", path=relative, error=exc)
 
 
 class ChangedSince(StoreError):
@@ -274,9 +271,9 @@ class TreeEditor:
         relative = f"{base}/{PROFILE_FILE}"
         before = self._text_or_none(relative)
         try:
-            stored = json.loads(before) if before is not None else {}
-        except ValueError as exc:
-            raise refusal(StoreError, "bad_json", path=relative, error=exc) from None
+            stored = parse_json(before) if before is not None else {}
+        except FileRefused as exc:
+            raise _refused(exc, relative) from None
         if not isinstance(stored, dict):
             raise refusal(StoreError, "not_object", path=relative)
         profile = {field: copy.deepcopy(stored.get(field, default)) for field, default in PROFILE_DEFAULTS.items()}
@@ -382,9 +379,9 @@ class TreeEditor:
 
     def _parse(self, relative: str) -> dict[str, Any]:
         try:
-            return tomllib.loads(self._text(relative))
-        except tomllib.TOMLDecodeError as exc:
-            raise refusal(StoreError, "bad_toml", path=relative, error=exc) from None
+            return parse_toml(self._text(relative))
+        except FileRefused as exc:
+            raise _refused(exc, relative) from None
 
     def _free_id(self, folder: str, memory_id: str, text: str) -> str:
         """`memory_id`, or it with "_" and the text's hash when another text (or a file that cannot be

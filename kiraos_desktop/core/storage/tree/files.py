@@ -19,6 +19,10 @@ from typing import Any
 
 #: A memory file or profile larger than this is not read (the plugin writes a few hundred bytes).
 MAX_FILE_BYTES = 1024 * 1024
+#: Lists and tables inside each other: the plugin's files have three or four levels. A file nested
+#: deeper is a problem, never parsed further or rewritten (a 400 KB profile.json of 200,000 nested
+#: lists made every listing fail with RecursionError).
+MAX_DEPTH = 32
 DEFAULT_IMPORTANCE = 5
 #: The fields of profile.json (the plugin's EntityProfile) with the JSON types it keeps them as.
 PROFILE_FIELDS: dict[str, tuple[type, ...]] = {
@@ -38,6 +42,7 @@ PROBLEM_TEXTS = {
     "not_utf8": "not UTF-8 text (byte {byte})",
     "bad_toml": "not valid TOML: {error}",
     "bad_json": "not valid JSON: {error}",
+    "too_deep": "lists or tables nested deeper than {limit} levels: not read",
     "not_object": "not a JSON object",
     "field_type": "{field} should be {expected}, not {found}: left out",
     "not_entity_folder": "not an entity folder ({{type}}_{{id}} with type {types}): left out",
@@ -135,12 +140,41 @@ def _importance(value: Any) -> int:
         return DEFAULT_IMPORTANCE
 
 
-def parse_memory(data: bytes, memory_id: str, folder: str, path: str) -> TreeMemory:
-    """A memory file's content as the plugin reads it; FileRefused when it is not a TOML table."""
+def _check_depth(value: Any) -> Any:
+    """`value`, unless lists or tables in it are nested deeper than MAX_DEPTH (FileRefused then)."""
+    pending = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        if isinstance(item, (list, dict)):
+            if depth > MAX_DEPTH:
+                raise FileRefused("too_deep", limit=MAX_DEPTH)
+            pending.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return value
+
+
+def parse_toml(text: str) -> dict[str, Any]:
+    """A TOML file's table; FileRefused when it is not TOML or is nested too deep."""
     try:
-        table = tomli.loads(_text(data))
+        return _check_depth(tomli.loads(text))
     except tomli.TOMLDecodeError as exc:
         raise FileRefused("bad_toml", error=str(exc)) from None
+    except RecursionError:
+        raise FileRefused("too_deep", limit=MAX_DEPTH) from None
+
+
+def parse_json(text: str) -> Any:
+    """A JSON file's value; FileRefused when it is not JSON or is nested too deep."""
+    try:
+        return _check_depth(json.loads(text))
+    except RecursionError:
+        raise FileRefused("too_deep", limit=MAX_DEPTH) from None
+    except ValueError as exc:
+        raise FileRefused("bad_json", error=str(exc)) from None
+
+
+def parse_memory(data: bytes, memory_id: str, folder: str, path: str) -> TreeMemory:
+    """A memory file's content as the plugin reads it; FileRefused when it is not a TOML table."""
+    table = parse_toml(_text(data))
     tags = table.get("tags", [])
     source = table.get("source", {})
     meta = table.get("meta", {})
@@ -161,11 +195,9 @@ def read_profile(root: str, relative: str) -> tuple[dict[str, Any], list[Problem
     """profile.json's known fields as the file holds them, and its problems (the whole file unreadable,
     or a field of the wrong type: that field is left out, the others kept)."""
     try:
-        data = json.loads(_text(read_bytes(os.path.join(root, relative))))
+        data = parse_json(_text(read_bytes(os.path.join(root, relative))))
     except FileRefused as exc:
         return {}, [exc.problem(relative)]
-    except ValueError as exc:
-        return {}, [Problem(relative, "bad_json", (("error", str(exc)),))]
     if not isinstance(data, dict):
         return {}, [Problem(relative, "not_object")]
     profile, problems = {}, []

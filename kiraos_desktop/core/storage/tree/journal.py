@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tomllib
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -13,6 +12,7 @@ from typing import Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError
 from kiraos_desktop.core.storage.tree.editor import TreeChange, TreeEditor
+from kiraos_desktop.core.storage.tree.files import FileRefused, parse_toml
 
 JOURNAL_DIR = "tree-journals"
 
@@ -113,8 +113,8 @@ def change_text(change: TreeChange) -> str:
             continue
         for content in (after, before):
             try:
-                text = tomllib.loads(content).get("text") if content else None
-            except tomllib.TOMLDecodeError:
+                text = parse_toml(content).get("text") if content else None
+            except FileRefused:
                 text = None
             if isinstance(text, str) and text.strip():
                 text = " ".join(text.split())

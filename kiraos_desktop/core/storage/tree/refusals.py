@@ -42,3 +42,12 @@ def refusal(cls: type[StoreError], kind: str, field: str | None = None, /, **val
     exc.kind = kind  # type: ignore[attr-defined]
     exc.values = values  # type: ignore[attr-defined]
     return exc
+
+
+def check_memory_id(memory_id: str) -> str:
+    """The one check of a memory id an edit is given (command line, API, window): the name of one
+    file in one folder, so that no path it makes leaves that folder; ValidationError otherwise."""
+    if (not isinstance(memory_id, str) or not memory_id or memory_id in (".", "..") or memory_id.startswith(".")
+            or any(ch in memory_id for ch in "/\\\x00")):
+        raise refusal(ValidationError, "bad_memory_id", "memory", id=memory_id)
+    return memory_id
