@@ -341,3 +341,48 @@ def test_a_memory_id_that_names_a_path_is_refused_by_every_command(kira, tmp_pat
         code, _, err = run(capsys, *argv, "--kira-data", str(kira))
         assert code == 2 and "is no memory id" in err, (memory_id, err)
     assert (files_of(kira), files_of(tmp_path)) == before and outside.exists()
+
+
+def _returns_within(call, seconds=20):
+    """call()'s result, or a failure when it has not returned within `seconds` (a hang, not a wait)."""
+    import threading
+
+    done = []
+    worker = threading.Thread(target=lambda: done.append(call()), daemon=True)
+    worker.start()
+    worker.join(seconds)
+    assert done, "it hung"
+    return done[0]
+
+
+def test_a_fifo_where_a_file_should_be_is_refused_not_waited_on(kira, tmp_path):
+    """Issue 51: `memory edit` on a FIFO never returned, nor the window's stale-file check; with a
+    FIFO for profile.json one memory_update hung, then every later one, and serve ignored SIGTERM."""
+    import os
+    import subprocess
+    import sys
+
+    from kiraos_desktop.core.engine import Engine
+
+    memory = kira / "memory"
+    facts = entity_dir(memory, "user", "qq:10001") / "facts"
+    os.mkfifo(facts / "piped.toml")
+    os.mkfifo(entity_dir(memory, "user", "qq:10003") / "profile.json.fifo")
+    (entity_dir(memory, "user", "qq:10003") / "profile.json").unlink(missing_ok=True)
+    os.rename(entity_dir(memory, "user", "qq:10003") / "profile.json.fifo",
+              entity_dir(memory, "user", "qq:10003") / "profile.json")
+    result = subprocess.run([sys.executable, "-m", "kiraos_desktop", "memory", "edit", "user:qq:10001", "piped",
+                             "new", "--kira-data", str(kira)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 2 and "not a regular file" in result.stderr, result.stderr
+    editor = TreeEditor(str(memory))
+    assert _returns_within(lambda: editor.stale(XIAOMING)) is not None
+    engine = Engine.open(kira_data=kira)
+    try:
+        update = {"operations": [{"op": "set", "key": "昵称", "value": "三三"}]}
+        reply = _returns_within(lambda: engine.tools.call("memory_update", "qq:10003", update))
+        assert reply.is_error and "not a regular file" in reply.content
+        later = _returns_within(lambda: engine.tools.call("memory_update", "qq:10001", update))
+        assert not later.is_error  # another user's update is not held up
+    finally:
+        engine.close()

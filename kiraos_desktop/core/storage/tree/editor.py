@@ -22,7 +22,14 @@ from datetime import datetime, timezone
 from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
-from kiraos_desktop.core.storage.tree.files import JSON_NAMES, PROFILE_FIELDS, FileRefused, parse_json, parse_toml
+from kiraos_desktop.core.storage.tree.files import (
+    JSON_NAMES,
+    PROFILE_FIELDS,
+    FileRefused,
+    parse_json,
+    parse_toml,
+    read_bytes,
+)
 from kiraos_desktop.core.storage.tree.memory_rows import (
     INDEXED_FROM_FILE,
     RUNTIME_STATE,
@@ -365,13 +372,17 @@ class TreeEditor:
         raise refusal(NotFoundError, "no_memory", who=ref.label(), id=memory_id)
 
     def _text(self, relative: str) -> str:
+        """A file the edit rewrites or removes, read as the tree's reader reads one (a regular file,
+        not a link, at most 1 MiB, UTF-8): a FIFO, a device or a 100 MB file is refused, never
+        waited on or rewritten."""
         path = self._abs(relative)
         if os.path.islink(path):
             raise refusal(NotFoundError, "link_read", path=relative)
         try:
-            with open(path, "rb") as source:
-                return source.read().decode("utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            return read_bytes(path).decode("utf-8")
+        except FileRefused as exc:
+            raise _refused(exc, relative) from None
+        except UnicodeDecodeError as exc:
             raise refusal(StoreError, "unreadable", path=relative, error=exc) from None
 
     def _text_or_none(self, relative: str) -> str | None:

@@ -115,13 +115,22 @@ def read_bytes(path: str) -> bytes:
         raise FileRefused("not_file")
     if info.st_size > MAX_FILE_BYTES:
         raise FileRefused("too_large", limit_kib=MAX_FILE_BYTES // 1024, size=info.st_size)
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0)
+    # Not blocking: a FIFO put in the file's place since the lstat() would hold the open for ever.
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_BINARY", 0) | getattr(os, "O_NONBLOCK", 0)
     try:
         fd = os.open(path, flags)
     except OSError as exc:
         raise FileRefused("unreadable", error=str(exc.strerror or exc)) from None
     with os.fdopen(fd, "rb") as handle:
-        return handle.read(MAX_FILE_BYTES + 1)
+        opened = os.fstat(fd)  # what was opened, whatever the path names by now
+        if not stat.S_ISREG(opened.st_mode):
+            raise FileRefused("not_file")
+        if opened.st_size > MAX_FILE_BYTES:
+            raise FileRefused("too_large", limit_kib=MAX_FILE_BYTES // 1024, size=opened.st_size)
+        data = handle.read(MAX_FILE_BYTES + 1)
+    if len(data) > MAX_FILE_BYTES:  # grown since
+        raise FileRefused("too_large", limit_kib=MAX_FILE_BYTES // 1024, size=len(data))
+    return data
 
 
 def _text(data: bytes) -> str:
