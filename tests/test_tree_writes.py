@@ -159,3 +159,27 @@ def test_the_command_line_adds_and_refuses_in_one_line(kira, capsys):
         code, out, err = run(capsys, "memory", "add", *argv, "--kira-data", str(kira))
         assert code == 2 and len(err.strip().splitlines()) == 1 and out == "", (argv, err)
     assert files_of(kira) == before
+
+
+def test_files_keep_their_mode_and_new_ones_get_the_umasks(kira):
+    """Issue 51: every file we wrote ended 0600 (mkstemp and rename); the plugin's are 0644 under
+    umask 022, and a plugin running as another user could no longer read an edited memory."""
+    import os
+    import stat
+
+    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+    from kiraos_desktop.core.storage.tree.layout import EntityRef
+
+    memory = kira / "memory"
+    editor = TreeEditor(str(memory))
+    ref = EntityRef("user", "qq:10001")
+    old = os.umask(0o022)
+    try:
+        added = editor.add(ref, "小明喜欢爬山")
+        path = memory / added.files[0][0]
+        assert stat.S_IMODE(path.stat().st_mode) == 0o644
+        os.chmod(path, 0o640)
+        editor.edit(ref, added.memory_id, text="小明喜欢爬山和游泳")
+        assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the mode it had
+    finally:
+        os.umask(old)

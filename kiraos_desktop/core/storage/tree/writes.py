@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import stat
 import tempfile
 from typing import Any
 
@@ -68,13 +69,19 @@ def memory_toml(memory: dict[str, Any], meta: dict[str, Any] | None = None) -> s
 
 
 def atomic_write(path: str, payload: bytes) -> None:
-    """Write into a temporary file beside `path` (a name the plugin's scan skips), fsync, rename over it."""
+    """Write into a temporary file beside `path` (a name the plugin's scan skips), fsync, rename over it.
+    The file keeps the mode of the one it replaces, and a new one gets what the plugin's own writes
+    get (0666 less the umask): mkstemp's 0600 left edited memories unreadable to a plugin running as
+    another user."""
     folder = os.path.dirname(path)
+    mode = _mode_for(path)
     handle, temporary = tempfile.mkstemp(dir=folder, prefix=".kd-", suffix=".tmp")
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(payload)
             out.flush()
+            if hasattr(os, "fchmod"):
+                os.fchmod(out.fileno(), mode)
             os.fsync(out.fileno())
         os.replace(temporary, path)
     except BaseException:
@@ -93,6 +100,28 @@ def atomic_write(path: str, payload: bytes) -> None:
         pass
     finally:
         os.close(directory)
+
+
+def _mode_for(path: str) -> int:
+    try:
+        return stat.S_IMODE(os.lstat(path).st_mode)
+    except OSError:
+        return 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    """The process's umask: Linux says it in /proc (setting it to read it would race other threads'
+    file creations); elsewhere it is set and put back at once."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as status:
+            for line in status:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    umask = os.umask(0o022)
+    os.umask(umask)
+    return umask
 
 
 def check_importance(value: Any) -> int:
