@@ -386,3 +386,15 @@ def test_a_fifo_where_a_file_should_be_is_refused_not_waited_on(kira, tmp_path):
         assert not later.is_error  # another user's update is not held up
     finally:
         engine.close()
+
+
+def test_an_infinite_importance_is_taken_as_the_plugin_takes_it(kira, capsys):
+    """Issue 51: `importance = inf` in a fact made `memory edit` and `archive` exit 1 (OverflowError)."""
+    path = entity_dir(kira / "memory", "user", "qq:10001") / "facts" / "endless.toml"
+    path.write_text('id = "endless"\ntext = "小明的耐心无穷无尽"\nimportance = inf\n', encoding="utf-8")
+    code, out, err = run(capsys, "memory", "edit", "user:qq:10001", "endless", "小明很有耐心",
+                         "--kira-data", str(kira))
+    assert code == 0, err
+    assert tomllib.loads(path.read_text(encoding="utf-8"))["importance"] == 5  # no number: the plugin's 5
+    code, out, err = run(capsys, "memory", "archive", "user:qq:10001", "endless", "--kira-data", str(kira))
+    assert code == 0, err

@@ -286,3 +286,20 @@ def test_a_deeply_nested_file_is_a_problem_and_hides_nothing_else(kira, capsys):
         assert code == 0, (argv, err)
     code, out, err = run(capsys, "memory", "edit", "user:qq:10001", "deep", "new text", "--kira-data", str(kira))
     assert code == 2 and "nested deeper than" in err
+
+
+def test_a_set_over_a_hand_edited_profile_field_is_skipped_with_a_reason(kira, engine):
+    """Issue 51: memory_update `set` over a profile whose traits is a string, or preferences a list,
+    answered 500 (AttributeError); the file was unchanged."""
+    from tree_fixtures import entity_dir
+
+    path = entity_dir(kira / "memory", "user", XIAOMING) / "profile.json"
+    profile = json.loads(path.read_text(encoding="utf-8"))
+    profile.update(traits="爱猫", preferences=["奶茶"])
+    path.write_text(json.dumps(profile, ensure_ascii=False), encoding="utf-8")
+    before = path.read_bytes()
+    for category, field in (("basic", "traits"), ("preference", "preferences")):
+        reply = engine.tools.call("memory_update", XIAOMING, {"operations": [
+            {"op": "set", "key": "颜色", "value": "蓝", "category": category}]})
+        assert reply.is_error and f"profile.json's {field} is not" in reply.content
+    assert path.read_bytes() == before

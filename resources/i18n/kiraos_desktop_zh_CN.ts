@@ -3475,6 +3475,10 @@ Correct what the message names (or move that file away to start from the default
         <translation>{field} 必须是{expected}。</translation>
     </message>
     <message>
+        <source>profile.json&apos;s {name} is not {expected} (edited by hand?): it is left as it is. Mend the file, then try again.</source>
+        <translation>profile.json 中的 {name} 不是{expected}（被手动编辑过？）：文件保持原样。请修正文件后再试。</translation>
+    </message>
+    <message>
         <source>The importance must be a whole number from 1 to 10.</source>
         <translation>重要度必须是 1 到 10 之间的整数。</translation>
     </message>

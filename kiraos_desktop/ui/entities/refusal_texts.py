@@ -29,6 +29,7 @@ def _texts() -> dict[str, str]:
         "no_profile": QCoreApplication.translate("TreeRefusals", "{who} has no profile."),
         "no_profile_field": QCoreApplication.translate("TreeRefusals", "“{name}” is no profile field; the fields are: {fields}."),
         "field_type": QCoreApplication.translate("TreeRefusals", "{field} must be {expected}."),
+        "field_shape": QCoreApplication.translate("TreeRefusals", "profile.json's {name} is not {expected} (edited by hand?): it is left as it is. Mend the file, then try again."),
         "importance": QCoreApplication.translate("TreeRefusals", "The importance must be a whole number from 1 to 10."),
         "empty_text": QCoreApplication.translate("TreeRefusals", "The text must not be empty."),
         "long_text": QCoreApplication.translate("TreeRefusals", "The text is longer than {limit} characters."),
@@ -56,7 +57,7 @@ def refusal_text(exc: BaseException) -> str:
     kind = getattr(exc, "kind", None)
     values = dict(getattr(exc, "values", {}))
     values.setdefault("field", getattr(exc, "field", ""))
-    if kind == "field_type":
+    if kind in ("field_type", "field_shape"):
         values["expected"] = json_kinds(values.get("expected", ""))
     if "action" in values:
         values["action"] = _actions().get(str(values["action"]), values["action"])

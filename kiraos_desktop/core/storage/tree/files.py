@@ -140,7 +140,8 @@ def _text(data: bytes) -> str:
         raise FileRefused("not_utf8", byte=exc.start) from None
 
 
-def _importance(value: Any) -> int:
+def importance_of(value: Any) -> int:
+    """A file's importance as the plugin takes it: clamped to 1-10, 5 when it is no number (inf too)."""
     if isinstance(value, bool):
         value = int(value)
     try:
@@ -190,7 +191,7 @@ def parse_memory(data: bytes, memory_id: str, folder: str, path: str) -> TreeMem
     text = table.get("text", "")
     return TreeMemory(
         id=memory_id, folder=folder, type=str(table.get("type", "fact")),
-        text=text if isinstance(text, str) else str(text), importance=_importance(table.get("importance", 5)),
+        text=text if isinstance(text, str) else str(text), importance=importance_of(table.get("importance", 5)),
         tags=tuple(str(tag) for tag in tags) if isinstance(tags, list) else (),
         source=source if isinstance(source, dict) else {}, path=path, meta=meta if isinstance(meta, dict) else {})
 

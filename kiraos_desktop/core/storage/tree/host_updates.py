@@ -17,7 +17,9 @@ from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import CATEGORIES, MAX_EVENT_CHARS, NotFoundError, StoreError, ValidationError
 from kiraos_desktop.core.storage.tree.editor import TreeChange, TreeEditor
+from kiraos_desktop.core.storage.tree.files import JSON_NAMES
 from kiraos_desktop.core.storage.tree.layout import EntityRef
+from kiraos_desktop.core.storage.tree.refusals import refusal
 
 #: Keys that name a profile field, as the plugin's migration reads them.
 FIELD_KEYS = {"name": "name", "姓名": "name", "真名": "name", "nickname": "nickname", "昵称": "nickname",
@@ -38,11 +40,16 @@ def apply_set(profile: dict[str, Any], key: str, value: str, category: str) -> N
     if field is not None:
         profile[field] = value
         return
+    target = _BUCKETS.get(category) or _LISTS[category]
+    kind = dict if category in _BUCKETS else list
+    if not isinstance(profile.get(target), kind):  # a hand edit made it something else: not guessed at
+        raise refusal(ValidationError, "field_shape", "value", name=target,
+                      expected=JSON_NAMES[kind])
     _remove_key(profile, key)  # a key lives in one place: a new category moves it
-    if category in _BUCKETS:
-        profile[_BUCKETS[category]][key] = value
+    if kind is dict:
+        profile[target][key] = value
     else:
-        profile[_LISTS[category]].append(f"{key}: {value}")
+        profile[target].append(f"{key}: {value}")
 
 
 def _remove_key(profile: dict[str, Any], key: str) -> bool:

@@ -5,6 +5,7 @@ import json
 import time
 from typing import Any
 
+from kiraos_desktop.core.storage.tree.files import importance_of
 from kiraos_desktop.core.storage.tree.index_rows import RowKey
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.core.storage.tree.writes import META_KEYS, content_hash
@@ -19,10 +20,7 @@ RUNTIME_STATE = ("timestamp", "last_accessed", "access_count")
 def memory_of(data: dict[str, Any], memory_id: str) -> dict[str, Any]:
     """A memory as the plugin reads a file (Memory.from_toml_dict): the file name is its id; an
     importance that is no number 5, clamped to 1-10; tags not a list and source not a table dropped."""
-    try:
-        importance = max(1, min(10, int(data.get("importance", 5))))
-    except (TypeError, ValueError):
-        importance = 5
+    importance = importance_of(data.get("importance", 5))
     tags = data.get("tags", [])
     source = data.get("source", {})
     return {"id": memory_id, "type": str(data.get("type", "fact")), "text": str(data.get("text", "")),

@@ -27,6 +27,7 @@ REFUSAL_TEXTS = {
     "no_profile": "{who} has no profile",
     "no_profile_field": "{name!r} is no profile field: one of {fields}",
     "field_type": "must be {expected}",
+    "field_shape": "profile.json's {name} is not {expected} (edited by hand?): it is left as it is",
     "importance": "must be a whole number from 1 to 10",
     "empty_text": "must not be empty",
     "long_text": "is longer than {limit} characters",
