@@ -14,6 +14,7 @@ from typing import Callable
 
 from kiraos_desktop.api.app import create_app
 from kiraos_desktop.api.counters import RequestCounters
+from kiraos_desktop.api.prompt_server import prompt_server
 from kiraos_desktop.api.protocol import GuardedHttpProtocol
 from kiraos_desktop.api.security import is_loopback
 from kiraos_desktop.core.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
@@ -154,7 +155,7 @@ class ApiServer:
             config = uvicorn.Config(app, log_config=None, access_log=False, lifespan="on", ws="none",
                                     proxy_headers=False, server_header=False, timeout_graceful_shutdown=3,
                                     http=GuardedHttpProtocol or "auto")
-            server = uvicorn.Server(config)
+            server = prompt_server(config)
             failure: list[BaseException] = []
             thread = threading.Thread(target=self._run, args=(server, sock, failure), name="kiraos-api",
                                       daemon=True)
@@ -199,6 +200,7 @@ class ApiServer:
             self._stopping = True
             self._app.mcp.close_sessions_from_thread()  # open MCP event streams would delay the stop
             server.should_exit = True
+            server.wake()
             thread.join(timeout)
             if thread.is_alive():
                 server.force_exit = True
