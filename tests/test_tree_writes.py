@@ -183,3 +183,23 @@ def test_files_keep_their_mode_and_new_ones_get_the_umasks(kira):
         assert stat.S_IMODE(path.stat().st_mode) == 0o640  # the mode it had
     finally:
         os.umask(old)
+
+
+def test_temporary_files_a_killed_write_left_are_removed_by_the_next_write(kira):
+    """Issue 51: `.kd-*.tmp` files left by a kill stayed in facts/ for ever."""
+    import os
+    import time
+
+    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+    from kiraos_desktop.core.storage.tree.layout import EntityRef
+    from tree_fixtures import entity_dir
+
+    facts = entity_dir(kira / "memory", "user", "qq:10001") / "facts"
+    old, fresh, theirs = facts / ".kd-abc123.tmp", facts / ".kd-def456.tmp", facts / ".plugin-x.tmp"
+    for path in (old, fresh, theirs):
+        path.write_text("half", encoding="utf-8")
+    long_ago = time.time() - 3600
+    os.utime(old, (long_ago, long_ago))
+    os.utime(theirs, (long_ago, long_ago))
+    TreeEditor(str(kira / "memory")).add(EntityRef("user", "qq:10001"), "小明开始学游泳")
+    assert not old.exists() and fresh.exists() and theirs.exists()  # a write under way, and not ours

@@ -25,6 +25,7 @@ import hashlib
 import os
 import stat
 import tempfile
+import time
 from typing import Any
 
 import rjieba
@@ -75,7 +76,8 @@ def atomic_write(path: str, payload: bytes) -> None:
     another user."""
     folder = os.path.dirname(path)
     mode = _mode_for(path)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=".kd-", suffix=".tmp")
+    remove_stale_temporaries(folder)
+    handle, temporary = tempfile.mkstemp(dir=folder, prefix=_TEMPORARY_PREFIX, suffix=_TEMPORARY_SUFFIX)
     try:
         with os.fdopen(handle, "wb") as out:
             out.write(payload)
@@ -100,6 +102,33 @@ def atomic_write(path: str, payload: bytes) -> None:
         pass
     finally:
         os.close(directory)
+
+
+_TEMPORARY_PREFIX, _TEMPORARY_SUFFIX = ".kd-", ".tmp"
+#: A temporary file of ours this old was left by a write that was killed (a write takes milliseconds).
+STALE_TEMPORARY_S = 600
+
+
+def remove_stale_temporaries(folder: str) -> int:
+    """Remove the temporary files a killed write of ours left in `folder` (the plugin skips them, so
+    nothing else would); how many. Links and anything not ours are left alone."""
+    removed = 0
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return 0
+    now = time.time()
+    for entry in entries:
+        if not (entry.name.startswith(_TEMPORARY_PREFIX) and entry.name.endswith(_TEMPORARY_SUFFIX)):
+            continue
+        try:
+            info = entry.stat(follow_symlinks=False)
+            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_TEMPORARY_S:
+                os.unlink(entry.path)
+                removed += 1
+        except OSError:
+            continue  # gone meanwhile, or not ours to remove
+    return removed
 
 
 def _mode_for(path: str) -> int:
