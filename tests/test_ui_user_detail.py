@@ -214,3 +214,20 @@ def test_table_tabs_keep_their_view_toolbar_and_shortcut_set_up(detail):
         assert action.shortcut() == QKeySequence(QKeySequence.StandardKey.Delete)
         assert action.shortcutContext() == Qt.ShortcutContext.WidgetWithChildrenShortcut
 
+
+
+def test_the_history_shows_who_wrote_a_change_whole(qtbot, detail, engine):
+    """Issue 50: "bot (tool call)" was cut to "bot (to…" in the History's Actor column."""
+    from kiraos_desktop.ui.users.history_model import COL_ACTOR
+
+    engine.tools.call("memory_update", "u1", {"operations": [{"op": "set", "key": "城市", "value": "深圳"}]},
+                      actor="tool")
+    detail.resize(1024 - 420, 600)  # the detail's width in a 1024-pixel window
+    detail.show()
+    detail.tabs.setCurrentIndex(TAB_HISTORY)
+    tab = detail.history_tab
+    tab.refresh()
+    qtbot.waitUntil(lambda: tab.model.rowCount() > 0, timeout=5000)
+    text = tab.model.index(0, COL_ACTOR).data()
+    assert text == "bot (tool call)"
+    assert tab.view.fontMetrics().horizontalAdvance(text) + 8 <= tab.view.columnWidth(COL_ACTOR)

@@ -1,7 +1,7 @@
 """The History tab: this user's audit entries, each revertible (as an undoable step)."""
 from __future__ import annotations
 
-from PySide6.QtWidgets import QPushButton, QWidget
+from PySide6.QtWidgets import QHeaderView, QPushButton, QWidget
 
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.storage.protocol import MemoryStore
@@ -29,7 +29,9 @@ class HistoryTab(TableTab):
         self.revert_button.setToolTip(self.tr("Write the opposite of the selected change (undoable with Ctrl+Z)"))
         self.view, self.empty_state, self.count_label, self.message_label = build_table_tab(
             self, "historyView", self.model, (self.revert_button,), stretch_column=COL_CHANGE,
-            widths=((COL_TIME, 130), (COL_ACTOR, 60), (COL_ACTION, 100), (COL_TARGET, 90)))
+            widths=((COL_TIME, 125), (COL_ACTION, 100), (COL_TARGET, 90)))
+        # As wide as the actors shown: "bot (tool call)" was cut to "bot (to…" at 60 pixels.
+        self.view.horizontalHeader().setSectionResizeMode(COL_ACTOR, QHeaderView.ResizeMode.ResizeToContents)
         self.follow_reads()
         self.revert_button.clicked.connect(self._on_revert_button_clicked)
         self.view.selectionModel().selectionChanged.connect(self._on_selection_changed)
