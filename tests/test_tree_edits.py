@@ -398,3 +398,37 @@ def test_an_infinite_importance_is_taken_as_the_plugin_takes_it(kira, capsys):
     assert tomllib.loads(path.read_text(encoding="utf-8"))["importance"] == 5  # no number: the plugin's 5
     code, out, err = run(capsys, "memory", "archive", "user:qq:10001", "endless", "--kira-data", str(kira))
     assert code == 0, err
+
+
+def test_a_history_append_on_a_full_disk_leaves_no_partial_line(kira, tmp_path, monkeypatch):
+    """Issue 51: an append on a full disk left a partial line: the next change was missing from the
+    history and the one after reused its number."""
+    import errno
+    import os
+
+    from kiraos_desktop.core.storage.tree import journal as journal_module
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+
+    journal = TreeJournal(tmp_path / "history.jsonl")
+    editor = TreeEditor(str(kira / "memory"))
+    journal.keep(editor, lambda: editor.add(XIAOMING, "第一条"), "cli")
+    real_write, calls = os.write, []
+
+    def full_disk(fd, data):
+        calls.append(1)
+        if len(calls) == 1:
+            real_write(fd, bytes(data[:10]))
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return real_write(fd, data)
+
+    monkeypatch.setattr(journal_module.os, "write", full_disk)
+    with pytest.raises(OSError):
+        journal.keep(editor, lambda: editor.add(XIAOMING, "第二条"), "cli")
+    monkeypatch.setattr(journal_module.os, "write", real_write)
+    journal.keep(editor, lambda: editor.add(XIAOMING, "第三条"), "cli")
+    (tmp_path / "history.jsonl").open("ab").write(b'{"id": 9, "half')  # a killed process's unfinished line
+    journal.keep(editor, lambda: editor.add(XIAOMING, "第四条"), "cli")
+    entries = TreeJournal(tmp_path / "history.jsonl").entries()
+    assert [e.id for e in entries] == [1, 2, 3]
+    assert [e.change.memory_id for e in entries] == [e.change.memory_id for e in journal.entries()]
+    assert "第二条" not in str([e.change.files for e in entries])  # reverted with its history entry

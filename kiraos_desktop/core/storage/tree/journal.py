@@ -86,11 +86,29 @@ class TreeJournal:
         record = {"id": entry.id, "at": entry.at, "actor": actor, "action": change.action, "ref": change.ref,
                   "memory_id": change.memory_id, "files": change.files, "rows": change.rows,
                   "indexed": change.indexed, "reverts": reverts}
-        with open(self.path, "a", encoding="utf-8") as out:
-            out.write(json.dumps(record, ensure_ascii=False) + "\n")
-            out.flush()
-            os.fsync(out.fileno())
+        _append_line(self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         return entry
+
+
+def _append_line(path: Path, line: bytes) -> None:
+    """Append one whole line or nothing: a write that fails (a full disk) is cut off again, and a
+    line a killed process left unfinished is ended first, so that it stays a line of its own (read
+    as nothing) instead of swallowing the next entry."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    try:
+        start = os.fstat(fd).st_size
+        if start and os.pread(fd, 1, start - 1) != b"\n":
+            line = b"\n" + line
+        try:
+            view = memoryview(line)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, start)
+            raise
+    finally:
+        os.close(fd)
 
 
 def _entry(line: str) -> JournalEntry | None:
