@@ -5,8 +5,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import sqlite3
 
 from kiraos_desktop.core.exit_codes import EXIT_OK
+from kiraos_desktop.core.memory.records import StoreError
 
 _KIRA_DATA_NOTE = "needs --kira-data DIR, a KiraOS plugin 3.x data folder (the one holding memory/entities/)"
 ACTOR = "cli"
@@ -111,7 +113,14 @@ def run_memory(args: argparse.Namespace) -> int:
         else:
             def write():
                 return editor.restore(ref, args.memory_id)
-    change, entry = journal.keep(editor, write, ACTOR, reverts)
+    try:
+        change, entry = journal.keep(editor, write, ACTOR, reverts)
+    except sqlite3.Error as exc:  # the index locked past its wait, a read-only or full disk
+        raise StoreError(f"{command}: memory_index.db could not be written ({exc}): nothing was changed; "
+                         "try again when the plugin is not rebuilding it") from None
+    except OSError as exc:
+        raise StoreError(f"{command}: the tree could not be written ({exc.strerror or exc}): "
+                         "nothing was changed") from None
     path = next((relative for relative, _, after in change.files if after is not None), change.files[0][0])
     if args.json:
         print(json.dumps({"change": entry.id, "action": command, "ref": change.ref, "id": change.memory_id,
