@@ -452,3 +452,19 @@ def test_an_index_that_cannot_be_written_is_one_clear_line_and_exit_2(kira, caps
     assert code == 2 and err.count("\n") == 1
     assert "memory_index.db could not be written (database is locked): nothing was changed" in err
     assert files_of(kira) == files
+
+
+def test_a_linked_index_refuses_edits_instead_of_leaving_it_out(kira, tmp_path, capsys):
+    """Issue 51: with memory_index.db a link, edits skipped the index and said "the tree has no index
+    yet" while the plugin recalled from the linked file."""
+    import os
+
+    index = kira / "memory" / "memory_index.db"
+    elsewhere = tmp_path / "elsewhere.db"
+    os.replace(index, elsewhere)
+    os.symlink(elsewhere, index)
+    files, linked = files_of(kira), elsewhere.read_bytes()
+    code, out, err = run(capsys, "memory", "add", "user:qq:10001", "小明学会了游泳", "--kira-data", str(kira))
+    assert code == 2 and "memory_index.db is a link" in err and "nothing was written" in err
+    assert files_of(kira) == files and elsewhere.read_bytes() == linked
+    assert TreeEditor(str(kira / "memory")).stale(XIAOMING) == []  # the window's check still answers

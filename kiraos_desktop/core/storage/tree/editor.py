@@ -196,8 +196,12 @@ class TreeEditor:
 
     def stale(self, ref: EntityRef) -> list[tuple[str, str, dict[str, Any], dict[str, Any] | None]]:
         """The entity's memories whose index row does not say what their file says (edited by hand, or
-        never indexed): (folder, relative path, the memory, its row or None). Empty without an index."""
-        index = TreeIndex.of(self.root)
+        never indexed): (folder, relative path, the memory, its row or None). Empty without an index
+        (or with a linked one, which is not read)."""
+        try:
+            index = TreeIndex.of(self.root)
+        except StoreError:
+            return []
         base, folders = scope_dirs(ref)
         if index is None or (not ref.is_global and not os.path.isdir(self._abs(base))):
             return []

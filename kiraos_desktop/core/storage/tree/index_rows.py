@@ -91,9 +91,15 @@ class TreeIndex:
 
     @classmethod
     def of(cls, memory_root: str) -> "TreeIndex | None":
-        """The tree's index; None when it has none yet (the plugin builds it at its start) or it is a link."""
+        """The tree's index; None when it has none yet (the plugin builds it at its start). A link is
+        refused (StoreError): the plugin uses the file it names, so an edit that left it out would
+        say the tree has no index while the bot recalls the old text; nothing outside the tree is
+        written."""
         path = os.path.join(memory_root, INDEX_FILE)
-        return cls(path) if os.path.isfile(path) and not os.path.islink(path) else None
+        if os.path.islink(path):
+            raise StoreError(f"{INDEX_FILE} is a link: nothing outside the tree is written, and an edit without "
+                             "its index row would not reach the bot; nothing was written")
+        return cls(path) if os.path.isfile(path) else None
 
     def _connect(self) -> tuple[sqlite3.Connection, str]:
         conn = sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, isolation_level=None)
