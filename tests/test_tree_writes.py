@@ -203,3 +203,38 @@ def test_temporary_files_a_killed_write_left_are_removed_by_the_next_write(kira)
     os.utime(theirs, (long_ago, long_ago))
     TreeEditor(str(kira / "memory")).add(EntityRef("user", "qq:10001"), "小明开始学游泳")
     assert not old.exists() and fresh.exists() and theirs.exists()  # a write under way, and not ours
+
+
+def test_a_folder_swapped_for_a_link_after_its_check_gets_nothing_written_outside(kira, tmp_path, monkeypatch):
+    """Issue 51: the link check and the write were two path lookups: a process swapping facts/ for a
+    link during adds got a file written outside the tree. The write now goes through the folder as
+    opened step by step without following links."""
+    import os
+
+    import pytest as _pytest
+
+    from kiraos_desktop.core.memory.records import StoreError
+    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+    from kiraos_desktop.core.storage.tree.layout import EntityRef
+    from tree_fixtures import entity_dir
+
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    facts = entity_dir(kira / "memory", "user", "qq:10001") / "facts"
+    editor = TreeEditor(str(kira / "memory"))
+    checked = editor.real_folder
+
+    calls = []
+
+    def swap_after_the_check(relative, create=False):
+        found = checked(relative, create)
+        calls.append(relative)
+        if relative.endswith("/facts") and calls.count(relative) == 2:  # apply()'s check, the last one
+            os.rename(facts, tmp_path / "facts-moved")
+            os.symlink(outside, facts)  # the race: facts/ is a link by the time the file is written
+        return found
+
+    monkeypatch.setattr(editor, "real_folder", swap_after_the_check)
+    with _pytest.raises(StoreError, match="link"):
+        editor.add(EntityRef("user", "qq:10001"), "小明学会了潜水")
+    assert list(outside.iterdir()) == []

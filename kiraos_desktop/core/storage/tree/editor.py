@@ -15,6 +15,7 @@ and a file that cannot be read is never rewritten.
 from __future__ import annotations
 
 import copy
+import errno
 import json
 import os
 from dataclasses import dataclass, field
@@ -48,7 +49,8 @@ from kiraos_desktop.core.storage.tree.layout import (
     scope_dirs,
 )
 from kiraos_desktop.core.storage.tree.writes import (
-    atomic_write,
+    remove_file,
+    write_file,
     check_importance,
     check_tags,
     check_text,
@@ -299,9 +301,8 @@ class TreeEditor:
         try:
             for relative, before, after in change.files:
                 if after is not None:
-                    path = self._abs(relative)
-                    self.real_folder(os.path.dirname(relative))
-                    atomic_write(path, after.encode("utf-8"))
+                    self.real_folder(os.path.dirname(relative))  # a clear refusal for a link or a missing folder
+                    self._write(relative, after)
                     written.append((relative, before))
             index = TreeIndex.of(self.root)
             if index is not None and change.rows:
@@ -318,14 +319,24 @@ class TreeEditor:
         except BaseException:
             for relative, before in reversed(written):  # the rows were not written: the files go back
                 if before is None:
-                    os.unlink(self._abs(relative))
+                    remove_file(self.root, relative)
                 else:
-                    atomic_write(self._abs(relative), before.encode("utf-8"))
+                    write_file(self.root, relative, before.encode("utf-8"))
             raise
         for relative, _, after in change.files:
-            if after is None and os.path.lexists(self._abs(relative)):
-                os.unlink(self._abs(relative))
+            if after is None:
+                remove_file(self.root, relative)
         return change
+
+    def _write(self, relative: str, text: str) -> None:
+        """Write a file inside the folder as opened without following links (tree/folders.py): a
+        folder swapped for a link since real_folder() looked is refused, nothing written outside."""
+        try:
+            write_file(self.root, relative, text.encode("utf-8"))
+        except OSError as exc:
+            if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+                raise refusal(NotFoundError, "link_written", path=os.path.dirname(relative)) from None
+            raise
 
     def revert(self, change: TreeChange) -> TreeChange:
         """Undo `change` when every file is still as it left it; ChangedSince (nothing written) otherwise."""

@@ -22,16 +22,13 @@ Nothing outside the tree is written or followed: every folder on the way is a re
 from __future__ import annotations
 
 import hashlib
-import os
-import stat
-import tempfile
-import time
 from typing import Any
 
 import rjieba
 import tomli_w
 
 from kiraos_desktop.core.memory.records import ValidationError
+from kiraos_desktop.core.storage.tree.folders import opened_folder
 from kiraos_desktop.core.storage.tree.refusals import refusal
 
 MAX_TEXT_CHARS = 10000
@@ -69,88 +66,20 @@ def memory_toml(memory: dict[str, Any], meta: dict[str, Any] | None = None) -> s
     return tomli_w.dumps(data)
 
 
-def atomic_write(path: str, payload: bytes) -> None:
-    """Write into a temporary file beside `path` (a name the plugin's scan skips), fsync, rename over it.
-    The file keeps the mode of the one it replaces, and a new one gets what the plugin's own writes
-    get (0666 less the umask): mkstemp's 0600 left edited memories unreadable to a plugin running as
-    another user."""
-    folder = os.path.dirname(path)
-    mode = _mode_for(path)
-    remove_stale_temporaries(folder)
-    handle, temporary = tempfile.mkstemp(dir=folder, prefix=_TEMPORARY_PREFIX, suffix=_TEMPORARY_SUFFIX)
-    try:
-        with os.fdopen(handle, "wb") as out:
-            out.write(payload)
-            out.flush()
-            if hasattr(os, "fchmod"):
-                os.fchmod(out.fileno(), mode)
-            os.fsync(out.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        try:
-            os.unlink(temporary)
-        except OSError:
-            pass
-        raise
-    try:  # the rename itself survives a crash once the folder is synced (where folders can be opened)
-        directory = os.open(folder, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(directory)
-    except OSError:
-        pass
-    finally:
-        os.close(directory)
+def write_file(root: str, relative: str, payload: bytes) -> None:
+    """The file `relative` (under the tree's `root`) written whole, as the plugin writes one: a
+    temporary file fsynced and renamed over it, inside the folder as opened step by step without
+    following a link (tree/folders.py)."""
+    folder, _, name = relative.rpartition("/")
+    with opened_folder(root, folder) as opened:
+        opened.write(name, payload)
 
 
-_TEMPORARY_PREFIX, _TEMPORARY_SUFFIX = ".kd-", ".tmp"
-#: A temporary file of ours this old was left by a write that was killed (a write takes milliseconds).
-STALE_TEMPORARY_S = 600
-
-
-def remove_stale_temporaries(folder: str) -> int:
-    """Remove the temporary files a killed write of ours left in `folder` (the plugin skips them, so
-    nothing else would); how many. Links and anything not ours are left alone."""
-    removed = 0
-    try:
-        entries = list(os.scandir(folder))
-    except OSError:
-        return 0
-    now = time.time()
-    for entry in entries:
-        if not (entry.name.startswith(_TEMPORARY_PREFIX) and entry.name.endswith(_TEMPORARY_SUFFIX)):
-            continue
-        try:
-            info = entry.stat(follow_symlinks=False)
-            if stat.S_ISREG(info.st_mode) and now - info.st_mtime > STALE_TEMPORARY_S:
-                os.unlink(entry.path)
-                removed += 1
-        except OSError:
-            continue  # gone meanwhile, or not ours to remove
-    return removed
-
-
-def _mode_for(path: str) -> int:
-    try:
-        return stat.S_IMODE(os.lstat(path).st_mode)
-    except OSError:
-        return 0o666 & ~_umask()
-
-
-def _umask() -> int:
-    """The process's umask: Linux says it in /proc (setting it to read it would race other threads'
-    file creations); elsewhere it is set and put back at once."""
-    try:
-        with open("/proc/self/status", encoding="ascii") as status:
-            for line in status:
-                if line.startswith("Umask:"):
-                    return int(line.split()[1], 8)
-    except (OSError, ValueError):
-        pass
-    umask = os.umask(0o022)
-    os.umask(umask)
-    return umask
+def remove_file(root: str, relative: str) -> None:
+    """The file `relative` removed, inside its folder as opened (tree/folders.py)."""
+    folder, _, name = relative.rpartition("/")
+    with opened_folder(root, folder) as opened:
+        opened.remove(name)
 
 
 def check_importance(value: Any) -> int:
