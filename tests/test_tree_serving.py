@@ -303,3 +303,25 @@ def test_a_set_over_a_hand_edited_profile_field_is_skipped_with_a_reason(kira, e
             {"op": "set", "key": "颜色", "value": "蓝", "category": category}]})
         assert reply.is_error and f"profile.json's {field} is not" in reply.content
     assert path.read_bytes() == before
+
+
+def test_an_index_locked_past_its_wait_is_a_skip_not_a_500(kira, engine, monkeypatch):
+    """An index the plugin holds locked past the 10 s wait made a memory_update on a tree raise
+    sqlite3's OperationalError through the API (a 500); it is now that operation's skip, nothing
+    written."""
+    import sqlite3
+    from contextlib import contextmanager
+
+    from kiraos_desktop.core.storage.tree.index_rows import TreeIndex
+
+    @contextmanager
+    def locked(self):
+        raise sqlite3.OperationalError("database is locked")
+        yield
+
+    monkeypatch.setattr(TreeIndex, "transaction", locked)
+    before = tree_files(kira)
+    reply = engine.tools.call("memory_update", XIAOMING, {"operations": [{"op": "event", "value": "小明去游泳了"}]})
+    assert reply.is_error and "memory_index.db 无法写入" in reply.content and "database is locked" in reply.content
+    assert {k: v for k, v in tree_files(kira).items() if not k.name.startswith("memory_index.db")} == \
+        {k: v for k, v in before.items() if not k.name.startswith("memory_index.db")}

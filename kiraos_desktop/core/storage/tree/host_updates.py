@@ -13,6 +13,7 @@ makes it when that user first talks to the bot).
 """
 from __future__ import annotations
 
+import sqlite3
 from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import CATEGORIES, MAX_EVENT_CHARS, NotFoundError, StoreError, ValidationError
@@ -96,6 +97,8 @@ class HostUpdates:
                 text, change = f"skip: {_clean(exc)}", None
             except OSError as exc:  # the history could not keep it: reverted (TreeJournal.keep)
                 text, change = f"skip: 未修改（变更记录无法写入：{_clean(exc)}）", None
+            except sqlite3.Error as exc:  # the index locked past its wait, a read-only disk: files put back
+                text, change = f"skip: 未修改（memory_index.db 无法写入：{_clean(exc)}）", None
             if change is not None:
                 done += 1
             elif text.startswith("skip"):
