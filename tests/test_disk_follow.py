@@ -135,3 +135,13 @@ def test_the_api_answers_what_the_folder_holds_without_a_reload(qtbot, api_engin
     path.write_text(json.dumps(loaded, ensure_ascii=False), encoding="utf-8")
     qtbot.waitUntil(lambda: api.get(f"/v1/skills/{name}").json()["description"] == "Changed in an editor",
                     timeout=4000)  # it looks once a second
+
+
+def test_a_new_token_changes_only_the_token_setting(data, opened):
+    """Every writer of settings.json changes only its own field: a new token (which empties the
+    api_token setting) kept another process's change the file held."""
+    opened.edit_settings(lambda s: s.replace(api_token="typed-token"))
+    save_settings(data / "settings.json", load_settings(data / "settings.json")[0].replace(max_event_keep=9))
+    token = opened.regenerate_token()
+    saved = load_settings(data / "settings.json")[0]
+    assert (saved.api_token, saved.max_event_keep) == ("", 9) and token == opened.api_token

@@ -177,8 +177,8 @@ class Engine:
     def regenerate_token(self) -> str:
         token = generate_token()
         save_token(self.paths.token_file, token)
-        if self._settings.api_token:
-            self.update_settings(self._settings.replace(api_token=""))
+        if self._settings.api_token:  # the token file's counts now; only that field changes
+            self.edit_settings(lambda s: s.replace(api_token=""))
         return token
 
     # ---- lifecycle -----------------------------------------------------------------------
