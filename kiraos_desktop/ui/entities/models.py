@@ -180,6 +180,8 @@ def _time_text(value: Any) -> str:
 class HistoryModel(_RowsModel):
     """The tree's history (JournalEntry rows), newest first: change number, time, who, what, which memory."""
 
+    _texts: dict[int, str] = {}  # entry id -> its memory's text (set_rows)
+
     def headers(self) -> list[str]:
         return [self.tr("No."), self.tr("Time"), self.tr("By"), self.tr("Change"), self.tr("Memory")]
 
@@ -196,10 +198,15 @@ class HistoryModel(_RowsModel):
                   (action, row.change.action), self._memory(row)]
         return values[column]
 
+    def set_rows(self, rows: list[Any]) -> None:
+        # Each change's memory text parsed once here, not at every paint of its cell.
+        self._texts = {row.id: change_text(row.change) for row in rows}
+        super().set_rows(rows)
+
     def _memory(self, row: JournalEntry) -> tuple[str, Any]:
         """The memory's text (what the operator knows it by), not its file's id, which may end in a hash."""
-        text = change_text(row.change)
-        return (text or row.change.memory_id, row.change.memory_id)
+        text = self._texts.get(row.id) or row.change.memory_id
+        return (text, row.change.memory_id)
 
     def tooltip(self, row: JournalEntry, column: int) -> str:
         if column == 4:
