@@ -436,17 +436,9 @@ def test_a_history_append_on_a_full_disk_leaves_no_partial_line(kira, tmp_path, 
 
 def test_an_index_that_cannot_be_written_is_one_clear_line_and_exit_2(kira, capsys, monkeypatch):
     """Issue 51: an index locked over 10 s, a read-only or full disk exited 1 with SQLite's own text."""
-    import sqlite3
-    from contextlib import contextmanager
+    from tree_fixtures import lock_the_index
 
-    from kiraos_desktop.core.storage.tree.index_rows import TreeIndex
-
-    @contextmanager
-    def locked(self):
-        raise sqlite3.OperationalError("database is locked")
-        yield
-
-    monkeypatch.setattr(TreeIndex, "transaction", locked)
+    lock_the_index(monkeypatch)
     files = files_of(kira)
     code, out, err = run(capsys, "memory", "add", "user:qq:10001", "小明学会了游泳", "--kira-data", str(kira))
     assert code == 2 and err.count("\n") == 1

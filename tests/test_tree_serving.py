@@ -309,17 +309,9 @@ def test_an_index_locked_past_its_wait_is_a_skip_not_a_500(kira, engine, monkeyp
     """An index the plugin holds locked past the 10 s wait made a memory_update on a tree raise
     sqlite3's OperationalError through the API (a 500); it is now that operation's skip, nothing
     written."""
-    import sqlite3
-    from contextlib import contextmanager
+    from tree_fixtures import lock_the_index
 
-    from kiraos_desktop.core.storage.tree.index_rows import TreeIndex
-
-    @contextmanager
-    def locked(self):
-        raise sqlite3.OperationalError("database is locked")
-        yield
-
-    monkeypatch.setattr(TreeIndex, "transaction", locked)
+    lock_the_index(monkeypatch)
     before = tree_files(kira)
     reply = engine.tools.call("memory_update", XIAOMING, {"operations": [{"op": "event", "value": "小明去游泳了"}]})
     assert reply.is_error and "memory_index.db 无法写入" in reply.content and "database is locked" in reply.content

@@ -170,3 +170,19 @@ def indexed_tree(root: Path) -> Path:
     write_index(root / "memory", [{"id": "learning_guitar", "entity_id": "qq:10001", "text": "小明最近在学吉他",
                                    "importance": 7, "tags": ["hobby"], "last_accessed": 1.7e9}])
     return root
+
+
+def lock_the_index(monkeypatch) -> None:
+    """Every write transaction on a tree's memory_index.db fails as one the plugin holds locked past
+    the wait does (sqlite3's "database is locked")."""
+    import sqlite3
+    from contextlib import contextmanager
+
+    from kiraos_desktop.core.storage.tree.index_rows import TreeIndex
+
+    @contextmanager
+    def locked(self):
+        raise sqlite3.OperationalError("database is locked")
+        yield
+
+    monkeypatch.setattr(TreeIndex, "transaction", locked)

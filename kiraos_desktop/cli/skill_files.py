@@ -46,10 +46,11 @@ def run_file_command(command: str, args, engine) -> int:
     try:
         return handler(args, engine)
     except SkillFileError as exc:
-        return _fail(EXIT_FAILURE, str(exc))
+        return fail(EXIT_FAILURE, str(exc))
 
 
-def _fail(code: int, message: str) -> int:
+def fail(code: int, message: str) -> int:
+    """`error: message` on stderr, one line; `code` (the skills commands' way to refuse)."""
     print(f"error: {message}", file=sys.stderr)
     return code
 
@@ -72,7 +73,7 @@ def _new(args, engine) -> int:
     router.reload()
     problem = _name_error(router, args.name)
     if problem:
-        return _fail(EXIT_USAGE, problem)
+        return fail(EXIT_USAGE, problem)
     name = args.name
     listed = name in engine.settings.disabled_skills
     engine.edit_settings(lambda s: s.replace(disabled_skills=file_ops.disabled_with(s.disabled_skills, name)))
@@ -96,15 +97,15 @@ def _rename(args, engine) -> int:
     skill = next((s for s in router.skills() if Path(s.folder) == folder), None)
     old = skill.name if skill is not None else folder.name
     if is_agent_folder(folder):
-        return _fail(EXIT_USAGE, f"{old} is an Agent Skills folder ({AGENT_SKILL_FILE}): change \"name\" in its "
+        return fail(EXIT_USAGE, f"{old} is an Agent Skills folder ({AGENT_SKILL_FILE}): change \"name\" in its "
                                  f"{AGENT_SKILL_FILE} and rename the folder {folder.name!r} to the same name")
     unreadable = [p for p in (skill.problems if skill is not None else []) if p.is_error and p.field == "manifest"]
     if unreadable:  # the new name cannot be written into a manifest that cannot be read
-        return _fail(EXIT_USAGE, f"cannot rename {old}: {unreadable[0].message} Fix it first (see `skills lint`).")
+        return fail(EXIT_USAGE, f"cannot rename {old}: {unreadable[0].message} Fix it first (see `skills lint`).")
     new = args.new_name
     problem = _name_error(router, new, own_name=old)
     if problem:
-        return _fail(EXIT_USAGE, problem)
+        return fail(EXIT_USAGE, problem)
     if new == old and folder.name == new:
         print(f"{old} already has that name")
         return EXIT_OK
@@ -116,7 +117,7 @@ def _rename(args, engine) -> int:
             engine.edit_settings(lambda s: s.replace(
                 disabled_skills=file_ops.renamed_in(s.disabled_skills, old, new) or s.disabled_skills))
         except (SettingsError, OSError) as exc:
-            return _fail(EXIT_FAILURE, f"the skill was renamed but is enabled now: {exc}")
+            return fail(EXIT_FAILURE, f"the skill was renamed but is enabled now: {exc}")
     return EXIT_OK
 
 

@@ -2,8 +2,7 @@
 disabled_skills, changed for that one skill as the file holds it now)."""
 from __future__ import annotations
 
-import sys
-
+from kiraos_desktop.cli.skill_files import fail
 from kiraos_desktop.core.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.core.skills import file_ops
@@ -28,19 +27,14 @@ def run_state_command(command: str, args, engine) -> int:
     router.reload()
     skill = router.get(name)
     if skill is None and not (not enabled and name in engine.settings.disabled_skills):
-        return _fail(EXIT_USAGE, f"no skill named {name!r} (see `skills list`)")
+        return fail(EXIT_USAGE, f"no skill named {name!r} (see `skills list`)")
     if enabled and skill is not None and skill.errors:
         found = "; ".join(f"[{p.field}] {p.message}" for p in skill.errors)
-        return _fail(EXIT_USAGE, f"{name} has {len(skill.errors)} error(s) to fix before bots can be offered it "
+        return fail(EXIT_USAGE, f"{name} has {len(skill.errors)} error(s) to fix before bots can be offered it "
                                  f"(`skills lint {name}`): {found}")
     try:
         engine.edit_settings(lambda s: s.replace(disabled_skills=file_ops.enabled_in(s.disabled_skills, name, enabled)))
     except (SettingsError, OSError) as exc:
-        return _fail(EXIT_FAILURE, f"the setting could not be saved: {exc}")
+        return fail(EXIT_FAILURE, f"the setting could not be saved: {exc}")
     print(f"{name} {'enabled: offered to bot hosts' if enabled else 'disabled: no longer offered to bot hosts'}")
     return EXIT_OK
-
-
-def _fail(code: int, message: str) -> int:
-    print(f"error: {message}", file=sys.stderr)
-    return code

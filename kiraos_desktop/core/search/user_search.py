@@ -74,7 +74,7 @@ def _users_with(conn: sqlite3.Connection, word: str, among: set[str] | None) -> 
     for start in range(0, len(listed), _NARROW_IN):
         chunk = listed[start:start + _NARROW_IN]
         found.update(r[0] for r in conn.execute(
-            f"SELECT user_id FROM usersearch_terms WHERE {_BEGINS} AND user_id IN ({','.join('?' * len(chunk))})",
+            f"SELECT user_id FROM usersearch_terms WHERE {_BEGINS} AND user_id IN ({_marks(chunk)})",
             (*prefix_params(word), *chunk)))
     return found
 
@@ -162,7 +162,7 @@ def _all_ids(conn: sqlite3.Connection, text: str, state: index.BuildState, order
     if len(found) <= _NARROW_IN:
         listed = sorted(found)
         return [r[0] for r in conn.execute(
-            f"SELECT user_id FROM user_summary WHERE user_id IN ({','.join('?' * len(listed))}) "
+            f"SELECT user_id FROM user_summary WHERE user_id IN ({_marks(listed)}) "
             f"AND {USER_HAS_DATA} {order}", listed)]
     return [r[0] for r in conn.execute(f"SELECT user_id FROM user_summary WHERE {USER_HAS_DATA} {order}")
             if r[0] in found]
@@ -207,13 +207,13 @@ def _ranged(conn: sqlite3.Connection, text: str, state: index.BuildState) -> _Ra
                 f"WHERE t{number}.term IN ({_marks(expanded[word])}) AND t{number}.user_id = t0.user_id)")
         params += expanded[word]
     if queued:
-        sql += f" AND t0.user_id NOT IN ({','.join('?' * len(queued))})"
+        sql += f" AND t0.user_id NOT IN ({_marks(queued)})"
         params += queued
     extra = set(_confirmed(conn, words, queued)) | set(by_id)
     if extra:
         listed = sorted(extra)
         extra.difference_update(r[0] for r in conn.execute(
-            f"{sql} AND t0.user_id IN ({','.join('?' * len(listed))})", params + listed))
+            f"{sql} AND t0.user_id IN ({_marks(listed)})", params + listed))
     return _Ranged(sql, params, sorted(extra))
 
 
