@@ -6,6 +6,7 @@ from __future__ import annotations
 import argparse
 import json
 import sqlite3
+import sys
 
 from kiraos_desktop.core.exit_codes import EXIT_OK
 from kiraos_desktop.core.memory.records import StoreError
@@ -56,20 +57,30 @@ def add_memory_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
     put.add_argument("--json", action="store_true", help="print one JSON object (see docs/plugin-versions.md)")
 
 
+def settled_journal(kira_data: str, memory_root: str):
+    """The tree's history, every edit a stopped process left half done settled first (each said on stderr)."""
+    from kiraos_desktop.core.paths import resolve_paths
+    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+    from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
+
+    journal = TreeJournal(journal_path(resolve_paths(kira_data=kira_data).data_dir, memory_root))
+    for line in journal.recover(TreeEditor(memory_root)):
+        print(f"kiraos-desktop: {line}", file=sys.stderr)
+    return journal
+
+
 def run_memory(args: argparse.Namespace) -> int:
     """Raises StoreError (ValidationError, NotFoundError, ChangedSince) or ValueError, nothing written:
     exit 2, one line."""
-    from kiraos_desktop.core.paths import resolve_paths
     from kiraos_desktop.core.storage.tree import open_tree
     from kiraos_desktop.core.storage.tree.editor import TreeEditor
-    from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
     from kiraos_desktop.core.storage.tree.layout import parse_ref
 
     if not getattr(args, "kira_data", None):
         raise ValueError(f"{args.command} {_KIRA_DATA_NOTE}")
     tree = open_tree(args.kira_data)
     editor = TreeEditor(tree.root)
-    journal = TreeJournal(journal_path(resolve_paths(kira_data=args.kira_data).data_dir, tree.root))
+    journal = settled_journal(args.kira_data, tree.root)
     command = args.memory_command if args.command == "memory" else "profile"
     if command == "history":
         entries = journal.entries()[::-1]

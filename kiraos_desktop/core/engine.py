@@ -55,9 +55,9 @@ class Engine:
             self.store: MemoryStore = tree_store
             tree_context = TreeContext(tree_store, lambda: self._settings)
             self.context: ContextSource = tree_context
-            from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
+            from kiraos_desktop.core.storage.tree.journal import open_journal
 
-            journal = TreeJournal(journal_path(paths.data_dir, tree_store.tree.root))
+            journal = open_journal(paths.data_dir, tree_store.tree.root)
             self.memory_tools: MemoryToolSet = TreeMemoryTools(tree_store, tree_context, journal)
         else:
             self.store = _open_store(paths, settings, database_url)

@@ -54,7 +54,9 @@ class TreeWindow(QMainWindow):
         self._folder = folder
         self.undo_stack = QUndoStack(self)
         journal = journal or TreeJournal(journal_path(resolve_paths(kira_data=folder).data_dir, tree.root))
-        self.edit_actions = TreeEditActions(TreeEditor(tree.root), journal, self.undo_stack, prompts, self)
+        editor = TreeEditor(tree.root)
+        journal.recover(editor)  # an edit a stopped process left half done: finished or rolled back
+        self.edit_actions = TreeEditActions(editor, journal, self.undo_stack, prompts, self)
         self.page = EntitiesPage(tree, actions=self.edit_actions)
         self.note = QLabel()
         self.note.setObjectName("treeReadOnlyNote")

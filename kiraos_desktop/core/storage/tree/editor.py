@@ -9,7 +9,8 @@ then removes the file and the row. The plugin never restores; a restore here is 
 
 A change is made in three steps: the files it writes (each atomically), then the index rows in one
 transaction, then the files it removes. When the rows cannot be written, the files written are put
-back as they were: the file and its row go together, or neither. Nothing is written through a link,
+back as they were: the file and its row go together, or neither; a process killed on the way leaves
+a write-ahead intent that the next opening of the tree settles (storage/tree/write_ahead.py). Nothing is written through a link,
 and a file that cannot be read is never rewritten.
 """
 from __future__ import annotations
@@ -18,11 +19,11 @@ import copy
 import errno
 import json
 import os
-from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
+from kiraos_desktop.core.storage.tree.change import TreeChange
 from kiraos_desktop.core.storage.tree.files import (
     JSON_NAMES,
     PROFILE_FIELDS,
@@ -48,6 +49,7 @@ from kiraos_desktop.core.storage.tree.layout import (
     archive_name,
     scope_dirs,
 )
+from kiraos_desktop.core.storage.tree.write_ahead import announce
 from kiraos_desktop.core.storage.tree.writes import (
     remove_file,
     write_file,
@@ -80,23 +82,6 @@ class ChangedSince(StoreError):
     """A revert found a file no longer as the change left it (the plugin or someone wrote it since)."""
 
 
-@dataclass
-class TreeChange:
-    """One edit: every file (relative to the memory root; its text, None where there is none) and index
-    row (its columns, None where there is none) before and after."""
-
-    action: str  # add, edit, archive, restore (a revert: "revert")
-    ref: str  # the entity's TYPE:ID label
-    memory_id: str
-    files: list[tuple[str, str | None, str | None]] = field(default_factory=list)
-    rows: list[tuple[dict[str, str], dict[str, Any] | None, dict[str, Any] | None]] = field(default_factory=list)
-    indexed: bool = True  # False: the tree has no index yet
-
-    def inverse(self) -> "TreeChange":
-        return TreeChange("revert", self.ref, self.memory_id, [(p, a, b) for p, b, a in self.files],
-                          [(k, a, b) for k, b, a in self.rows], self.indexed)
-
-
 class TreeEditor:
     """Makes changes in the tree under a plugin's `memory/` folder (the one EntityTree reads)."""
 
@@ -116,7 +101,7 @@ class TreeEditor:
         memory = {"id": memory_id, "type": "reflection" if reflection else "fact", "text": text,
                   "importance": importance, "tags": tag_list, "source": {"time": datetime.now(timezone.utc).isoformat()}}
         relative = f"{base}/{folder}/{memory_id}{MEMORY_SUFFIX}"
-        change = TreeChange("add", ref.label(), memory_id, [(relative, self._text_or_none(relative), memory_toml(memory))])
+        change = TreeChange("add", ref.label(), memory_id, [(relative, self.text_or_none(relative), memory_toml(memory))])
         self._row_change(change, RowKey.of(ref, folder, memory_id), lambda row: index_row(ref, folder, memory, self._abs(relative), row))
         return self.apply(change)
 
@@ -168,7 +153,7 @@ class TreeEditor:
         archived = f"{ARCHIVE_DIR}/{archive_name(ref, folder, memory_id)}"
         self.real_folder(ARCHIVE_DIR, create=True)
         change = TreeChange("archive", ref.label(), memory_id, [
-            (archived, self._text_or_none(archived), memory_toml(memory, meta)), (relative, self._text(relative), None)])
+            (archived, self.text_or_none(archived), memory_toml(memory, meta)), (relative, self._text(relative), None)])
         change.rows.append((key.as_dict(), row, None))
         change.indexed = TreeIndex.of(self.root) is not None
         return change
@@ -282,7 +267,7 @@ class TreeEditor:
         base = scope_dirs(ref)[0]
         self.real_folder(base)
         relative = f"{base}/{PROFILE_FILE}"
-        before = self._text_or_none(relative)
+        before = self.text_or_none(relative)
         try:
             stored = parse_json(before) if before is not None else {}
         except FileRefused as exc:
@@ -297,6 +282,7 @@ class TreeEditor:
 
     def apply(self, change: TreeChange) -> TreeChange:
         """Write the change's files, then its rows (one transaction), then remove the files it removes."""
+        announce(change)  # the write-ahead intent, when the write is kept (storage/tree/write_ahead.py)
         written: list[tuple[str, str | None]] = []
         try:
             for relative, before, after in change.files:
@@ -341,7 +327,7 @@ class TreeEditor:
     def revert(self, change: TreeChange) -> TreeChange:
         """Undo `change` when every file is still as it left it; ChangedSince (nothing written) otherwise."""
         for relative, _, after in change.files:
-            if self._text_or_none(relative) != after:
+            if self.text_or_none(relative) != after:
                 raise refusal(ChangedSince, "changed_since", path=relative, action=change.action, id=change.memory_id)
         return self.apply(change.inverse())
 
@@ -400,7 +386,7 @@ class TreeEditor:
         except UnicodeDecodeError as exc:
             raise refusal(StoreError, "unreadable", path=relative, error=exc) from None
 
-    def _text_or_none(self, relative: str) -> str | None:
+    def text_or_none(self, relative: str) -> str | None:
         return self._text(relative) if os.path.lexists(self._abs(relative)) else None
 
     def _parse(self, relative: str) -> dict[str, Any]:

@@ -11,8 +11,10 @@ from pathlib import Path
 from typing import Callable
 
 from kiraos_desktop.core.memory.records import NotFoundError
-from kiraos_desktop.core.storage.tree.editor import TreeChange, TreeEditor
+from kiraos_desktop.core.storage.tree.change import TreeChange
+from kiraos_desktop.core.storage.tree.editor import TreeEditor
 from kiraos_desktop.core.storage.tree.files import FileRefused, parse_toml
+from kiraos_desktop.core.storage.tree.write_ahead import held, recover, unannounced
 
 JOURNAL_DIR = "tree-journals"
 
@@ -24,12 +26,20 @@ class JournalEntry:
     actor: str
     change: TreeChange
     reverts: int | None = None  # the entry this one reverted
+    intent: str | None = None  # the write-ahead intent's token (storage/tree/write_ahead.py)
 
 
 def journal_path(data_dir: str | Path, memory_root: str) -> Path:
     """One journal per tree (by its real path), under our data dir."""
     digest = hashlib.sha256(os.path.realpath(memory_root).encode("utf-8")).hexdigest()[:16]
     return Path(data_dir) / JOURNAL_DIR / f"{digest}.jsonl"
+
+
+def open_journal(data_dir: str | Path, memory_root: str) -> "TreeJournal":
+    """The tree's journal, every edit a stopped process left half done settled first (TreeJournal.recover)."""
+    journal = TreeJournal(journal_path(data_dir, memory_root))
+    journal.recover(TreeEditor(memory_root))
+    return journal
 
 
 class TreeJournal:
@@ -61,16 +71,41 @@ class TreeJournal:
                                  if (entry := _entry(line)) is not None)
         return list(self._entries)
 
+    @property
+    def intents(self) -> Path:
+        """The write-ahead intents of edits being made to this tree (storage/tree/write_ahead.py)."""
+        return self.path.with_suffix(".pending")
+
     def keep(self, editor: TreeEditor, write: Callable[[], TreeChange], actor: str,
              reverts: int | None = None) -> tuple[TreeChange, JournalEntry]:
-        """Make a change with `write()` and keep it here; when it cannot be kept (a full disk), it is
-        reverted and the error raised: no edit stands without its history."""
-        change = write()
+        """Make a change with `write()` and keep it here, a write-ahead intent held meanwhile; when it
+        cannot be kept (a full disk), it is reverted and the error raised: no edit stands without its
+        history. An intent a failed write leaves is settled at once when it can be."""
         try:
-            return change, self.append(change, actor, reverts)
-        except OSError:
-            editor.revert(change)
+            with held(self.intents, actor, reverts) as intent:
+                change = write()
+                try:
+                    entry = self.append(change, actor, reverts, intent.token)
+                except OSError:
+                    with unannounced():  # settling the intent would do the same
+                        editor.revert(change)
+                    raise
+                intent.close(done=True)
+                return change, entry
+        except BaseException:
+            self.recover(editor)
             raise
+
+    def recover(self, editor: TreeEditor) -> list[str]:
+        """Finish or roll back every edit a stopped process left half done (one line each of what was
+        done): run at each opening of the tree, by the command line, the window and the server."""
+        def finished(token: str) -> bool:
+            return any(entry.intent == token for entry in self.entries())
+
+        def finish(change: TreeChange, actor: str, reverts: int | None, token: str) -> None:
+            self.append(change, actor, reverts, token)
+
+        return recover(self.intents, editor, finish, finished)
 
     def get(self, entry_id: int) -> JournalEntry:
         for entry in self.entries():
@@ -78,14 +113,14 @@ class TreeJournal:
                 return entry
         raise NotFoundError(f"the history holds no change {entry_id}")
 
-    def append(self, change: TreeChange, actor: str, reverts: int | None = None) -> JournalEntry:
+    def append(self, change: TreeChange, actor: str, reverts: int | None = None,
+               intent: str | None = None) -> JournalEntry:
         entries = self.entries()
         entry = JournalEntry((entries[-1].id if entries else 0) + 1, datetime.now().isoformat(timespec="seconds"),
-                             actor, change, reverts)
+                             actor, change, reverts, intent)
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"id": entry.id, "at": entry.at, "actor": actor, "action": change.action, "ref": change.ref,
-                  "memory_id": change.memory_id, "files": change.files, "rows": change.rows,
-                  "indexed": change.indexed, "reverts": reverts}
+        record = {"id": entry.id, "at": entry.at, "actor": actor, **change.record(), "reverts": reverts,
+                  "intent": intent}
         _append_line(self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
         return entry
 
@@ -114,9 +149,8 @@ def _append_line(path: Path, line: bytes) -> None:
 def _entry(line: str) -> JournalEntry | None:
     try:
         data = json.loads(line)
-        change = TreeChange(data["action"], data["ref"], data["memory_id"], [tuple(f) for f in data["files"]],
-                            [tuple(r) for r in data["rows"]], data.get("indexed", True))
-        return JournalEntry(int(data["id"]), data["at"], data["actor"], change, data.get("reverts"))
+        return JournalEntry(int(data["id"]), data["at"], data["actor"], TreeChange.of_record(data),
+                            data.get("reverts"), data.get("intent"))
     except (ValueError, KeyError, TypeError):
         return None
 
