@@ -82,3 +82,52 @@ def test_a_group_waits_while_calls_keep_arriving_and_no_longer_than_its_turns():
     assert patient.again(1, 1) and patient.again(1, 1) and not patient.again(1, 1)  # two quiet turns
     patient.restart(arrived=7)  # calls left over from the last group: wait for new arrivals only
     assert not patient.again(7, 3) or not patient.again(7, 3)
+
+
+def test_close_answers_a_write_held_up_after_its_grace_and_lets_a_quick_one_finish():
+    """Issue 51: a write held up by another process's lock kept a stopping server (and its requests)
+    waiting for the lock's whole wait; close() lets writes finish for its grace, then answers the
+    calls still waiting WorkersClosed (the queued write behind is dropped, never made)."""
+    workers = Workers(writers=1)
+    held, release = threading.Event(), threading.Event()
+    made = []
+
+    def blocked():
+        held.set()
+        release.wait(30)
+        return "late"
+
+    async def scenario():
+        quick = await workers.write(lambda: "quick")
+        slow = asyncio.ensure_future(workers.write(blocked))
+        queued = asyncio.ensure_future(workers.write(lambda: made.append("queued")))
+        await asyncio.get_running_loop().run_in_executor(None, held.wait, 30)
+        threading.Thread(target=workers.close, args=(0.2,)).start()  # as Server.stop does, from another thread
+        outcomes = await asyncio.wait_for(asyncio.gather(slow, queued, return_exceptions=True), 10)
+        return quick, outcomes
+
+    try:
+        quick, (slow, queued) = asyncio.run(scenario())
+    finally:
+        release.set()
+    assert quick == "quick"
+    assert isinstance(slow, WorkersClosed) and "not confirmed" in str(slow)
+    assert isinstance(queued, WorkersClosed) and made == []
+
+
+def test_close_lets_a_write_that_ends_within_its_grace_answer():
+    workers = Workers(writers=1)
+    started = threading.Event()
+
+    def short():
+        started.set()
+        threading.Event().wait(0.05)
+        return "made"
+
+    async def scenario():
+        call = asyncio.ensure_future(workers.write(short))
+        await asyncio.get_running_loop().run_in_executor(None, started.wait, 30)
+        workers.close(5)
+        return await asyncio.wait_for(call, 10)
+
+    assert asyncio.run(scenario()) == "made"

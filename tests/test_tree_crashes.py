@@ -136,3 +136,50 @@ def test_a_half_written_intent_is_dropped_and_the_server_settles_on_opening(kira
     engine.close()
     assert not list(intents.iterdir())
     assert files_of(kira) == files and index_dump(memory) == index
+
+
+def test_serve_stops_within_5_s_of_sigterm_while_the_plugin_holds_the_index(kira, tmp_path):
+    """Issue 51: with memory_index.db locked by the plugin, writes wait up to its 10 s; SIGTERM then had
+    to wait for them (and, on a FIFO, never ended). The requests under way are answered 503, the
+    process ends within 5 s, and what it left is settled at the next opening."""
+    import re
+    import threading
+    import time
+
+    import httpx
+
+    memory = kira / "memory"
+    files, index = files_of(kira), index_dump(memory)
+    proc = subprocess.Popen([sys.executable, "-m", "kiraos_desktop", "serve", "--kira-data", str(kira),
+                             "--port", "0", "--no-auth"], stderr=subprocess.PIPE, text=True)
+    lock = sqlite3.connect(memory / "memory_index.db", isolation_level=None)
+    replies = []
+    try:
+        url = re.search(r"http://127\.0\.0\.1:\d+", proc.stderr.readline()).group(0)
+        lock.execute("BEGIN EXCLUSIVE")  # the plugin rebuilding its index
+
+        def update(text):
+            replies.append(httpx.post(url + "/v1/tools/memory_update", timeout=60, json={
+                "user_id": "qq:10001", "arguments": {"operations": [{"op": "event", "value": text}]}}))
+
+        callers = [threading.Thread(target=update, args=(f"第{n}件事",)) for n in range(3)]
+        for caller in callers:
+            caller.start()
+        time.sleep(1.0)  # the writes are under way, waiting on the lock
+        asked = time.monotonic()
+        proc.send_signal(signal.SIGTERM)
+        code = proc.wait(timeout=30)
+        stopped_after = time.monotonic() - asked
+        for caller in callers:
+            caller.join(30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+        proc.stderr.close()
+        lock.execute("ROLLBACK")
+        lock.close()
+    assert code == 0 and stopped_after < 5, stopped_after
+    assert [r.status_code for r in replies] == [503] * 3
+    assert {r.json()["error"]["code"] for r in replies} == {"stopping"}
+    journal_of(kira).recover(TreeEditor(str(memory)))
+    assert files_of(kira) == files and index_dump(memory) == index and not journal_of(kira).entries()

@@ -83,7 +83,12 @@ def invalid(field: str, message: str, plugin: bool = False) -> ApiError:
 
 def unavailable(exc: Exception) -> ApiError:
     """503 while the database server cannot be reached (a PostgreSQL outage): the store rolled back,
-    so nothing of the request was written, and it reconnects by itself; the client may retry."""
+    so nothing of the request was written, and it reconnects by itself; the client may retry. A
+    server that is stopping says so instead (core/writes/workers.WorkersClosed)."""
+    from kiraos_desktop.core.writes.workers import WorkersClosed
+
+    if isinstance(exc, WorkersClosed):
+        return ApiError(503, "stopping", str(exc), headers={"Retry-After": RETRY_AFTER_S})
     return ApiError(503, UNAVAILABLE_CODE, f"the database is unavailable: {exc}",
                     headers={"Retry-After": RETRY_AFTER_S})
 

@@ -23,6 +23,11 @@ log = logging.getLogger(__name__)
 
 StateListener = Callable[[str, str], None]
 _UNCHANGED = object()
+#: How long a stopping server lets the writes under way finish before it answers their requests 503.
+STOP_GRACE_S = 1.0
+#: `serve` ends this long after SIGTERM or Ctrl+C at the latest, whatever its writers are doing (a
+#: write held up by another process's lock would otherwise keep the process alive for its wait).
+STOP_BUDGET_S = 4.0
 _ADDR_IN_USE = {errno.EADDRINUSE, 10048}  # 10048: WSAEADDRINUSE
 _ACCESS = {errno.EACCES, 10013}  # 10013: WSAEACCES (Windows reports a busy port this way too)
 
@@ -199,13 +204,13 @@ class ApiServer:
                 return
             self._stopping = True
             self._app.mcp.close_sessions_from_thread()  # open MCP event streams would delay the stop
+            self._app.workers.close(STOP_GRACE_S)  # a write another process holds up would delay it too
             server.should_exit = True
             server.wake()
             thread.join(timeout)
             if thread.is_alive():
                 server.force_exit = True
                 thread.join(2)
-            self._app.workers.close()
             self._server = self._thread = self._app = None
             self.bound_port = None
         self._emit("stopped", url_for(self.host, self.port))
@@ -252,6 +257,20 @@ def _token_source(engine, args) -> str:
     return f"bearer token: in {engine.paths.token_file} (`kiraos-desktop token` prints it)"
 
 
+def _end_within(seconds: float) -> None:
+    """End the process `seconds` from now if it has not ended by then (a daemon timer): a writer thread
+    waiting on another process's lock is abandoned (its store undoes or finishes what it left when it
+    is opened next), never waited for."""
+    def abandon() -> None:
+        log.warning("stopping took over %.0f s: the writes still under way are abandoned", seconds)
+        logging.shutdown()
+        os._exit(EXIT_OK)
+
+    timer = threading.Timer(seconds, abandon)
+    timer.daemon = True
+    timer.start()
+
+
 def serve_forever(engine, args) -> int:
     """The `serve` command: run the API in the foreground until SIGINT or SIGTERM."""
     try:
@@ -283,6 +302,7 @@ def serve_forever(engine, args) -> int:
             if not server.running:
                 crashed = True
                 break
+        _end_within(STOP_BUDGET_S)
         server.stop()
         if crashed:
             _say("kiraos-desktop: error: the API server stopped unexpectedly; see the log")

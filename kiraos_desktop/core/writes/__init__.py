@@ -30,5 +30,5 @@ class WriteScheduler:
                            max_quiet_turns=max_quiet_turns)
 
     def close(self) -> None:
-        """Later writes are refused (WorkersClosed); queued ones finish."""
+        """Later writes are refused (WorkersClosed); queued ones finish (Workers.close)."""
         self.workers.close()

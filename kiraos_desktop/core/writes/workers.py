@@ -41,6 +41,8 @@ class Workers:
         self.writers = writers
         self._threads: list[ThreadPoolExecutor | None] = [None] * writers
         self._closed = False
+        self._loop: asyncio.AbstractEventLoop | None = None
+        self._waiting: set[asyncio.Future] = set()  # the writes awaited now (on the loop's thread)
 
     def lane_of(self, user_id: str) -> int:
         """The writer thread (0 to writers - 1) of a user's writes: always the same one, so that one
@@ -59,17 +61,58 @@ class Workers:
         if thread is None:
             thread = self._threads[lane] = ThreadPoolExecutor(
                 max_workers=1, thread_name_prefix=f"kiraos-api-writer-{lane}")
-        loop = asyncio.get_running_loop()
-        return await loop.run_in_executor(thread, functools.partial(fn, *args, **kwargs))
+        loop = self._loop = asyncio.get_running_loop()
+        answer = loop.create_future()  # answered by the write, or by close() first (a stop cannot wait)
+        loop.run_in_executor(thread, functools.partial(fn, *args, **kwargs)).add_done_callback(
+            functools.partial(_pass_on, answer))
+        self._waiting.add(answer)
+        try:
+            return await answer
+        finally:
+            self._waiting.discard(answer)
 
     async def read(self, fn, *args, **kwargs):
         """fn(*args, **kwargs) on the loop's shared pool (reads wait on nothing, so any thread will do)."""
         return await asyncio.get_running_loop().run_in_executor(None, functools.partial(fn, *args, **kwargs))
 
-    def close(self) -> None:
-        """Let queued writes finish in the background; no new ones are accepted after the server stops."""
+    def close(self, grace: float = 0.0) -> None:
+        """No write is accepted any more. The writes queued or under way may finish for `grace` seconds;
+        then none is waited for: those still queued are dropped and every call awaiting one is answered
+        WorkersClosed, so that a stopping server has no request left to wait for (another process may
+        hold the store locked for a while). A write under way goes on in the background until the
+        process ends; what a process ending mid-write leaves is undone or finished where the store is
+        opened next (a database's transaction; a 3.x tree's write-ahead intent)."""
         self._closed = True
-        for lane, thread in enumerate(self._threads):
-            if thread is not None:
-                thread.shutdown(wait=False)
-                self._threads[lane] = None
+        closing = [thread for thread in self._threads if thread is not None]
+        self._threads = [None] * self.writers
+        for thread in closing:
+            thread.shutdown(wait=False)
+
+        def give_up() -> None:
+            for thread in closing:
+                thread.shutdown(wait=False, cancel_futures=True)
+            for answer in list(self._waiting):
+                if not answer.done():
+                    answer.set_exception(WorkersClosed("the API is stopping: the write was not confirmed"))
+
+        loop = self._loop
+        if loop is None:
+            return
+        try:
+            loop.call_soon_threadsafe(loop.call_later, grace, give_up)
+        except RuntimeError:  # the loop is closed: nothing awaits any more
+            pass
+
+
+def _pass_on(answer: asyncio.Future, done: asyncio.Future) -> None:
+    """The write's outcome as the answer, unless close() answered first (or its caller gave up)."""
+    if answer.done():
+        if not done.cancelled():
+            done.exception()  # retrieved: an outcome nobody awaits any more is not logged as lost
+        return
+    if done.cancelled():
+        answer.set_exception(WorkersClosed("the API is stopping: the write was not made"))
+    elif done.exception() is not None:
+        answer.set_exception(done.exception())
+    else:
+        answer.set_result(done.result())

@@ -20,7 +20,7 @@ import uuid
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Callable, Iterator
+from typing import Any, Callable, Iterator, Protocol
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError
 from kiraos_desktop.core.storage.tree.change import TreeChange
@@ -33,8 +33,14 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
-if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.tree.editor import TreeEditor
+
+
+class TreeEditor(Protocol):
+    """What settling needs of storage/tree/editor.TreeEditor (which imports this module)."""
+
+    root: str
+
+    def text_or_none(self, relative: str) -> str | None: ...
 
 log = logging.getLogger(__name__)
 
@@ -126,7 +132,7 @@ def unannounced() -> Iterator[None]:
 Finish = Callable[[TreeChange, str, "int | None", str], None]
 
 
-def recover(folder: Path, editor: "TreeEditor", finish: Finish, finished: Callable[[str], bool]) -> list[str]:
+def recover(folder: Path, editor: TreeEditor, finish: Finish, finished: Callable[[str], bool]) -> list[str]:
     """Settle every intent in `folder` no live process holds: `finish(change, actor, reverts, token)`
     writes the history entry of a change that stands whole (unless `finished(token)` says it is
     written); the rest is rolled back. Returns what was done, one line each (also logged)."""
@@ -177,7 +183,7 @@ def _left_behind(fd: int, path: Path, now: float) -> bool:
     return path.exists()  # not settled and removed by another process before the lock was ours
 
 
-def _settle_file(path: Path, fd: int, editor: "TreeEditor", finish: Finish, finished: Callable[[str], bool]) -> str:
+def _settle_file(path: Path, fd: int, editor: TreeEditor, finish: Finish, finished: Callable[[str], bool]) -> str:
     try:
         data = json.loads(os.read(fd, os.fstat(fd).st_size + 1).decode("utf-8"))
         change = TreeChange.of_record(data["change"])
@@ -201,7 +207,7 @@ def _matches(now: Any, wanted: Any, rows: bool) -> bool:
     return all(now.get(k) == wanted.get(k) for k in INDEXED_FROM_FILE)
 
 
-def settle(editor: "TreeEditor", change: TreeChange) -> bool:
+def settle(editor: TreeEditor, change: TreeChange) -> bool:
     """True when every file and row of `change` stands as it left them; otherwise each one that does is
     put back as it was (one changed by someone else since is left alone) and False."""
     files = []
