@@ -183,3 +183,17 @@ def test_serve_stops_within_5_s_of_sigterm_while_the_plugin_holds_the_index(kira
     assert {r.json()["error"]["code"] for r in replies} == {"stopping"}
     journal_of(kira).recover(TreeEditor(str(memory)))
     assert files_of(kira) == files and index_dump(memory) == index and not journal_of(kira).entries()
+
+
+def test_the_window_settles_an_edit_left_half_done_when_it_opens_the_tree(qtbot, kira):
+    from kiraos_desktop.core.storage.tree import open_tree
+    from kiraos_desktop.ui.entities.window import TreeWindow
+
+    memory = kira / "memory"
+    files, index = files_of(kira), index_dump(memory)
+    killed_in(kira, "after the renames", COMMANDS["archive"])
+    assert files_of(kira) != files
+    window = TreeWindow(open_tree(kira), str(kira))
+    qtbot.addWidget(window)
+    assert not list(journal_of(kira).intents.iterdir())
+    assert files_of(kira) == files and index_dump(memory) == index
