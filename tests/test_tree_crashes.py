@@ -18,6 +18,7 @@ import pytest
 from cli_helpers import run
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.paths import resolve_paths
+from kiraos_desktop.core.storage.tree.change import TreeChange
 from kiraos_desktop.core.storage.tree.editor import TreeEditor
 from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
 from kiraos_desktop.core.storage.tree.layout import EntityRef
@@ -197,3 +198,38 @@ def test_the_window_settles_an_edit_left_half_done_when_it_opens_the_tree(qtbot,
     qtbot.addWidget(window)
     assert not list(journal_of(kira).intents.iterdir())
     assert files_of(kira) == files and index_dump(memory) == index
+
+
+CONCURRENT_APPENDER = """
+import sys
+from kiraos_desktop.core.storage.tree.change import TreeChange
+from kiraos_desktop.core.storage.tree.journal import TreeJournal
+journal = TreeJournal(sys.argv[1])
+for n in range(int(sys.argv[2])):
+    journal.append(TreeChange("edit", "user:qq:1", f"{sys.argv[3]}-{n}"), sys.argv[3])
+"""
+
+
+def test_two_processes_and_two_threads_appending_never_share_a_number(tmp_path):
+    """Issue 52: the window, the server and the command line append to one tree's history at once;
+    each took the last number read and added one, so two could write the same number."""
+    import threading
+
+    path = tmp_path / "journal.jsonl"
+    children = [subprocess.Popen([sys.executable, "-c", CONCURRENT_APPENDER, str(path), "150", f"p{n}"])
+                for n in range(2)]
+    journal = TreeJournal(path)
+
+    def appender(name):
+        for n in range(150):
+            journal.append(TreeChange("edit", "user:qq:1", f"{name}-{n}"), name)
+
+    threads = [threading.Thread(target=appender, args=(f"t{n}",)) for n in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(120)
+    assert [child.wait(120) for child in children] == [0, 0]
+    entries = TreeJournal(path).entries()
+    assert [e.id for e in entries] == list(range(1, 601))
+    assert len({e.change.memory_id for e in entries}) == 600

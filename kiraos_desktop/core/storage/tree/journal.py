@@ -5,10 +5,16 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
+
+try:
+    import fcntl
+except ImportError:  # Windows: one process writes a tree's history at a time
+    fcntl = None  # type: ignore[assignment]
 
 from kiraos_desktop.core.memory.records import NotFoundError
 from kiraos_desktop.core.storage.tree.change import TreeChange
@@ -51,9 +57,14 @@ class TreeJournal:
         self._entries: list[JournalEntry] = []
         self._read_to = 0  # bytes of the file read into _entries
         self._file_id: tuple[int, int] | None = None  # (device, inode) of the file read
+        self._lock = threading.RLock()  # one reader or appender of this object at a time
 
     def entries(self) -> list[JournalEntry]:
         """Every entry, oldest first (a line that cannot be read is skipped: it is never rewritten)."""
+        with self._lock:
+            return self._read_entries()
+
+    def _read_entries(self) -> list[JournalEntry]:
         try:
             status = self.path.stat()
         except OSError:
@@ -115,35 +126,41 @@ class TreeJournal:
 
     def append(self, change: TreeChange, actor: str, reverts: int | None = None,
                intent: str | None = None) -> JournalEntry:
-        entries = self.entries()
-        entry = JournalEntry((entries[-1].id if entries else 0) + 1, datetime.now().isoformat(timespec="seconds"),
-                             actor, change, reverts, intent)
+        """The change as the next entry: its number taken and its line written under one lock on the
+        file (flock: other processes too; a lock of ours: this process's threads), so that the
+        window, the server and the command line writing at once never share a number."""
         self.path.parent.mkdir(parents=True, exist_ok=True)
-        record = {"id": entry.id, "at": entry.at, "actor": actor, **change.record(), "reverts": reverts,
-                  "intent": intent}
-        _append_line(self.path, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+        with self._lock:
+            fd = os.open(self.path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+            try:
+                if fcntl is not None:
+                    fcntl.flock(fd, fcntl.LOCK_EX)
+                entries = self.entries()
+                entry = JournalEntry((entries[-1].id if entries else 0) + 1,
+                                     datetime.now().isoformat(timespec="seconds"), actor, change, reverts, intent)
+                record = {"id": entry.id, "at": entry.at, "actor": actor, **change.record(), "reverts": reverts,
+                          "intent": intent}
+                _append_line(fd, (json.dumps(record, ensure_ascii=False) + "\n").encode("utf-8"))
+            finally:
+                os.close(fd)  # the flock goes with it
         return entry
 
 
-def _append_line(path: Path, line: bytes) -> None:
+def _append_line(fd: int, line: bytes) -> None:
     """Append one whole line or nothing: a write that fails (a full disk) is cut off again, and a
     line a killed process left unfinished is ended first, so that it stays a line of its own (read
     as nothing) instead of swallowing the next entry."""
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o600)
+    start = os.fstat(fd).st_size
+    if start and os.pread(fd, 1, start - 1) != b"\n":
+        line = b"\n" + line
     try:
-        start = os.fstat(fd).st_size
-        if start and os.pread(fd, 1, start - 1) != b"\n":
-            line = b"\n" + line
-        try:
-            view = memoryview(line)
-            while view:
-                view = view[os.write(fd, view):]
-            os.fsync(fd)
-        except OSError:
-            os.ftruncate(fd, start)
-            raise
-    finally:
-        os.close(fd)
+        view = memoryview(line)
+        while view:
+            view = view[os.write(fd, view):]
+        os.fsync(fd)
+    except OSError:
+        os.ftruncate(fd, start)
+        raise
 
 
 def _entry(line: str) -> JournalEntry | None:
