@@ -105,13 +105,13 @@ def test_the_plugins_new_file_appears_after_reload(qtbot, page, kira):
 
 @pytest.fixture
 def window(qtbot, kira, tmp_path):
-    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+    from kiraos_desktop.core.storage.tree.edits import TreeEdits
     from ui_helpers import ScriptedPrompts
 
     from kiraos_desktop.ui.i18n import apply_language, language_manager
 
     apply_language("en")  # its plural forms ("2 memory files"), as the app installs them at start
-    window = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "journal.jsonl"),
+    window = TreeWindow(open_tree(kira), str(kira), edits=TreeEdits(str(kira / "memory"), tmp_path / "journal.jsonl"),
                         prompts=ScriptedPrompts(confirm=True))
     qtbot.addWidget(window)
     with qtbot.waitSignal(window.page.listed, timeout=10000):

@@ -55,19 +55,19 @@ def test_the_main_window_opens_inside_the_screen_it_opens_on(qtbot, engine, tmp_
 
 def test_the_tree_window_opens_inside_the_screen_and_remembers_its_size(qtbot, tmp_path):
     from kiraos_desktop.core.storage.tree import open_tree
-    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+    from kiraos_desktop.core.storage.tree.edits import TreeEdits
     from kiraos_desktop.ui.entities.window import TreeWindow
     from tree_fixtures import indexed_tree
 
     kira = indexed_tree(tmp_path / "kira")
     settings = ui_settings(tmp_path)
     room = available_room(QMainWindow())
-    window = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "j.jsonl"), ui_settings=settings)
+    window = TreeWindow(open_tree(kira), str(kira), edits=TreeEdits(str(kira / "memory"), tmp_path / "j.jsonl"), ui_settings=settings)
     qtbot.addWidget(window)
     assert window.width() <= room.width() - FRAME_ALLOWANCE.width()
     window.resize(700, 500)
     window.close()
-    again = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "j.jsonl"), ui_settings=settings)
+    again = TreeWindow(open_tree(kira), str(kira), edits=TreeEdits(str(kira / "memory"), tmp_path / "j.jsonl"), ui_settings=settings)
     qtbot.addWidget(again)
     assert again.size() == QSize(700, 500)
 
@@ -76,7 +76,7 @@ def test_the_tree_window_opens_inside_the_screen_and_remembers_its_size(qtbot, t
 def test_the_tree_windows_tabs_are_whole_on_a_1024x700_screen(qtbot, tmp_path, language):
     """Issue 50: at 1024 pixels the History tab was behind the tab bar's scroll arrows."""
     from kiraos_desktop.core.storage.tree import open_tree
-    from kiraos_desktop.core.storage.tree.journal import TreeJournal
+    from kiraos_desktop.core.storage.tree.edits import TreeEdits
     from kiraos_desktop.ui.entities.window import TreeWindow
     from kiraos_desktop.ui.i18n import apply_language, language_manager
     from tree_fixtures import indexed_tree
@@ -84,7 +84,7 @@ def test_the_tree_windows_tabs_are_whole_on_a_1024x700_screen(qtbot, tmp_path, l
     kira = indexed_tree(tmp_path / "kira")
     apply_language(language)
     try:
-        window = TreeWindow(open_tree(kira), str(kira), journal=TreeJournal(tmp_path / "j.jsonl"),
+        window = TreeWindow(open_tree(kira), str(kira), edits=TreeEdits(str(kira / "memory"), tmp_path / "j.jsonl"),
                             ui_settings=ui_settings(tmp_path))
         qtbot.addWidget(window)
         window.resize(QSize(1024, 700) - FRAME_ALLOWANCE)

@@ -37,12 +37,12 @@ def run_entities(args: argparse.Namespace) -> int:
     or an entity the tree does not hold."""
     from kiraos_desktop.core.storage.tree import open_tree
     from kiraos_desktop.core.storage.tree.layout import parse_ref
-    from kiraos_desktop.cli.tree_edit import settled_journal
+    from kiraos_desktop.cli.tree_edit import settled_edits
 
     if not getattr(args, "kira_data", None):
         raise ValueError(f"{args.command} {_KIRA_DATA_NOTE}")
     tree = open_tree(args.kira_data)
-    settled_journal(args.kira_data, tree.root)  # what is shown is what stands: no edit left half done
+    settled_edits(args.kira_data, tree.root)  # what is shown is what stands: no edit left half done
     if args.command == "entities":
         rows = tree.entities(kind=args.type, search=args.search)
         if args.json:

@@ -57,30 +57,30 @@ def add_memory_parsers(sub, parents: list[argparse.ArgumentParser]) -> None:
     put.add_argument("--json", action="store_true", help="print one JSON object (see docs/plugin-versions.md)")
 
 
-def settled_journal(kira_data: str, memory_root: str):
-    """The tree's history, every edit a stopped process left half done settled first (each said on stderr)."""
+def settled_edits(kira_data: str, memory_root: str):
+    """The tree's editor and history (storage/tree/edits.py), every edit a stopped process left half
+    done settled first (each said on stderr)."""
     from kiraos_desktop.core.paths import resolve_paths
-    from kiraos_desktop.core.storage.tree.editor import TreeEditor
-    from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
+    from kiraos_desktop.core.storage.tree.edits import TreeEdits
+    from kiraos_desktop.core.storage.tree.journal import journal_path
 
-    journal = TreeJournal(journal_path(resolve_paths(kira_data=kira_data).data_dir, memory_root))
-    for line in journal.recover(TreeEditor(memory_root)):
+    edits = TreeEdits(memory_root, journal_path(resolve_paths(kira_data=kira_data).data_dir, memory_root))
+    for line in edits.recover():
         print(f"kiraos-desktop: {line}", file=sys.stderr)
-    return journal
+    return edits
 
 
 def run_memory(args: argparse.Namespace) -> int:
     """Raises StoreError (ValidationError, NotFoundError, ChangedSince) or ValueError, nothing written:
     exit 2, one line."""
     from kiraos_desktop.core.storage.tree import open_tree
-    from kiraos_desktop.core.storage.tree.editor import TreeEditor
     from kiraos_desktop.core.storage.tree.layout import parse_ref
 
     if not getattr(args, "kira_data", None):
         raise ValueError(f"{args.command} {_KIRA_DATA_NOTE}")
     tree = open_tree(args.kira_data)
-    editor = TreeEditor(tree.root)
-    journal = settled_journal(args.kira_data, tree.root)
+    edits = settled_edits(args.kira_data, tree.root)
+    editor, journal = edits.editor, edits.journal
     command = args.memory_command if args.command == "memory" else "profile"
     if command == "history":
         entries = journal.entries()[::-1]
@@ -125,7 +125,7 @@ def run_memory(args: argparse.Namespace) -> int:
             def write():
                 return editor.restore(ref, args.memory_id)
     try:
-        change, entry = journal.keep(editor, write, ACTOR, reverts)
+        change, entry = edits.keep(write, ACTOR, reverts)
     except sqlite3.Error as exc:  # the index locked past its wait, a read-only or full disk
         raise StoreError(f"{command}: memory_index.db could not be written ({exc}): nothing was changed; "
                          "try again when the plugin is not rebuilding it") from None

@@ -51,14 +51,12 @@ class Engine:
             from kiraos_desktop.core.storage.tree.serving import TreeContext, TreeMemoryTools
             from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
 
-            tree_store = TreeMemoryStore(tree)
+            tree_store = TreeMemoryStore(tree, data_dir=paths.data_dir)
+            tree_store.edits.recover()  # an edit a stopped process left half done: finished or rolled back
             self.store: MemoryStore = tree_store
             tree_context = TreeContext(tree_store, lambda: self._settings)
             self.context: ContextSource = tree_context
-            from kiraos_desktop.core.storage.tree.journal import open_journal
-
-            journal = open_journal(paths.data_dir, tree_store.tree.root)
-            self.memory_tools: MemoryToolSet = TreeMemoryTools(tree_store, tree_context, journal)
+            self.memory_tools: MemoryToolSet = TreeMemoryTools(tree_store, tree_context, tree_store.edits)
         else:
             self.store = _open_store(paths, settings, database_url)
             self.context = ContextBuilder(self.store, lambda: self._settings)

@@ -16,7 +16,8 @@ from PySide6.QtWidgets import QWidget
 from kiraos_desktop.core.memory.records import StoreError
 from kiraos_desktop.core.storage.tree.editor import REFLECTING_KINDS, TreeChange, TreeEditor
 from kiraos_desktop.core.storage.tree.files import TreeMemory
-from kiraos_desktop.core.storage.tree.journal import JournalEntry, TreeJournal
+from kiraos_desktop.core.storage.tree.edits import TreeEdits
+from kiraos_desktop.core.storage.tree.journal import JournalEntry
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.ui.entities.memory_dialog import MemoryValues, ask_memory
 from kiraos_desktop.ui.entities.refusal_texts import refusal_text
@@ -58,11 +59,12 @@ class TreeEditActions(QObject):
 
     changed = Signal(str)
 
-    def __init__(self, editor: TreeEditor, journal: TreeJournal, stack: QUndoStack, prompts: Prompts,
+    def __init__(self, edits: TreeEdits, stack: QUndoStack, prompts: Prompts,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
-        self.editor = editor
-        self.journal = journal
+        self.edits = edits  # the engine's one editor and history of the tree (shared with its API)
+        self.editor = edits.editor
+        self.journal = edits.journal
         self.stack = stack
         self.prompts = prompts
         self.ask: Callable[..., MemoryValues | None] = ask_memory  # a test puts its own answers here
@@ -75,7 +77,7 @@ class TreeEditActions(QObject):
     def _write(self, text: str, write: Callable[[], TreeChange], undoable: bool = True,
                reverts: int | None = None) -> TreeChange | None:
         try:  # the change and its history entry together, off the GUI thread
-            change = run_held(lambda: self.journal.keep(self.editor, write, ACTOR, reverts)[0], self._window())
+            change = run_held(lambda: self.edits.keep(write, ACTOR, reverts)[0], self._window())
         except (StoreError, OSError) as exc:
             self.prompts.error(self._window(), self.tr("Not written"), refusal_text(exc))
             return None

@@ -8,8 +8,8 @@ from PySide6.QtGui import QAction, QKeySequence, QUndoStack
 from PySide6.QtWidgets import QLabel, QMainWindow, QVBoxLayout, QWidget
 
 from kiraos_desktop.core.paths import resolve_paths
-from kiraos_desktop.core.storage.tree.editor import TreeEditor
-from kiraos_desktop.core.storage.tree.journal import TreeJournal, journal_path
+from kiraos_desktop.core.storage.tree.edits import TreeEdits
+from kiraos_desktop.core.storage.tree.journal import journal_path
 from kiraos_desktop.core.storage.tree.tree import EntityTree
 from kiraos_desktop.ui.entities.editing import TreeEditActions
 from kiraos_desktop.ui.entities.page import EntitiesPage
@@ -28,7 +28,7 @@ def tree_folder(engine) -> str:
 def open_tree_window(engine) -> "TreeWindow":
     """A window on the engine's 3.x tree (`engine.store.entity_tree`), shown beside the others; it
     closes the engine when it is closed."""
-    window = TreeWindow(engine.store.entity_tree, tree_folder(engine))
+    window = TreeWindow(engine.store.entity_tree, tree_folder(engine), edits=engine.store.edits)
     window.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
     _open_windows.add(window)
 
@@ -43,20 +43,21 @@ def open_tree_window(engine) -> "TreeWindow":
 
 class TreeWindow(QMainWindow):
     """The tree's entities and memories, editable with undo (Edit menu) and a history per entity;
-    `journal`: where the history is kept (default: in our data dir)."""
+    `edits`: the tree's one editor and history (the engine's, shared with its API; default: one of
+    its own, the history in our data dir)."""
 
     def __init__(self, tree: EntityTree, folder: str, parent: QWidget | None = None,
-                 journal: TreeJournal | None = None, prompts: Prompts = default_prompts,
+                 edits: TreeEdits | None = None, prompts: Prompts = default_prompts,
                  ui_settings: QSettings | None = None) -> None:
         super().__init__(parent)
         self.setObjectName("treeWindow")
         self._ui_settings = ui_settings if ui_settings is not None else QSettings()
         self._folder = folder
         self.undo_stack = QUndoStack(self)
-        journal = journal or TreeJournal(journal_path(resolve_paths(kira_data=folder).data_dir, tree.root))
-        editor = TreeEditor(tree.root)
-        journal.recover(editor)  # an edit a stopped process left half done: finished or rolled back
-        self.edit_actions = TreeEditActions(editor, journal, self.undo_stack, prompts, self)
+        if edits is None:
+            edits = TreeEdits(tree.root, journal_path(resolve_paths(kira_data=folder).data_dir, tree.root))
+        edits.recover()  # an edit a stopped process left half done: finished or rolled back
+        self.edit_actions = TreeEditActions(edits, self.undo_stack, prompts, self)
         self.page = EntitiesPage(tree, actions=self.edit_actions)
         self.note = QLabel()
         self.note.setObjectName("treeReadOnlyNote")

@@ -41,13 +41,6 @@ def journal_path(data_dir: str | Path, memory_root: str) -> Path:
     return Path(data_dir) / JOURNAL_DIR / f"{digest}.jsonl"
 
 
-def open_journal(data_dir: str | Path, memory_root: str) -> "TreeJournal":
-    """The tree's journal, every edit a stopped process left half done settled first (TreeJournal.recover)."""
-    journal = TreeJournal(journal_path(data_dir, memory_root))
-    journal.recover(TreeEditor(memory_root))
-    return journal
-
-
 class TreeJournal:
     """The journal file; entries are read once and then only what was appended since (by this or another
     process: a bot host's memory_update through the API appends while the window shows the history)."""

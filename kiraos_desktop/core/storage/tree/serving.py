@@ -15,9 +15,8 @@ from typing import Any, Callable
 from kiraos_desktop.core.context.format import ContextItem, ContextResult, UserContext, join_texts, unique_ids
 from kiraos_desktop.core.memory.records import NotFoundError, ProfileEntry, ValidationError, check_user_id
 from kiraos_desktop.core.storage.tree.clearing import archive_every
-from kiraos_desktop.core.storage.tree.editor import TreeEditor
+from kiraos_desktop.core.storage.tree.edits import TreeEdits
 from kiraos_desktop.core.storage.tree.host_updates import HostUpdates
-from kiraos_desktop.core.storage.tree.journal import TreeJournal
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
 from kiraos_desktop.core.templates import render_hot
@@ -104,11 +103,10 @@ class TreeContext:
 class TreeMemoryTools:
     """The memory tools on a 3.x tree (see the module's docstring)."""
 
-    def __init__(self, store: TreeMemoryStore, context: TreeContext, journal: TreeJournal) -> None:
+    def __init__(self, store: TreeMemoryStore, context: TreeContext, edits: TreeEdits) -> None:
         self._store = store
         self._context = context
-        self._journal = journal  # every change is kept here (in our data dir), to be reverted
-        self._editor = TreeEditor(store.tree.root)
+        self._edits = edits  # the store's one editor and history (each change revertable, published)
 
     def query(self, user_id: str, query: str | None = None) -> str:
         return self._context.injection_text(user_id, query) or NO_MEMORY
@@ -119,8 +117,8 @@ class TreeMemoryTools:
         check_user_id(user_id)
         if not isinstance(operations, list):
             raise ValidationError("operations", "must be a list of operations")
-        journal, editor = self._journal, self._editor
-        updates = HostUpdates(editor, lambda write: journal.keep(editor, write, actor)[0])
+        edits = self._edits
+        updates = HostUpdates(edits.editor, lambda write: edits.keep(write, actor)[0])
         results, done, refused = updates.apply(user_id, operations, actor)
         # The changes are written: the reply must not fail now (a profile that cannot be read gives no summary).
         summary = _profile_summary(self._store.get_profiles(user_id))
@@ -135,12 +133,12 @@ class TreeMemoryTools:
         """Every memory of the user into archive/, as one change of the history (one revert brings
         them back)."""
         check_user_id(user_id)
-        journal, editor, ref = self._journal, self._editor, EntityRef("user", user_id)
+        edits, ref = self._edits, EntityRef("user", user_id)
         left = 0
 
         def write():
             nonlocal left
-            change, left = archive_every(editor, ref)
+            change, left = archive_every(edits.editor, ref)
             return change
 
         try:
@@ -148,7 +146,7 @@ class TreeMemoryTools:
                 return CLEARED_NONE
         except NotFoundError:  # no such user in the tree: nothing to clear, as on a database
             return NO_MEMORY
-        change, entry = journal.keep(editor, write, actor)
+        change, entry = edits.keep(write, actor)
         archived = sum(1 for _, _, after in change.files if after is not None)
         return CLEARED.format(count=archived, change=entry.id) + (CLEARED_LEFT.format(left=left) if left else "")
 

@@ -10,7 +10,8 @@ for a message is the plugin's injection (storage/tree/serving.py), not this mapp
 
 The store's own writes (the plugin routes' profile and event edits, which assume rows) are refused
 (ReadOnlyData); the tree is written by the memory tools (storage/tree/serving.py), the 3.x window
-and the `memory` commands, through storage/tree/editor.py. group() itself writes nothing and is
+and the `memory` commands, through the store's one `edits` (storage/tree/edits.py: one editor, one
+journal and one lock per process, each change published on `changes`). group() itself writes nothing and is
 allowed, so a memory_update reaches the memory tools.
 """
 from __future__ import annotations
@@ -34,6 +35,8 @@ from kiraos_desktop.core.memory.records import (
 from kiraos_desktop.core.search import queries as user_queries
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, folder_layout
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
+from kiraos_desktop.core.storage.tree.edits import TreeEdits
+from kiraos_desktop.core.storage.tree.journal import journal_path
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.core.storage.tree.tree import EntityTree
 
@@ -63,11 +66,21 @@ class TreeMemoryStore:
     max_profiles_per_user = 50  # limits of writes, which a tree refuses
     max_event_keep = 100
 
-    def __init__(self, folder: str | Path) -> None:
+    def __init__(self, folder: str | Path, data_dir: str | Path | None = None) -> None:
+        """`data_dir`: our data dir, where the tree's history is kept (storage/tree/journal.py); none: the
+        store cannot be edited (`edits` is None)."""
         root = Path(folder).expanduser().resolve()
         self.layout: PluginLayout | None = folder_layout(root)
         self.tree = EntityTree(root / "memory")
         self.changes = ChangeBus()
+        self._stamp = self.tree.change_stamp()
+        self.edits: TreeEdits | None = None
+        if data_dir is not None:
+            self.edits = TreeEdits(self.tree.root, journal_path(data_dir, self.tree.root), self.changes,
+                                   written=self._own_write)
+
+    def _own_write(self) -> None:
+        """Our own change is published by `edits`: the watcher's next look must not report it again."""
         self._stamp = self.tree.change_stamp()
 
     # ---- capabilities and life -------------------------------------------------------------
