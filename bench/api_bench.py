@@ -215,7 +215,7 @@ def build_indexes(db: Path, work: Path, checkout: Path = REPO, data: str = "data
     window or server that has opened the database once has done (serve would otherwise build them
     in the background during the runs)."""
     code = ("import sys, time\nfrom kiraos_desktop.core.engine import Engine\n"
-            "from kiraos_desktop.core.recall import ranking as recall\nfrom kiraos_desktop.core.search import user_search\n"
+            "from kiraos_desktop.core.recall import ranking as recall\nfrom kiraos_desktop.core.storage import user_search\n"
             "engine = Engine.open(data_dir=sys.argv[1], db=sys.argv[2], install_examples=False)\n"
             "started = time.monotonic(); recall.build_index(engine.store); user_search.build_index(engine.store)\n"
             "engine.close()\n"

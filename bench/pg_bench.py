@@ -207,7 +207,7 @@ def build_pg_indexes(work: Path, database_url: str) -> float:
     """Index the copied data for recall and the user search before serving, as build_indexes does
     for the SQLite copy (serve would otherwise build them in the background during the runs)."""
     code = ("import sys\nfrom kiraos_desktop.core.engine import Engine\n"
-            "from kiraos_desktop.core.recall import ranking as recall\nfrom kiraos_desktop.core.search import user_search\n"
+            "from kiraos_desktop.core.recall import ranking as recall\nfrom kiraos_desktop.core.storage import user_search\n"
             "engine = Engine.open(data_dir=sys.argv[1], database_url=sys.argv[2], install_examples=False)\n"
             "recall.build_index(engine.store); user_search.build_index(engine.store); engine.close()\n")
     started = time.monotonic()

@@ -105,7 +105,7 @@ def bench(kib: int, runs: int) -> dict:
     from kiraos_desktop.core.engine import Engine
     from kiraos_desktop.core.tool_registry import SKILL_CONTEXT_EVENTS
     from kiraos_desktop.ui.skills import SkillsPage
-    from kiraos_desktop.core.skills.draft import draft_problems, preview_spans, render_preview
+    from kiraos_desktop.core.skill_draft import draft_problems, preview_spans, render_preview
     from kiraos_desktop.ui.skills.highlighters import InstructionHighlighter
     from kiraos_desktop.core.skills.manifest_fields import dump_manifest
     from kiraos_desktop.ui.skills.preview_runner import PreviewJob, analyse

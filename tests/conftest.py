@@ -62,7 +62,7 @@ def _default_data_dir(tmp_path, monkeypatch):
 def index_every_user(monkeypatch):
     """Every user's events in the recall index, for tests of the index itself: normally only users
     past recall_index.INDEX_PAST events (200) have theirs there."""
-    from kiraos_desktop.core.recall import index as recall_index
+    from kiraos_desktop.core.storage import recall_index
 
     monkeypatch.setattr(recall_index, "INDEX_PAST", 0)
 

@@ -188,3 +188,25 @@ def test_no_import_cycle():
         if name not in state:
             visit(name, [name])
     assert not cycles, "import cycles: " + "; ".join(" -> ".join(c) for c in cycles)
+
+
+def _core_package(module: str) -> str | None:
+    """`memory` for kiraos_desktop.core.memory.records; a module directly in core is its own unit."""
+    parts = module.split(".")
+    return parts[2] if len(parts) > 2 and parts[:2] == ["kiraos_desktop", "core"] else None
+
+
+def test_no_two_core_packages_import_each_other():
+    """Issue 52: eight pairs did (memory <-> storage, storage <-> recall, ...), so no package was a layer.
+    The order now: memory (records, changes) and recall, search below storage; context above it;
+    tools (the memory tools) above context; a deferred or TYPE_CHECKING import counts."""
+    edges: dict[str, dict[str, set[str]]] = {}
+    for name, targets in _import_graph().items():
+        source = _core_package(name)
+        for target in targets:
+            goal = _core_package(target)
+            if source and goal and goal != source:
+                edges.setdefault(source, {}).setdefault(goal, set()).add(f"{name} -> {target}")
+    pairs = sorted(f"{a} <-> {b}: {sorted(edges[a][b])[0]} / {sorted(edges[b][a])[0]}"
+                   for a in edges for b in edges[a] if a < b and a in edges.get(b, {}))
+    assert pairs == []

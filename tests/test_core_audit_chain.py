@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
 from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.memory.history import revert_change
+from kiraos_desktop.core.storage.revert import revert_change
 from kiraos_desktop.core.memory.records import ValidationError
 from kiraos_desktop.core.storage.schema_version import SCHEMA_VERSION, SchemaTooNewError
 

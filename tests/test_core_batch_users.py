@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from store_backends import SQLITE_ONLY
 
-from kiraos_desktop.core.memory.history import revert_changes, users_of
+from kiraos_desktop.core.storage.revert import revert_changes, users_of
 
 
 def test_a_batch_over_declared_users_and_its_revert_write_every_one_of_them(new_store):

@@ -130,7 +130,7 @@ def test_user_counts_stay_exact_under_the_plugins_insert_or_replace(data_dir):
 def test_summary_equals_a_recount_after_every_kind_of_event_write(data_dir):
     """Event counts are incremented by triggers: adds, trims, deletes, restores, clears, reverts and
     the plugin's own SQL must leave exactly what counting the rows gives."""
-    from kiraos_desktop.core.memory.history import revert_change
+    from kiraos_desktop.core.storage.revert import revert_change
 
     engine = make_engine(data_dir, max_event_keep=5)
     store = engine.store

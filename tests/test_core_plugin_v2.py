@@ -17,7 +17,7 @@ from kiraos_desktop.core.storage.plugin_layout import (
     database_layout,
     folder_layout,
 )
-from kiraos_desktop.core.memory.history import revert_change
+from kiraos_desktop.core.storage.revert import revert_change
 from kiraos_desktop.core.transfer.export_import import export_data
 
 

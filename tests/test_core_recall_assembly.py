@@ -12,7 +12,7 @@ from kiraos_desktop.core.context.recall import made_items, make_block
 from recall_reference import reference
 from kiraos_desktop.core.recall.ranking import scoring_window, score_events
 from kiraos_desktop.core.recall.text import query_terms
-from kiraos_desktop.core.recall.window import RecallWindow
+from kiraos_desktop.core.context.recall_window import RecallWindow
 from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry
 from kiraos_desktop.core.storage.rows import sort_profiles
 

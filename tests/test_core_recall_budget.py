@@ -7,7 +7,7 @@ from datetime import datetime, timedelta
 
 import pytest
 
-from kiraos_desktop.core.memory.tools import MemoryTools
+from kiraos_desktop.core.tools.memory_tools import MemoryTools
 from kiraos_desktop.core.recall import text as recall_text
 from kiraos_desktop.core.recall.ranking import build_index, within_scoring_budget
 from kiraos_desktop.core.recall.text import MAX_QUERY_CHARS, MAX_SCORED_CHARS

@@ -6,7 +6,7 @@ from core_helpers import make_engine
 from kiraos_desktop.core.context import entries as context_entries
 from kiraos_desktop.core.context.builder import _ASKED_HASH_BYTES, _ASKED_OVERHEAD, MAX_RECALLS_PER_USER
 from kiraos_desktop.core.recall.ranking import scoring_window
-from kiraos_desktop.core.recall.window import WINDOW
+from kiraos_desktop.core.context.recall_window import WINDOW
 
 PLANTED = "养了一只橘猫叫咪咪"
 

@@ -2,7 +2,7 @@
 import pytest
 
 from core_helpers import make_engine
-from kiraos_desktop.core.recall.index import SCAN_LIMIT
+from kiraos_desktop.core.storage.recall_index import SCAN_LIMIT
 
 pytestmark = pytest.mark.usefixtures("engine_backend")  # on SQLite and PostgreSQL
 

@@ -5,7 +5,7 @@ import pytest
 
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
 from store_backends import SQLITE_ONLY
-from kiraos_desktop.core.recall import index as recall_index
+from kiraos_desktop.core.storage import recall_index
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.recall.ranking import build_index
 

@@ -11,7 +11,7 @@ from kiraos_desktop.core.context.format import join_texts, render_user_block
 from kiraos_desktop.core.context.recall import make_block
 from kiraos_desktop.core.recall.ranking import _WEIGHTS, inside_weights, is_han, scoring_window
 from kiraos_desktop.core.recall.text import query_terms
-from kiraos_desktop.core.recall.window import RecallWindow
+from kiraos_desktop.core.context.recall_window import RecallWindow
 from kiraos_desktop.core.memory.records import EventEntry
 from test_core_recall_assembly import NOW, VOCABULARY, memories, piece
 

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from core_helpers import WriterHolder
 from store_backends import SQLITE_ONLY
 from kiraos_desktop.core.memory.changes import ChangeEvent
-from kiraos_desktop.core.memory.history import revert_change, revert_changes
+from kiraos_desktop.core.storage.revert import revert_change, revert_changes
 from kiraos_desktop.core.memory.records import LimitError, ValidationError
 from kiraos_desktop.core.storage.protocol import WriterBusy
 from kiraos_desktop.core.storage.sqlite.store import SqliteStore

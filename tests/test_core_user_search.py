@@ -13,7 +13,7 @@ import pytest
 from core_helpers import PLUGIN_DDL, make_engine, plugin_db
 from store_backends import SQLITE_ONLY
 
-from kiraos_desktop.core.search import user_search
+from kiraos_desktop.core.storage import user_search
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.storage.sqlite.store import SqliteStore

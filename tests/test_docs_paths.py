@@ -43,9 +43,9 @@ def resolves(mention: str) -> bool:
 
 
 def test_the_pattern_finds_and_judges_mentions():
-    text = ("See `core/engine.py`, `ui/entities/`, `core/memory/history.revert_changes`, `core/nowhere`,"
+    text = ("See `core/engine.py`, `ui/entities/`, `core/storage/revert.revert_changes`, `core/nowhere`,"
             " `core/schema.ensure_schema(db)` and the method `tools/call`.")
-    assert mentioned_paths(text) == ["core/engine.py", "ui/entities/", "core/memory/history.revert_changes",
+    assert mentioned_paths(text) == ["core/engine.py", "ui/entities/", "core/storage/revert.revert_changes",
                                      "core/nowhere", "core/schema.ensure_schema"]
     assert [resolves(m) for m in mentioned_paths(text)] == [True, True, True, False, False]
     assert not resolves("cli.py")  # the command line is a package now

@@ -8,7 +8,7 @@ import psycopg
 import pytest
 
 from kiraos_desktop.core.transfer import export_import as transfer
-from kiraos_desktop.core.memory.history import revert_changes
+from kiraos_desktop.core.storage.revert import revert_changes
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch, UndeclaredUser
 from kiraos_desktop.core.memory.records import ProfileEntry

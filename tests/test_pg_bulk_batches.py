@@ -10,7 +10,7 @@ import pytest
 
 from kiraos_desktop.core.storage.postgres import write_batch as pg_write_batch
 from kiraos_desktop.core.transfer import export_import as transfer
-from kiraos_desktop.core.memory.history import revert_changes
+from kiraos_desktop.core.storage.revert import revert_changes
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.memory.records import EventEntry, LimitError, ProfileEntry
 from kiraos_desktop.core.transfer.export_import import ImportPlan

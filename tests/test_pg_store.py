@@ -7,8 +7,8 @@ import threading
 import psycopg
 import pytest
 
-from kiraos_desktop.core.search import user_search
-from kiraos_desktop.core.memory.tools import MemoryTools
+from kiraos_desktop.core.storage import user_search
+from kiraos_desktop.core.tools.memory_tools import MemoryTools
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.settings import Settings

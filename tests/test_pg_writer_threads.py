@@ -12,7 +12,7 @@ import pytest
 from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.core.writes.workers import PG_WRITER_THREADS, Workers
 from kiraos_desktop.core.engine import Engine
-from kiraos_desktop.core.memory.tools import MemoryTools
+from kiraos_desktop.core.tools.memory_tools import MemoryTools
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore
 from kiraos_desktop.core.settings import Settings
 from api_helpers import AUTH, TOKEN

@@ -11,7 +11,7 @@ import pytest
 from kiraos_desktop.core.skills import SkillRouter, bundled_skills_dir, instruction_problems
 from kiraos_desktop.core.skills import file_ops
 from kiraos_desktop.core.skills.arguments import sample_arguments, typed_value, value_as
-from kiraos_desktop.core.skills.draft import draft_problems, match_command, preview_spans, render_preview
+from kiraos_desktop.core.skill_draft import draft_problems, match_command, preview_spans, render_preview
 from kiraos_desktop.core.skills.manifest_fields import (
     FormUnavailable,
     ParamRow,

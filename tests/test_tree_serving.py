@@ -13,7 +13,8 @@ from cli_helpers import run
 from kiraos_desktop.api.server import ApiServer
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.storage.tree.layout import EntityRef
-from kiraos_desktop.core.storage.tree.serving import NO_MEMORY, fit_lines
+from kiraos_desktop.core.context.tree import fit_lines
+from kiraos_desktop.core.tools.tree_tools import NO_MEMORY
 from kiraos_desktop.core.memory.records import ReadOnlyData
 from tree_fixtures import build_tree, write_index
 

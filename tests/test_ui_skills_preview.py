@@ -9,7 +9,7 @@ from PySide6.QtCore import Qt
 from kiraos_desktop import cli
 from kiraos_desktop.core.skills.manifest import manifest_parameters
 from kiraos_desktop.core.skills.arguments import sample_arguments
-from kiraos_desktop.core.skills.draft import render_preview
+from kiraos_desktop.core.skill_draft import render_preview
 from kiraos_desktop.ui.skills.params_model import NAME
 from ui_skills_helpers import page, remember  # noqa: F401 (fixtures)
 

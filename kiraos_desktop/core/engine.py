@@ -10,7 +10,7 @@ from kiraos_desktop.core.context.builder import ContextBuilder
 from kiraos_desktop.core.context.source import ContextSource, MemoryToolSet
 from kiraos_desktop.core.disk_follow import DataFolderFollower
 from kiraos_desktop.core.storage.database_url import DatabaseUrl, DatabaseUrlError, choose_database_url
-from kiraos_desktop.core.memory.tools import MemoryTools
+from kiraos_desktop.core.tools.memory_tools import MemoryTools
 from kiraos_desktop.core.paths import DataPaths, resolve_paths
 from kiraos_desktop.core.storage.postgres.notify import ChangeListener
 from kiraos_desktop.core.storage.plugin_layout import check_kira_folder, tree_layout
@@ -48,7 +48,8 @@ class Engine:
         self._edit_lock = threading.RLock()  # one read-change-write of settings.json at a time
         self.database_url = database_url  # None: the SQLite database at paths.db_path
         if tree is not None:  # a KiraOS 3.x tree: served as the plugin injects it, written by memory_update
-            from kiraos_desktop.core.storage.tree.serving import TreeContext, TreeMemoryTools
+            from kiraos_desktop.core.context.tree import TreeContext
+            from kiraos_desktop.core.tools.tree_tools import TreeMemoryTools
             from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
 
             tree_store = TreeMemoryStore(tree, data_dir=paths.data_dir)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from PySide6.QtCore import Signal, Slot
 from PySide6.QtWidgets import QHBoxLayout, QLabel, QProgressBar, QToolButton, QWidget
 
-from kiraos_desktop.core.search import user_search
+from kiraos_desktop.core.storage import user_search
 from kiraos_desktop.core.recall.ranking import build_index
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.tasks import TaskRunner

@@ -12,7 +12,7 @@ from PySide6.QtCore import QCoreApplication, QObject, Signal
 from PySide6.QtGui import QUndoCommand, QUndoStack
 from PySide6.QtWidgets import QWidget
 
-from kiraos_desktop.core.memory.history import revert_changes
+from kiraos_desktop.core.storage.revert import revert_changes
 from kiraos_desktop.core.memory.records import StoreError, StoreUnavailable
 from kiraos_desktop.core.storage.protocol import MemoryBatch, MemoryStore, WriterBusy
 from kiraos_desktop.ui.busy_box import InputHold

@@ -25,7 +25,7 @@ from kiraos_desktop.core.context.format import (  # noqa: F401 (the block's form
 from kiraos_desktop.core.context.entries import CachedBlock, CachedRecall, exact, recency_step, stamps
 from kiraos_desktop.core.context.recall import MadeBlock, RecallBlock, make_block, made_items, recalled_events
 from kiraos_desktop.core.recall.ranking import scoring_window
-from kiraos_desktop.core.recall.window import WINDOW, RecallWindow
+from kiraos_desktop.core.context.recall_window import WINDOW, RecallWindow
 from kiraos_desktop.core.recall.text import query_terms
 from kiraos_desktop.core.storage.rows import EVENT_ROW_SUMMARY
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp

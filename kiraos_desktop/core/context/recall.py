@@ -35,7 +35,7 @@ from kiraos_desktop.core.recall.ranking import (
     within_scoring_budget,
 )
 from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS
-from kiraos_desktop.core.recall.window import RecallWindow
+from kiraos_desktop.core.context.recall_window import RecallWindow
 from kiraos_desktop.core.memory.records import EventEntry
 
 

@@ -1,5 +1,5 @@
 """What the API, MCP, the command line and the tool registry ask of a context source: ContextBuilder
-(core/context/builder.py) on a database, TreeContext (core/storage/tree/serving.py) on a KiraOS 3.x
+(core/context/builder.py) on a database, TreeContext (core/context/tree.py) on a KiraOS 3.x
 tree. The engine picks one for its store; no caller asks which."""
 from __future__ import annotations
 
@@ -42,7 +42,7 @@ class ContextSource(Protocol):
 
 
 class MemoryToolSet(Protocol):
-    """memory_update, memory_query and memory_clear as the tool registry runs them (core/memory/tools.py)."""
+    """memory_update, memory_query and memory_clear as the tool registry runs them (core/tools/memory_tools.py)."""
 
     def update(self, user_id: str, operations: list, actor: str = "tool") -> str: ...
 

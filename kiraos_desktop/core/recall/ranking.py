@@ -4,14 +4,24 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, is_han, normalise, query_terms, terms
 from kiraos_desktop.core.memory.records import EventEntry, ProfileEntry
 from kiraos_desktop.core.timeutil import parse_timestamp
 
-if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.protocol import MemoryStore
+
+
+class RecallRows(Protocol):
+    """What recall needs of a store (storage/protocol.MemoryStore has it; recall sits below storage)."""
+
+    def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
+                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]: ...
+
+    @property
+    def recall_build_complete(self) -> bool: ...
+
+    def recall_build_step(self, batch: int = ...) -> tuple[int, int]: ...
 
 #: A Chinese word found only inside the text (not as a word of its own) counts this much of a whole
 #: word: one character is often part of an unrelated word, two or more seldom are.
@@ -215,7 +225,7 @@ class Recalled:
 class Recall:
     """Finds a user's events relevant to a message, through the store's recall index."""
 
-    def __init__(self, store: "MemoryStore") -> None:
+    def __init__(self, store: RecallRows) -> None:
         self._store = store
 
     def recall(self, user_id: str, query: str, now: datetime | None = None, newest: int = 0) -> Recalled:
@@ -234,7 +244,7 @@ class Recall:
         return found.words, found.relevant
 
 
-def build_index(store: "MemoryStore", progress=None, is_cancelled=None, batch: int | None = None) -> bool:
+def build_index(store: RecallRows, progress=None, is_cancelled=None, batch: int | None = None) -> bool:
     """Index an existing database's events to the end, a batch per transaction (resumable: what
     was indexed stays when it is stopped); `progress(done, total)` after each batch. False when
     `is_cancelled()` stopped it."""

@@ -7,7 +7,7 @@ word of the search begins one of its words: `teach` finds "teacher" and `Rus` fi
 finds neither; 橘猫 finds "我家的橘猫叫豆包". A text of one character, or one with no such word
 (only particles or punctuation), is looked for as it is, anywhere in the text.
 
-The user list holds its words in an index (core/search/index.py) and looks a word up as the range
+The user list holds its words in an index (core/storage/search_index.py) and looks a word up as the range
 of index words that begin with it (`prefix_range`); the 3.x list reads its files and compares.
 """
 from __future__ import annotations

@@ -145,7 +145,7 @@ class UserSummaryRow(_Base):
         table_name = "user_summary"
 
 
-# ---- the recall index (recall/index.py) ----------------------------------------------------
+# ---- the recall index (storage/recall_index.py) ----------------------------------------------------
 
 class RecallUser(_Base):
     num = IdField(autoincrement=False)
@@ -177,7 +177,7 @@ class RecallQueue(_Base):
         table_name = "recall_queue"
 
 
-# ---- the user search index (search/index.py) -------------------------------------------
+# ---- the user search index (storage/search_index.py) -------------------------------------------
 
 class UserSearchTerm(_Base):
     """A word a user has: ev = how many of their events hold it, pr = 1 when a profile key or value does."""

@@ -9,7 +9,7 @@ thread, after its commit; a subscriber hands them to its own thread. Writes by a
 arrive as ChangeEvents too, once `poll_external_change()` (the watcher) or the PostgreSQL listener
 has seen them.
 
-Each implementation is checked against this protocol by the type checker (storage/conformance.py,
+Each implementation is checked against this protocol by the type checker (conformance.py,
 tests/test_types.py).
 """
 from __future__ import annotations

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any, Callable, Protocol, Sequence, TypeVar
 
 from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
-from kiraos_desktop.core.search import index as user_search_index
+from kiraos_desktop.core.storage import search_index as user_search_index
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout
 
 T = TypeVar("T")

@@ -21,10 +21,10 @@ from kiraos_desktop.core.memory.records import (
     UserSummary,
     check_user_id,
 )
-from kiraos_desktop.core.recall import index as recall_index
-from kiraos_desktop.core.search import index as user_search_index
-from kiraos_desktop.core.search import queries as user_queries
-from kiraos_desktop.core.search import user_search
+from kiraos_desktop.core.storage import recall_index
+from kiraos_desktop.core.storage import search_index as user_search_index
+from kiraos_desktop.core.storage import user_queries
+from kiraos_desktop.core.storage import user_search
 from kiraos_desktop.core.storage import change_history
 from kiraos_desktop.core.storage.sql_backend import SqlBackend
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
@@ -294,7 +294,7 @@ class SqlStore:
 
     def search_user_ids(self, search: str, order_by: str = "user_id", descending: bool = False) -> list[str]:
         """Ids of the users whose id contains `search` or whose keys, values or events match it (see
-        core/search/user_search.py), in the list's order; what other processes queued is indexed first."""
+        core/storage/user_search.py), in the list's order; what other processes queued is indexed first."""
         self.user_search_catch_up(everything=True)
         return self.backend.user_search(
             lambda conn, state: user_search.search_user_ids(conn, search, state, order_by, descending))

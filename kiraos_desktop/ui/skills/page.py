@@ -9,7 +9,7 @@ from PySide6.QtWidgets import QHBoxLayout, QSplitter, QWidget
 
 from kiraos_desktop.core.settings import SettingsError
 from kiraos_desktop.core.skills import Problem
-from kiraos_desktop.core.skills import draft as drafts
+from kiraos_desktop.core import skill_draft as drafts
 from kiraos_desktop.core.skills.arguments import sample_arguments
 from kiraos_desktop.core.skills.discovery import is_agent_folder, read_text_file
 from kiraos_desktop.core.skills import file_ops

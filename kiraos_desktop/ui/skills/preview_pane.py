@@ -6,7 +6,7 @@ from html import escape
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPlainTextEdit, QVBoxLayout, QWidget
 
-from kiraos_desktop.core.skills.draft import PreviewResult
+from kiraos_desktop.core.skill_draft import PreviewResult
 from kiraos_desktop.core.tool_registry import refused_arguments_text
 
 from .highlighters import PreviewHighlighter

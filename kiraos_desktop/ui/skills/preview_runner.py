@@ -10,7 +10,7 @@ from typing import Callable
 from PySide6.QtCore import QObject, Signal
 
 from kiraos_desktop.core.skills import Problem, Skill
-from kiraos_desktop.core.skills import draft as drafts
+from kiraos_desktop.core import skill_draft as drafts
 from kiraos_desktop.ui.tasks import TaskLane, plain
 
 log = logging.getLogger(__name__)

@@ -6,7 +6,7 @@ from enum import Enum
 
 from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
-from kiraos_desktop.core.memory.history import REVERTIBLE
+from kiraos_desktop.core.storage.revert import REVERTIBLE
 from kiraos_desktop.core.memory.records import ChangeRecord
 from kiraos_desktop.core.storage.protocol import MemoryStore
 from kiraos_desktop.ui.keyed_model import KeyedTableModel

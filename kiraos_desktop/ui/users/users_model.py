@@ -20,7 +20,7 @@ class UsersModel(KeyedTableModel):
     """Holds loaded `UserSummary` rows; `fetchMore` reads the next page of `store.list_users`.
 
     Plain searches (user id) run on the GUI thread: an indexed table, milliseconds. A search in
-    keys, values and events (core/search/user_search.py) runs on a worker thread: it gives the count and
+    keys, values and events (core/storage/user_search.py) runs on a worker thread: it gives the count and
     the first page; `fetchMore` reads the next page after the last id shown (in id order, from the
     index) or from the ordered ids the search gave at once (other orders). The refresh after
     writes reads on a worker thread too (counting 100k users takes some 50 ms, and writes come

@@ -7,9 +7,9 @@ user numbers come from a sequence, and two processes may index the same user at 
 from __future__ import annotations
 
 from kiraos_desktop.core.storage.errors import queued_rows_skipped_on_error
-from kiraos_desktop.core.recall import index as recall_index
+from kiraos_desktop.core.storage import recall_index
 from kiraos_desktop.core.storage.dialect import PgConnection
-from kiraos_desktop.core.recall.index import (
+from kiraos_desktop.core.storage.recall_index import (
     BUILD_BATCH,
     DRAIN_PER_COMMIT,
     BuildState,

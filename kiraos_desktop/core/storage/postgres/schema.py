@@ -4,8 +4,8 @@ from __future__ import annotations
 import peewee
 from playhouse.migrate import PostgresqlMigrator
 
-from kiraos_desktop.core.recall import index as recall_index
-from kiraos_desktop.core.search import index as user_search_index
+from kiraos_desktop.core.storage import recall_index
+from kiraos_desktop.core.storage import search_index as user_search_index
 from kiraos_desktop.core.storage.dialect import PgConnection
 from kiraos_desktop.core.storage.models import ALL_MODELS, INDEXES
 from kiraos_desktop.core.storage.repeat_keys import ensure_repeat_schema
@@ -70,7 +70,7 @@ _FUNCTIONS = (
         DELETE FROM user_summary WHERE user_id = uid AND profile_count = 0 AND event_count = 0
             AND last_change_id IS NULL;
     END $$""",
-    # The user search queue (search/index.py) gets "this user's entries changed" for an insert
+    # The user search queue (storage/search_index.py) gets "this user's entries changed" for an insert
     # or delete here, for an update of the user, key or value in kd_usearch_profile_changed().
     """CREATE OR REPLACE FUNCTION kd_profiles_summary() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN
@@ -99,7 +99,7 @@ _FUNCTIONS = (
         END IF;
         RETURN NULL;
     END $$""",
-    # Both index queues (recall/index.py, search/index.py) get an event's text leaving and/or
+    # Both index queues (storage/recall_index.py, storage/search_index.py) get an event's text leaving and/or
     # arriving; an event deleted or changed loses its repeat code (storage/repeat_keys.py).
     """CREATE OR REPLACE FUNCTION kd_events_summary() RETURNS trigger LANGUAGE plpgsql AS $$
     BEGIN

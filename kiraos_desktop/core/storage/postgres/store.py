@@ -28,8 +28,8 @@ import psycopg
 
 from kiraos_desktop.core.storage.postgres import recall as pg_recall
 from kiraos_desktop.core.storage.postgres import user_search as pg_user_search
-from kiraos_desktop.core.recall import index as recall_index
-from kiraos_desktop.core.search import index as user_search_index
+from kiraos_desktop.core.storage import recall_index
+from kiraos_desktop.core.storage import search_index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus
 from kiraos_desktop.core.storage import errors
 from kiraos_desktop.core.storage.errors import StoreBusy, store_error

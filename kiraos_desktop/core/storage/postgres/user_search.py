@@ -18,9 +18,9 @@ from __future__ import annotations
 
 from typing import Callable, TypeVar
 
-from kiraos_desktop.core.search import index as user_search_index
+from kiraos_desktop.core.storage import search_index as user_search_index
 from kiraos_desktop.core.storage.dialect import PgConnection
-from kiraos_desktop.core.search.index import BuildState
+from kiraos_desktop.core.storage.search_index import BuildState
 
 #: pg_try_advisory_xact_lock key of the user search index's drain and build ("kd_usrch").
 _INDEX_LOCK = 0x6B645F7573726368

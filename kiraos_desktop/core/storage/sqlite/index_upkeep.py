@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import time
 
-from kiraos_desktop.core.recall import index as recall_index
-from kiraos_desktop.core.search import index as user_search_index
+from kiraos_desktop.core.storage import recall_index
+from kiraos_desktop.core.storage import search_index as user_search_index
 
 # Both word indexes take their queues before a commit, in the same transaction. A write group's
 # commit (the API under load) takes the recall queue every GROUPS_PER_DRAIN-th group only: the index
@@ -101,7 +101,7 @@ class IndexUpkeep:
     def recall_progress(self) -> tuple[int, int]:
         return recall_index.build_progress(self.reader.connection())
 
-    # ---- user search index (core/search/index.py) ------------------------------------
+    # ---- user search index (core/storage/search_index.py) ------------------------------------
 
     def user_search_catch_up(self, everything: bool = False) -> int:
         """Index what the user-search queue holds (the watcher calls this; a search, `everything`); the

@@ -13,10 +13,10 @@ from kiraos_desktop.core.storage.models import (
     PLUGIN_MODELS,
     REPEAT_MODELS,
 )
-from kiraos_desktop.core.recall.index import ensure_recall_schema
+from kiraos_desktop.core.storage.recall_index import ensure_recall_schema
 from kiraos_desktop.core.storage.repeat_keys import ensure_repeat_schema
 from kiraos_desktop.core.storage.schema_version import SCHEMA_VERSION, add_missing_columns, check_version, stored_version
-from kiraos_desktop.core.search.index import ensure_user_search_schema
+from kiraos_desktop.core.storage.search_index import ensure_user_search_schema
 
 
 # Times are copied into user_summary as text whatever their stored type (dialect.time_text).
@@ -24,8 +24,8 @@ from kiraos_desktop.core.search.index import ensure_user_search_schema
 # The tables are the peewee models of storage/models.py (the plugin's column for column, ours, the recall
 # and user search indexes). What follows is the rest of the SQLite schema: the triggers, which
 # peewee has no words for. They must stay plain SQL (no function of ours): the plugin's own
-# connection fires them too. The index tables' triggers are in recall/index.py and
-# search/index.py.
+# connection fires them too. The index tables' triggers are in storage/recall_index.py and
+# storage/search_index.py.
 #
 # Our additions: new tables and triggers only. The triggers keep per-user counts current even
 # for writes made by the plugin itself, so the user list never aggregates millions of rows.

@@ -11,8 +11,8 @@ from typing import Callable, Iterator, TypeVar
 
 import peewee
 
-from kiraos_desktop.core.recall import index as recall_index
-from kiraos_desktop.core.search import index as user_search_index
+from kiraos_desktop.core.storage import recall_index
+from kiraos_desktop.core.storage import search_index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.storage.sqlite.coded_users import CodedUsers
 from kiraos_desktop.core.storage.sqlite.audit_rows import GroupAudit, write_audit_rows

@@ -6,10 +6,10 @@ A user's profile entries are the fields of its profile.json (lists and dicts as 
 "profile"); its events are its facts and reflections, newest first by their source time, numbered
 1, 2, ... from the oldest (a 3.x memory is named by its file, not by a number: get_event() finds
 none). The global and self memory and groups and channels are not users. What a bot host recalls
-for a message is the plugin's injection (storage/tree/serving.py), not this mapping.
+for a message is the plugin's injection (context/tree.py), not this mapping.
 
 The store's own writes (the plugin routes' profile and event edits, which assume rows) are refused
-(ReadOnlyData); the tree is written by the memory tools (storage/tree/serving.py), the 3.x window
+(ReadOnlyData); the tree is written by the memory tools (tools/tree_tools.py), the 3.x window
 and the `memory` commands, through the store's one `edits` (storage/tree/edits.py: one editor, one
 journal and one lock per process, each change published on `changes`). group() itself writes nothing and is
 allowed, so a memory_update reaches the memory tools.
@@ -32,7 +32,7 @@ from kiraos_desktop.core.memory.records import (
     UserSummary,
     check_user_id,
 )
-from kiraos_desktop.core.search import queries as user_queries
+from kiraos_desktop.core.storage import user_queries
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, folder_layout
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
 from kiraos_desktop.core.storage.tree.edits import TreeEdits

@@ -9,13 +9,13 @@ from typing import Any, Iterable
 
 from kiraos_desktop.core.tool_registry import skill_descriptor, skill_error_content, tool_definition
 
-from .agent_format import validate_agent_text
-from .discovery import skill_from_manifest
-from .manifest import validate_manifest_text
-from .model import CommandMatch, Skill
-from .problems import COMMAND_RE, NAME_RE, RESERVED_NAMES, Problem, SkillArgumentError, SkillRenderError, error
-from .render import guard_text, instruction_problems, render_tool_result
-from .router import COMMAND_REWRITE, parse_command
+from kiraos_desktop.core.skills.agent_format import validate_agent_text
+from kiraos_desktop.core.skills.discovery import skill_from_manifest
+from kiraos_desktop.core.skills.manifest import validate_manifest_text
+from kiraos_desktop.core.skills.model import CommandMatch, Skill
+from kiraos_desktop.core.skills.problems import COMMAND_RE, NAME_RE, RESERVED_NAMES, Problem, SkillArgumentError, SkillRenderError, error
+from kiraos_desktop.core.skills.render import guard_text, instruction_problems, render_tool_result
+from kiraos_desktop.core.skills.router import COMMAND_REWRITE, parse_command
 
 
 @dataclass(frozen=True)

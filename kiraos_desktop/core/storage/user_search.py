@@ -21,7 +21,7 @@ from __future__ import annotations
 import sqlite3
 from dataclasses import dataclass
 
-from kiraos_desktop.core.search import index
+from kiraos_desktop.core.storage import search_index as index
 from kiraos_desktop.core.recall.text import terms
 from kiraos_desktop.core.search.rule import has_every_word, prefix_params, prefix_range, search_words
 from kiraos_desktop.core.storage.sqlite.schema import USER_HAS_DATA

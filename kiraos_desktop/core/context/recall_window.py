@@ -15,7 +15,7 @@ from typing import NamedTuple
 
 from kiraos_desktop.core.context.format import event_entry, sanitize
 from kiraos_desktop.core.recall.ranking import age_days, micros
-from kiraos_desktop.core.recall.index import SCAN_LIMIT
+from kiraos_desktop.core.storage.recall_index import SCAN_LIMIT
 from kiraos_desktop.core.recall.text import MAX_SCORED_CHARS, normalise, terms
 from kiraos_desktop.core.memory.records import EventEntry
 

@@ -12,11 +12,12 @@ if TYPE_CHECKING:
     from kiraos_desktop.core.storage.protocol import MemoryBatch, MemoryStore
     from kiraos_desktop.core.storage.postgres.write_batch import PgWriteBatch
     from kiraos_desktop.core.storage.sqlite.store import SqliteBackend, SqliteStore
-    from kiraos_desktop.core.storage.tree.serving import TreeContext, TreeMemoryTools
+    from kiraos_desktop.core.context.tree import TreeContext
+    from kiraos_desktop.core.tools.tree_tools import TreeMemoryTools
     from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
     from kiraos_desktop.core.context.builder import ContextBuilder
     from kiraos_desktop.core.context.source import ContextSource, MemoryToolSet
-    from kiraos_desktop.core.memory.tools import MemoryTools
+    from kiraos_desktop.core.tools.memory_tools import MemoryTools
     from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
 
     def _sqlite(store: SqliteStore, batch: WriteBatch) -> tuple[MemoryStore, MemoryBatch]:
