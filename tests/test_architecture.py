@@ -137,7 +137,27 @@ def test_no_import_cycles():
 
 def test_a_write_batch_does_not_reach_back_into_the_store():
     """The store opens batches; a batch gets what it needs of the store as an argument (BatchStore)."""
-    assert "kiraos_desktop.core.storage.sqlite.store" not in imported_modules(PACKAGE / "core" / "storage" / "sqlite" / "write_batch.py")
+    batch = imported_modules(PACKAGE / "core" / "storage" / "sql_write_batch.py")
+    assert "kiraos_desktop.core.storage.sqlite.store" not in batch and "kiraos_desktop.core.storage.sql_store" not in batch
+
+
+SHAPES = ("sqlite", "postgres", "tree")
+
+
+def test_no_store_shape_imports_another_and_the_shared_sql_imports_none():
+    """Issue 52: the PostgreSQL batch inherited the batch in storage/sqlite/, and the revert and the
+    user search imported SQLite modules. What two shapes share lives in storage/ itself."""
+    offenders = []
+    for path in sorted((PACKAGE / "core" / "storage").rglob("*.py")):
+        parts = path.relative_to(PACKAGE / "core" / "storage").parts
+        if parts == ("protocol.py",):
+            continue  # the seam itself names the tree it hands the 3.x window (entity_tree)
+        own = parts[0] if len(parts) > 1 else None
+        for name in imported_modules(path):
+            for shape in SHAPES:
+                if shape != own and name.startswith(f"kiraos_desktop.core.storage.{shape}"):
+                    offenders.append(f"{'/'.join(parts)} imports {name}")
+    assert offenders == []
 
 
 def _import_graph() -> dict[str, set[str]]:

@@ -1,5 +1,5 @@
 """A write group's calls leave their audit rows for the group's commit: one statement, rows in call order, a
-failed call's rows gone with its savepoint, a failed group's rows gone with it (storage/sqlite/audit_rows.py)."""
+failed call's rows gone with its savepoint, a failed group's rows gone with it (storage/audit_rows.py)."""
 from __future__ import annotations
 
 import pytest

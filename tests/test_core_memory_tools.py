@@ -89,7 +89,7 @@ def test_summary_shows_five_and_counts_the_rest(engine):
 
 
 def test_all_operations_share_one_transaction(engine, monkeypatch):
-    from kiraos_desktop.core.storage.sqlite import write_batch
+    from kiraos_desktop.core.storage import sql_write_batch as write_batch
 
     calls = {"n": 0}
     original = write_batch.WriteBatch.add_event

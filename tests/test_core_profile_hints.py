@@ -72,7 +72,7 @@ def test_another_batch_of_ours_drops_the_rows(engine):
 
 
 def test_past_max_users_the_drain_reads_the_rows_of_the_users_not_kept(engine, monkeypatch):
-    from kiraos_desktop.core.storage.sqlite import profile_hints
+    from kiraos_desktop.core.storage import profile_hints
 
     monkeypatch.setattr(profile_hints, "MAX_USERS", 1)
     store = engine.store

@@ -3,7 +3,7 @@ from datetime import datetime
 
 import pytest
 
-from kiraos_desktop.core.storage.sqlite import write_batch
+from kiraos_desktop.core.storage import sql_write_batch as write_batch
 
 pytestmark = pytest.mark.usefixtures("engine_backend")  # every test on SQLite and PostgreSQL
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from kiraos_desktop.core.storage.protocol import KEEP_TAG, MemoryStore, WriterBusy
-from kiraos_desktop.core.storage.sqlite import write_batch
+from kiraos_desktop.core.storage import sql_write_batch as write_batch
 
 pytestmark = pytest.mark.backends("sqlite", "postgres")
 

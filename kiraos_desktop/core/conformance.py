@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from kiraos_desktop.core.context.builder import ContextBuilder
     from kiraos_desktop.core.context.source import ContextSource, MemoryToolSet
     from kiraos_desktop.core.tools.memory_tools import MemoryTools
-    from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
+    from kiraos_desktop.core.storage.sql_write_batch import WriteBatch
 
     def _sqlite(store: SqliteStore, batch: WriteBatch) -> tuple[MemoryStore, MemoryBatch]:
         return store, batch

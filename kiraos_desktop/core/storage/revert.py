@@ -7,7 +7,7 @@ from kiraos_desktop.core.memory.records import NotFoundError
 
 if TYPE_CHECKING:
     from kiraos_desktop.core.storage.protocol import MemoryStore
-    from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
+    from kiraos_desktop.core.storage.sql_write_batch import WriteBatch
 
 REVERTIBLE = ("profile_set", "profile_delete", "event_add", "event_update", "event_delete",
               "event_trim", "user_clear", "purge_expired")

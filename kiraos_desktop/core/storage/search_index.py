@@ -28,7 +28,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from kiraos_desktop.core.storage.errors import queued_rows_skipped_on_error
-from kiraos_desktop.core.storage.sqlite.profile_hints import pairs
+from kiraos_desktop.core.storage.profile_hints import pairs
 from kiraos_desktop.core.recall.text import TERMS_VERSION, terms
 
 log = logging.getLogger(__name__)

@@ -10,6 +10,8 @@ from peewee import SQL, NodeList, fn
 from kiraos_desktop.core.storage.models import UserSummaryRow
 
 _S = UserSummaryRow
+#: A summary row of a user with data (one stays, counts zero, while the user has history).
+USER_HAS_DATA = "(profile_count > 0 OR event_count > 0)"
 SORT_COLUMNS = {"user_id": _S.user_id, "profile_count": _S.profile_count, "event_count": _S.event_count,
                 "last_activity": _S.last_activity}
 _COLUMNS = (_S.user_id, _S.profile_count, _S.event_count, _S.last_activity)

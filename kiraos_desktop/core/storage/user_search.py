@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from kiraos_desktop.core.storage import search_index as index
 from kiraos_desktop.core.recall.text import terms
 from kiraos_desktop.core.search.rule import has_every_word, prefix_params, prefix_range, search_words
-from kiraos_desktop.core.storage.sqlite.schema import USER_HAS_DATA
+from kiraos_desktop.core.storage.user_queries import USER_HAS_DATA
 
 #: Candidate sets up to this size are narrowed by the next word with one IN (...) query.
 _NARROW_IN = 500

@@ -6,7 +6,7 @@ from typing import Any, Iterable
 from kiraos_desktop.core.storage.dialect import pg_sql
 from kiraos_desktop.core.storage.rows import EXPIRED_CONDITION
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
-from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
+from kiraos_desktop.core.storage.sql_write_batch import WriteBatch
 
 _LOCK_USER = "SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))"
 # The writers' key: two int4 keys ("KD", 1), a lock tag no user's bigint key can have. Every write

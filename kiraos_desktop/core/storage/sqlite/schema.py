@@ -34,7 +34,7 @@ from kiraos_desktop.core.storage.search_index import ensure_user_search_schema
 # user_summary.last_change_id names the newest. An index on (user_id, id) would cost every API
 # write a random index page per call (a fifth of the pages it writes); the summary row that holds
 # the head is written by every write anyway. So a summary row stays, with zero counts, while its
-# user has history, and the user lists leave such rows out (USER_HAS_DATA).
+# user has history, and the user lists leave such rows out (storage/user_queries.USER_HAS_DATA).
 #
 # No indexes on the counts or the activity: every write would update them (more pages per
 # commit on the API's hot path), while sorting 100k summary rows without one takes ~50 ms.
@@ -56,9 +56,6 @@ _RECOUNT = """
             last_activity = max(coalesce(user_summary.last_activity, ''), coalesce(excluded.last_activity, ''));
         DELETE FROM user_summary WHERE user_id = {uid} AND profile_count = 0 AND event_count = 0
             AND last_change_id IS NULL;"""
-
-#: The user_summary rows of users that have entries or events (not only history).
-USER_HAS_DATA = "(profile_count > 0 OR event_count > 0)"
 
 TRIGGER_NAMES = ("kd_profiles_ins", "kd_profiles_del", "kd_profiles_upd", "kd_events_ins", "kd_events_del")
 

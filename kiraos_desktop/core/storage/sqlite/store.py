@@ -14,9 +14,9 @@ import peewee
 from kiraos_desktop.core.storage import recall_index
 from kiraos_desktop.core.storage import search_index as user_search_index
 from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
-from kiraos_desktop.core.storage.sqlite.coded_users import CodedUsers
-from kiraos_desktop.core.storage.sqlite.audit_rows import GroupAudit, write_audit_rows
-from kiraos_desktop.core.storage.sqlite.profile_hints import ProfileHints
+from kiraos_desktop.core.storage.coded_users import CodedUsers
+from kiraos_desktop.core.storage.audit_rows import GroupAudit, write_audit_rows
+from kiraos_desktop.core.storage.profile_hints import ProfileHints
 from kiraos_desktop.core.storage.sqlite.schema import ensure_schema
 from kiraos_desktop.core.storage.rows import EVENT_SELECT, LIVE_CONDITION, NEWEST_EVENTS_FIRST, PROFILE_SELECT
 from kiraos_desktop.core.storage.sql_backend import savepoint_name
@@ -24,7 +24,7 @@ from kiraos_desktop.core.storage.sql_store import SqlStore
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, connection_layout
 from kiraos_desktop.core.storage.errors import BUSY, classify, store_error
 from kiraos_desktop.core.storage.protocol import WriterBusy
-from kiraos_desktop.core.storage.sqlite.write_batch import WriteBatch
+from kiraos_desktop.core.storage.sql_write_batch import WriteBatch
 from kiraos_desktop.core.storage.sqlite import wal_checkpoints
 from kiraos_desktop.core.storage.sqlite.index_upkeep import IndexUpkeep
 from kiraos_desktop.core.storage.sqlite.write_gaps import WriteGaps
@@ -74,10 +74,10 @@ class SqliteBackend(IndexUpkeep):
         self.groups_undrained = 0
         self.last_group_commit = 0.0
         self.commits_since_checkpoint = 0  # read without the lock: an estimate is enough
-        self._profile_hints = ProfileHints()  # for the user-search drain (see storage/sqlite/profile_hints.py)
+        self._profile_hints = ProfileHints()  # for the user-search drain (see storage/profile_hints.py)
         self._search_drained = False  # the open transaction has taken some of the user-search queue
-        self._coded_users = CodedUsers()  # for the repeat check (see storage/sqlite/coded_users.py)
-        self._group_audit = GroupAudit()  # a write group's audit rows (see storage/sqlite/audit_rows.py)
+        self._coded_users = CodedUsers()  # for the repeat check (see storage/coded_users.py)
+        self._group_audit = GroupAudit()  # a write group's audit rows (see storage/audit_rows.py)
         self._gaps = WriteGaps(self.path)  # the write lock left free for another process (storage/sqlite/write_gaps.py)
         with self._write_lock:
             self.writer.connect()

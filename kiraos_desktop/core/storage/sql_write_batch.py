@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
 from kiraos_desktop.core.memory.audit_json import dump_audit_value
 from kiraos_desktop.core.recall.text import repeat_key
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
-from kiraos_desktop.core.storage.sqlite.audit_rows import write_audit_rows
+from kiraos_desktop.core.storage.audit_rows import write_audit_rows
 from kiraos_desktop.core.storage.repeat_keys import INSERT_CODE, SAME_CODE, UNCODED, key_code, text_code
 from kiraos_desktop.core.memory.records import (
     EventEntry,
@@ -40,8 +40,8 @@ from kiraos_desktop.core.storage.rows import (
 from kiraos_desktop.core.timeutil import parse_timestamp, to_epoch, to_iso
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.sqlite.coded_users import CodedUsers
-    from kiraos_desktop.core.storage.sqlite.audit_rows import GroupAudit
+    from kiraos_desktop.core.storage.coded_users import CodedUsers
+    from kiraos_desktop.core.storage.audit_rows import GroupAudit
 
 
 #: update_event()'s default: the event keeps its tag.
@@ -65,8 +65,8 @@ class WriteBatch:
     def __init__(self, store: BatchStore, actor: str, coded_before: "CodedUsers | None" = None,
                  group_audit: "GroupAudit | None" = None) -> None:
         """`coded_before`: what earlier committed batches coded for the repeat check (SQLite's store
-        keeps it: see storage/sqlite/coded_users.py). `group_audit`: where a batch inside a write
-        group leaves its audit rows for the group's commit (see storage/sqlite/audit_rows.py)."""
+        keeps it: see storage/coded_users.py). `group_audit`: where a batch inside a write
+        group leaves its audit rows for the group's commit (see storage/audit_rows.py)."""
         self._store = store
         # The raw connection: peewee's execute_sql wrapper costs more than the statements here.
         self._sql = store.writer.connection().execute
@@ -79,7 +79,7 @@ class WriteBatch:
         self._change_ids: list[int] = []
         self.bulk_action: str | None = None  # set for bulk work: one event for all users instead of one each
         # (user_id, every profile row the user has now by key): set by a run of writes to one user that
-        # kept its profile_rows() current to the end (leave_profile_rows()); see storage/sqlite/profile_hints.py.
+        # kept its profile_rows() current to the end (leave_profile_rows()); see storage/profile_hints.py.
         self.profile_rows_left: tuple[str, dict[str, ProfileRow]] | None = None
         # The users whose events since a day have their repeat codes (is_recent_event()), by that day
         # ("": not since this batch changed an event), over what earlier batches coded; and the last
