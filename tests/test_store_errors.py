@@ -27,6 +27,32 @@ def test_sqlite_errors_are_classified_by_what_they_mean():
     assert classify(ValueError("database is locked")) is None
 
 
+def test_errors_sqlite_raised_are_classified_by_their_code_not_their_words(tmp_path):
+    """Issue 52: classified by message text, a missing table whose name says "locked" was a busy
+    database (StoreBusy, "try again in a moment") instead of the bug it is."""
+    conn = sqlite3.connect(tmp_path / "m.db", isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError) as missing:
+        conn.execute("SELECT * FROM locked_or_busy")
+    assert classify(missing.value) is None
+    holder = sqlite3.connect(tmp_path / "m.db", isolation_level=None)
+    holder.execute("BEGIN EXCLUSIVE")
+    waiter = sqlite3.connect(tmp_path / "m.db", timeout=0, isolation_level=None)
+    with pytest.raises(sqlite3.OperationalError) as busy:
+        waiter.execute("BEGIN IMMEDIATE")
+    holder.execute("ROLLBACK")
+    assert classify(busy.value) == BUSY
+    (tmp_path / "ro").mkdir()
+    made = sqlite3.connect(tmp_path / "ro" / "r.db")
+    made.execute("CREATE TABLE t (x)")
+    made.close()
+    read_only = sqlite3.connect(f"file:{tmp_path / 'ro' / 'r.db'}?mode=ro", uri=True)
+    with pytest.raises(sqlite3.OperationalError) as refused:
+        read_only.execute("INSERT INTO t VALUES (1)")
+    assert classify(refused.value) == PERMISSION
+    for opened in (conn, holder, waiter, read_only):
+        opened.close()
+
+
 def test_a_sqlite_lock_kept_by_another_program_is_busy_after_a_bounded_wait(tmp_path, monkeypatch):
     monkeypatch.setattr(sqlite_store, "BUSY_TIMEOUT_S", 0.3)
     store = SqliteStore(tmp_path / "m.db")

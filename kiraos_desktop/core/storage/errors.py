@@ -35,6 +35,15 @@ _SQLSTATES = {
     "42501": PERMISSION,  # insufficient_privilege
 }
 
+#: SQLite's primary result codes (sqlite3.SQLITE_BUSY and so on, named here for Python 3.10).
+_SQLITE_CODES = {
+    5: BUSY,  # SQLITE_BUSY: another connection holds the lock past our busy timeout
+    6: BUSY,  # SQLITE_LOCKED: a conflict within one shared-cache connection set
+    13: DISK_FULL,  # SQLITE_FULL
+    8: PERMISSION,  # SQLITE_READONLY
+    3: PERMISSION,  # SQLITE_PERM
+}
+
 
 class StoreBusy(StoreUnavailable):
     """Another writer kept the lock too long, or won a deadlock; nothing of the operation was written.
@@ -51,7 +60,10 @@ def classify(exc: BaseException) -> str | None:
     if state in _SQLSTATES:
         return _SQLSTATES[state]
     if isinstance(exc, sqlite3.Error):
-        text = str(exc).lower()
+        code = getattr(exc, "sqlite_errorcode", None)  # Python 3.11+, on errors SQLite raised
+        if code is not None:
+            return _SQLITE_CODES.get(code & 0xFF)  # the primary code of an extended one
+        text = str(exc).lower()  # Python 3.10, or an error made by hand: its text is all there is
         if "locked" in text or "busy" in text:
             return BUSY
         if "disk is full" in text or "disk full" in text:
