@@ -66,9 +66,7 @@ def purge_all_expired(parent: QWidget, prompts: Prompts, writer: UndoableWriter)
     store = writer.store
 
     def work(_progress, _is_cancelled):
-        with store.batch(GUI_ACTOR) as batch:
-            removed = batch.purge_expired(None)
-        return removed, list(batch.change_ids)
+        return store.run_batch(GUI_ACTOR, lambda batch: batch.purge_expired(None))
 
     outcome = run_task(parent, title, work, label=FileActions.tr("Removing expired entries…"),
                              cancellable=False)

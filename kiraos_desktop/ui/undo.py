@@ -111,9 +111,7 @@ class UndoableWriter(QObject):
         """Run `work(batch)` in one transaction as actor "gui"; errors propagate and nothing is kept
         (a StoreUnavailable is also reported on `refused`)."""
         def job(wait: bool) -> tuple[T, list[int]]:
-            with self.store.batch(GUI_ACTOR, wait=wait) as batch:
-                result = work(batch)
-            return result, list(batch.change_ids)
+            return self.store.run_batch(GUI_ACTOR, work, wait=wait)
 
         try:
             result, change_ids = run_write(self.store, job, self._window())

@@ -17,7 +17,7 @@ from __future__ import annotations
 from contextlib import AbstractContextManager
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Iterable, Protocol, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Iterable, Protocol, Sequence, TypeVar
 
 from kiraos_desktop.core.memory.changes import ChangeBus
 from kiraos_desktop.core.memory.records import ChangeRecord, EventEntry, ProfileEntry, Stats, UserSummary
@@ -41,6 +41,8 @@ class _KeepTag:
 
 #: update_event()'s `tag` when the event's tag stays as stored.
 KEEP_TAG: Any = _KeepTag()
+
+T = TypeVar("T")
 
 
 class MemoryBatch(Protocol):
@@ -74,6 +76,15 @@ class MemoryBatch(Protocol):
     def restore_profile(self, data: dict) -> None: ...
 
     def restore_event(self, data: dict) -> None: ...
+
+    @property
+    def change_ids(self) -> list[int]:
+        """The audit ids this batch wrote, in order (an undo step reverts them)."""
+        ...
+
+    def leave_profile_rows(self, user_id: str, known: dict[str, ProfileRow]) -> None:
+        """`known` (profile_rows() kept current by every write) is what the user has at the batch's end."""
+        ...
 
 
 class MemoryStore(Protocol):
@@ -120,9 +131,17 @@ class MemoryStore(Protocol):
     def close(self) -> None: ...
 
     def batch(self, actor: str, users: Iterable[str] | None = None,
-              wait: bool = True) -> AbstractContextManager[Any]:
-        """One transaction of writes (a MemoryBatch); inside another batch or a group(), a savepoint;
-        wait=False raises WriterBusy instead of waiting."""
+              wait: bool = True) -> AbstractContextManager[MemoryBatch]:
+        """One transaction of writes; inside another batch or a group(), a savepoint; wait=False raises
+        WriterBusy instead of waiting. A caller that can run its work again uses run_batch()."""
+        ...
+
+    def run_batch(self, actor: str, work: Callable[[MemoryBatch], T], users: Iterable[str] | None = None,
+                  wait: bool = True) -> tuple[T, list[int]]:
+        """`work(batch)` in one batch(), run again whole when the store's one retry policy says so (a
+        PostgreSQL deadlock or serialization victim; never inside a group or another batch, where it
+        is a savepoint); (what work returned, the batch's change ids). Every write a caller opens
+        itself goes through here, so every batch is retried alike."""
         ...
 
     def group(self, wait: bool = True) -> AbstractContextManager[None]:

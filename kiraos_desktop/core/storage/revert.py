@@ -69,10 +69,11 @@ def revert_changes(store: "MemoryStore", change_ids: list[int], actor: str, wait
             raise NotFoundError(f"change {change_id} does not exist")
         changes.append(change)
     users = set().union(*(users_of(change) for change in changes))
-    with store.batch(actor, users=users, wait=wait) as batch:
+    def revert_all(batch) -> None:
         for change in sorted(changes, key=lambda c: c.id, reverse=True):
             apply_revert(batch, change)
-    return list(batch.change_ids)
+
+    return store.run_batch(actor, revert_all, users=users, wait=wait)[1]
 
 
 def revert_change(store: "MemoryStore", change_id: int, actor: str) -> list[int]:

@@ -190,11 +190,19 @@ class SqlStore:
     def allocate_change_ids(self, count: int) -> Sequence[int]:
         return self.backend.allocate_change_ids(count)
 
+    def run_batch(self, actor: str, work: Callable[[Any], T], users: Iterable[str] | None = None,
+                  wait: bool = True) -> tuple[T, list[int]]:
+        def run() -> tuple[T, list[int]]:
+            with self.batch(actor, users=users, wait=wait) as batch:
+                result = work(batch)
+            return result, list(batch.change_ids)
+        backend = self.backend
+        if backend.depth or backend.in_group:  # a savepoint: the transaction around it is not ours to rerun
+            return run()
+        return backend.retrying(run)
+
     def _one_batch(self, actor: str, work: Callable[[Any], T]) -> T:
-        def run() -> T:
-            with self.batch(actor) as batch:
-                return work(batch)
-        return self.backend.retrying(run)
+        return self.run_batch(actor, work)[0]
 
     def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
                     category: str = "basic", expires_at: str | None = None) -> ProfileEntry:

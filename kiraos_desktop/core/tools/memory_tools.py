@@ -59,22 +59,25 @@ class MemoryTools:
         check_user_id(user_id)
         if not isinstance(operations, list):
             raise ValidationError("operations", "must be a list of operations")
+        return self._store.run_batch(actor, lambda batch: self._update(batch, user_id, operations))[0]
+
+    def _update(self, batch, user_id: str, operations: list) -> tuple[str, bool]:
+        """update_result() inside its batch (run again whole when the store retries it)."""
         results: list[str] = []
         done = refused = 0
-        with self._store.batch(actor) as batch:
-            known = batch.profile_rows(user_id)  # read once, kept current by the writes below
-            for op in operations:
-                text, applied = self._apply(batch, user_id, op, known)
-                results.append(text)
-                done += applied == _APPLIED
-                refused += applied == _REFUSED
-            batch.leave_profile_rows(user_id, known)
-            head, live = live_head(known, SUMMARY_ITEMS)
-            summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
-            # Inside the batch: if the reply cannot be made, nothing is written.
-            reply = render_hot("memory_update.j2", done=done, results=results, summary=summary,
-                               more=max(0, live - SUMMARY_ITEMS))
-            return reply, not done and bool(refused)
+        known = batch.profile_rows(user_id)  # read once, kept current by the writes below
+        for op in operations:
+            text, applied = self._apply(batch, user_id, op, known)
+            results.append(text)
+            done += applied == _APPLIED
+            refused += applied == _REFUSED
+        batch.leave_profile_rows(user_id, known)
+        head, live = live_head(known, SUMMARY_ITEMS)
+        summary = [f"{sanitize(key)}={sanitize(value)}" for key, value in head]
+        # Inside the batch: if the reply cannot be made, nothing is written.
+        reply = render_hot("memory_update.j2", done=done, results=results, summary=summary,
+                           more=max(0, live - SUMMARY_ITEMS))
+        return reply, not done and bool(refused)
 
     def _apply(self, batch, user_id: str, op: Any, known: dict) -> tuple[str, int]:
         """(the operation's result line, _APPLIED, _REFUSED or _UNCHANGED)."""

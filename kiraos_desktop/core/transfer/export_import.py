@@ -274,9 +274,11 @@ def apply_import(store: "SqliteStore", plan: ImportPlan, actor: str = "import", 
     """Merge the plan in one transaction: profiles replace same keys; identical events (same user, text
     and time, stored or earlier in the file) are not duplicated."""
     total = len(plan.profiles) + len(plan.events)
-    done = 0
-    counts: dict[str, list[int]] = {uid: [0, 0] for uid in plan.user_ids}
-    with store.batch(actor, users=plan.user_ids) as batch:
+
+    def merge(batch) -> tuple[int, int]:
+        """The whole merge in `batch` (run again from the start when the store retries it)."""
+        done = 0
+        counts: dict[str, list[int]] = {uid: [0, 0] for uid in plan.user_ids}
         batch.bulk_action = "import"
         for start in range(0, len(plan.profiles), CHUNK):
             chunk = plan.profiles[start:start + CHUNK]
@@ -312,9 +314,12 @@ def apply_import(store: "SqliteStore", plan: ImportPlan, actor: str = "import", 
             _tick(progress, is_cancelled, min(done, total), total)
         for uid, (p, e) in counts.items():
             batch.audit(uid, "import", None, None, {"profiles": p, "events": e})
+        return len(plan.profiles), len(new_events) + len(tagged)
+
+    merged = store.run_batch(actor, merge, users=plan.user_ids)[0]
     if progress:
         progress(total, total)
-    return len(plan.profiles), len(new_events) + len(tagged)
+    return merged
 
 
 def _tick(progress: Progress | None, is_cancelled: IsCancelled | None, done: int, total: int) -> None:

@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any, Iterable, Iterator, Sequence
+from typing import Any, Callable, Iterable, Iterator, Sequence, TypeVar
 
 from kiraos_desktop.core.memory.changes import ChangeBus, ChangeEvent
 from kiraos_desktop.core.memory.records import (
@@ -40,6 +40,7 @@ from kiraos_desktop.core.storage.tree.journal import journal_path
 from kiraos_desktop.core.storage.tree.layout import EntityRef
 from kiraos_desktop.core.storage.tree.tree import EntityTree
 
+T = TypeVar("T")
 #: profile.json fields that say what the file is, not what the bot knows.
 _NOT_ENTRIES = ("entity_id", "entity_type")
 PROFILE_CATEGORY = "profile"
@@ -106,6 +107,10 @@ class TreeMemoryStore:
     def batch(self, actor: str, users: Iterable[str] | None = None, wait: bool = True) -> Iterator[Any]:
         raise read_only(self.tree.root)
         yield  # a generator, as a batch is
+
+    def run_batch(self, actor: str, work: Callable[[Any], T], users: Iterable[str] | None = None,
+                  wait: bool = True) -> tuple[T, list[int]]:
+        raise read_only(self.tree.root)
 
     @contextmanager
     def group(self, wait: bool = True) -> Iterator[None]:
