@@ -28,3 +28,18 @@ def test_a_store_missing_a_protocol_method_is_caught(tmp_path):
                            "--ignore-missing-imports", str(probe)], cwd=REPO, capture_output=True, text=True,
                           timeout=600)
     assert done.returncode == 1 and "get_events" in done.stdout, done.stdout
+
+
+def test_a_page_that_holds_a_reader_cannot_write_past_the_undo_stack(tmp_path):
+    """Issue 52: pages, routes and commands read through MemoryReader; a write on it is a type error
+    (the window writes through its undoable writer, which keeps each change on the undo stack)."""
+    probe = tmp_path / "probe.py"
+    probe.write_text(
+        "from kiraos_desktop.core.storage.protocol import MemoryReader\n"
+        "def page(store: MemoryReader) -> None:\n"
+        "    store.get_events('u')\n"
+        "    store.add_event('u', 'x', actor='gui')\n", encoding="utf-8")
+    done = subprocess.run([sys.executable, "-m", "mypy", "--no-incremental", "--follow-imports=silent",
+                           "--ignore-missing-imports", str(probe)], cwd=REPO, capture_output=True, text=True,
+                          timeout=600)
+    assert done.returncode == 1 and "add_event" in done.stdout and "get_events" not in done.stdout, done.stdout

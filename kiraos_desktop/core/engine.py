@@ -186,18 +186,10 @@ class Engine:
         """Every WATCH_TICK_S: checkpoint when our writes made it due; every second: look for other
         processes' commits (companion mode) and checkpoint whatever they or we wrote."""
         self._ticks += 1
-        if self._ticks % TICKS_PER_POLL == 0:
+        poll = self._ticks % TICKS_PER_POLL == 0
+        if poll:
             self._disk.check()  # files only: a database outage does not hold it back
-            self.store.poll_external_change()
-            self.store.checkpoint()
-        else:
-            self.store.checkpoint_if_due()
-        self.store.recall_catch_up()  # other processes' events into the recall index
-        self.store.user_search_catch_up()  # and every write into the user search index
-        if self._build_recall and not self.store.recall_build_complete:
-            self.store.recall_build_step()
-        elif self._build_recall and not self.store.user_search_build_complete:
-            self.store.user_search_build_step()
+        self.store.maintain(poll=poll, build=self._build_recall)
 
     def start_watching(self, build_recall: bool = True) -> None:
         """Watch for other processes' writes; with `build_recall`, also index an existing database's

@@ -19,7 +19,7 @@ from PySide6.QtWidgets import (
 
 from kiraos_desktop.core.memory.records import ChangeRecord
 from kiraos_desktop.core.skills import SkillRouter
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
@@ -61,7 +61,7 @@ class ChangeFeedModel(KeyedTableModel):
 
     FIELDS = (ChangeField.TIME, ChangeField.ACTOR, ChangeField.USER, ChangeField.SUMMARY)
 
-    def __init__(self, store: MemoryStore, parent=None) -> None:
+    def __init__(self, store: MemoryReader, parent=None) -> None:
         super().__init__(parent)
         self._store = store
 
@@ -137,7 +137,7 @@ class OverviewPage(QWidget):
     user_activated = Signal(str)  # a feed row was double-clicked: open that user
     guide_requested = Signal()  # the first-run hint's link: open Help > Guide
 
-    def __init__(self, store: MemoryStore, skills: SkillRouter, parent: QWidget | None = None, *,
+    def __init__(self, store: MemoryReader, skills: SkillRouter, parent: QWidget | None = None, *,
                  database_label: str = "") -> None:
         super().__init__(parent)
         self._store = store

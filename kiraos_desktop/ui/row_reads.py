@@ -7,7 +7,7 @@ from typing import Any, Callable
 
 from PySide6.QtCore import QObject, Signal
 
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.tasks import TaskLane, error_text, plain
 
 
@@ -18,7 +18,7 @@ class RowReads(QObject):
 
     failed = Signal(str)
 
-    def __init__(self, store: MemoryStore, name: str, parent: QObject | None = None) -> None:
+    def __init__(self, store: MemoryReader, name: str, parent: QObject | None = None) -> None:
         super().__init__(parent)
         self._lane: TaskLane | None = None if store.inline_ok else TaskLane(name)
         self._waiting: tuple[int, Callable[[Any], None]] | None = None

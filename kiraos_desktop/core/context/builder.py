@@ -31,7 +31,7 @@ from kiraos_desktop.core.storage.rows import EVENT_ROW_SUMMARY
 from kiraos_desktop.core.timeutil import now_iso, parse_timestamp
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.protocol import MemoryStore
+    from kiraos_desktop.core.storage.protocol import MemoryReader
 
 #: The context cache's bound, in (estimated) bytes: some 20,000 users of a dozen profiles and ten events.
 CACHE_BYTES = 256 * 1024 * 1024
@@ -83,7 +83,7 @@ class ContextBuilder:
     most `cache_bytes` (estimated); past it the users cached first go first.
     """
 
-    def __init__(self, store: "MemoryStore", settings_getter: Callable[[], object], cache_bytes: int = CACHE_BYTES):
+    def __init__(self, store: "MemoryReader", settings_getter: Callable[[], object], cache_bytes: int = CACHE_BYTES):
         self._store = store
         self._settings = settings_getter
         self._lock = threading.Lock()

@@ -87,8 +87,8 @@ class MemoryBatch(Protocol):
         ...
 
 
-class MemoryStore(Protocol):
-    """A storage shape as its users see it."""
+class MemoryReader(Protocol):
+    """What pages, routes and commands read of a storage shape, and its capabilities."""
 
     #: Change events of every committed write (see the module's docstring).
     changes: ChangeBus
@@ -126,74 +126,6 @@ class MemoryStore(Protocol):
         their facts and reflections); None for a database of users."""
         ...
 
-    # ---- life and writes -------------------------------------------------------------------------
-
-    def close(self) -> None: ...
-
-    def batch(self, actor: str, users: Iterable[str] | None = None,
-              wait: bool = True) -> AbstractContextManager[MemoryBatch]:
-        """One transaction of writes; inside another batch or a group(), a savepoint; wait=False raises
-        WriterBusy instead of waiting. A caller that can run its work again uses run_batch()."""
-        ...
-
-    def run_batch(self, actor: str, work: Callable[[MemoryBatch], T], users: Iterable[str] | None = None,
-                  wait: bool = True) -> tuple[T, list[int]]:
-        """`work(batch)` in one batch(), run again whole when the store's one retry policy says so (a
-        PostgreSQL deadlock or serialization victim; never inside a group or another batch, where it
-        is a savepoint); (what work returned, the batch's change ids). Every write a caller opens
-        itself goes through here, so every batch is retried alike."""
-        ...
-
-    def group(self, wait: bool = True) -> AbstractContextManager[None]:
-        """Batches opened inside share one commit; wait=False raises WriterBusy instead of waiting."""
-        ...
-
-    def allocate_change_ids(self, count: int) -> Sequence[int]: ...
-
-    def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
-                    category: str = "basic", expires_at: str | None = None) -> ProfileEntry: ...
-
-    def delete_profile(self, user_id: str, key: str, *, actor: str) -> bool: ...
-
-    def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None,
-                  tag: str | None = None) -> int: ...
-
-    def update_event(self, user_id: str, event_id: int, summary: str, *, actor: str, tag: Any = KEEP_TAG) -> bool: ...
-
-    def delete_event(self, user_id: str, event_id: int, *, actor: str) -> bool: ...
-
-    def clear_user(self, user_id: str, *, actor: str) -> tuple[int, int]: ...
-
-    def purge_expired(self, *, actor: str, user_id: str | None = None) -> int: ...
-
-    # ---- other processes and background indexes ---------------------------------------------------
-
-    def poll_external_change(self) -> bool: ...
-
-    def recall_catch_up(self) -> int: ...
-
-    @property
-    def recall_build_complete(self) -> bool: ...
-
-    def recall_build_step(self, batch: int = ...) -> tuple[int, int]: ...
-
-    def recall_progress(self) -> tuple[int, int]: ...
-
-    def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
-                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]: ...
-
-    def user_search_catch_up(self, everything: bool = False) -> int: ...
-
-    @property
-    def user_search_build_complete(self) -> bool: ...
-
-    def user_search_build_step(self, users: int = ..., events: int = ...) -> tuple[int, int]: ...
-
-    def checkpoint(self) -> None: ...
-
-    def checkpoint_if_due(self) -> bool: ...
-
-    # ---- reads -----------------------------------------------------------------------------------
 
     def stats(self) -> Stats: ...
 
@@ -240,3 +172,89 @@ class MemoryStore(Protocol):
     def get_change(self, change_id: int) -> ChangeRecord | None: ...
 
     def last_change_id(self) -> int: ...
+
+    def recall_rows(self, user_id: str, words: tuple[str, ...], newest: int,
+                    scan: bool = True) -> tuple[list[EventEntry], list[EventEntry], int]: ...
+
+
+class MemoryWriter(Protocol):
+    """The writes of a storage shape; each commit is published on `changes`."""
+
+    changes: ChangeBus
+
+    def batch(self, actor: str, users: Iterable[str] | None = None,
+              wait: bool = True) -> AbstractContextManager[MemoryBatch]:
+        """One transaction of writes; inside another batch or a group(), a savepoint; wait=False raises
+        WriterBusy instead of waiting. A caller that can run its work again uses run_batch()."""
+        ...
+
+    def run_batch(self, actor: str, work: Callable[[MemoryBatch], T], users: Iterable[str] | None = None,
+                  wait: bool = True) -> tuple[T, list[int]]:
+        """`work(batch)` in one batch(), run again whole when the store's one retry policy says so (a
+        PostgreSQL deadlock or serialization victim; never inside a group or another batch, where it
+        is a savepoint); (what work returned, the batch's change ids). Every write a caller opens
+        itself goes through here, so every batch is retried alike."""
+        ...
+
+    def group(self, wait: bool = True) -> AbstractContextManager[None]:
+        """Batches opened inside share one commit; wait=False raises WriterBusy instead of waiting."""
+        ...
+
+    def allocate_change_ids(self, count: int) -> Sequence[int]: ...
+
+    def set_profile(self, user_id: str, key: str, value: str, *, actor: str, confidence: float = 0.5,
+                    category: str = "basic", expires_at: str | None = None) -> ProfileEntry: ...
+
+    def delete_profile(self, user_id: str, key: str, *, actor: str) -> bool: ...
+
+    def add_event(self, user_id: str, summary: str, *, actor: str, created_at: str | None = None,
+                  tag: str | None = None) -> int: ...
+
+    def update_event(self, user_id: str, event_id: int, summary: str, *, actor: str, tag: Any = KEEP_TAG) -> bool: ...
+
+    def delete_event(self, user_id: str, event_id: int, *, actor: str) -> bool: ...
+
+    def clear_user(self, user_id: str, *, actor: str) -> tuple[int, int]: ...
+
+    def purge_expired(self, *, actor: str, user_id: str | None = None) -> int: ...
+
+
+class StoreUpkeep(Protocol):
+    """Index and WAL upkeep and other processes' writes: the engine's watcher (maintain()) and the
+    window's build task (the build steps) alone call these."""
+
+    def poll_external_change(self) -> bool: ...
+
+    def recall_catch_up(self) -> int: ...
+
+    @property
+    def recall_build_complete(self) -> bool: ...
+
+    def recall_build_step(self, batch: int = ...) -> tuple[int, int]: ...
+
+    def recall_progress(self) -> tuple[int, int]: ...
+
+
+    def user_search_catch_up(self, everything: bool = False) -> int: ...
+
+    @property
+    def user_search_build_complete(self) -> bool: ...
+
+    def user_search_build_step(self, users: int = ..., events: int = ...) -> tuple[int, int]: ...
+
+    def checkpoint(self) -> None: ...
+
+    def checkpoint_if_due(self) -> bool: ...
+
+    def maintain(self, poll: bool = False, build: bool = False) -> None:
+        """The watcher's one call, every tick (core/engine.py): with `poll`, look for other processes'
+        commits (publishing them) and checkpoint; else checkpoint when our writes made it due; then
+        bring the indexes up to date with what was written; with `build`, one step of building an
+        existing database's indexes."""
+        ...
+
+
+class MemoryStore(MemoryReader, MemoryWriter, StoreUpkeep, Protocol):
+    """A storage shape as a whole: what the engine opens and closes."""
+
+    def close(self) -> None: ...

@@ -21,7 +21,7 @@ from kiraos_desktop.core.memory.records import (
     UserSummary,
     check_user_id,
 )
-from kiraos_desktop.core.storage import recall_index
+from kiraos_desktop.core.storage import recall_index, upkeep
 from kiraos_desktop.core.storage import search_index as user_search_index
 from kiraos_desktop.core.storage import user_queries
 from kiraos_desktop.core.storage import user_search
@@ -233,6 +233,9 @@ class SqlStore:
 
     def poll_external_change(self) -> bool:
         return self.backend.poll_external_change()
+
+    def maintain(self, poll: bool = False, build: bool = False) -> None:
+        upkeep.maintain(self, poll, build)
 
     def recall_catch_up(self) -> int:
         return self.backend.recall_catch_up()

@@ -35,7 +35,7 @@ from kiraos_desktop.core.schema_messages import shown
 from kiraos_desktop.core.timeutil import now_iso
 
 if TYPE_CHECKING:
-    from kiraos_desktop.core.storage.protocol import MemoryStore
+    from kiraos_desktop.core.storage.protocol import MemoryReader
     from kiraos_desktop.core.storage.sqlite.store import SqliteStore
 
 EXPORT_FORMAT = "kiraos-desktop-export"
@@ -120,7 +120,7 @@ _PROFILE_FIELDS = (UserProfile.user_id, UserProfile.memory_key, UserProfile.memo
                    UserProfile.confidence, UserProfile.category, UserProfile.expires_at)  # store_rows.PROFILE_COLUMNS
 
 
-def export_data(store: "MemoryStore", user_ids: list[str] | None = None, progress: Progress | None = None) -> dict:
+def export_data(store: "MemoryReader", user_ids: list[str] | None = None, progress: Progress | None = None) -> dict:
     # A user named twice is exported once: an import refuses a file that holds a user twice.
     ids = list(dict.fromkeys(check_user_id(uid) for uid in user_ids)) if user_ids is not None else store.all_user_ids()
     users = []
@@ -143,7 +143,7 @@ def _exported_event(event: EventEntry) -> dict:
     return exported
 
 
-def export_file(store: "MemoryStore", target: Path, user_ids: list[str] | None = None,
+def export_file(store: "MemoryReader", target: Path, user_ids: list[str] | None = None,
                 progress: Progress | None = None) -> int:
     from kiraos_desktop.core.settings import atomic_write_text
 

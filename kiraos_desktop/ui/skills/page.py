@@ -38,7 +38,7 @@ class SkillsPage(QWidget):
     SkillsPage(router, store, store_changed, context, settings_access, parent=None, *, backups_dir=None)
 
     - router: the SkillRouter (engine.skills): lists skills, reloads after a save, matches commands.
-    - store: the MemoryStore (engine.store): the user picker lists its users.
+    - store: the MemoryReader (engine.store): the user picker lists its users.
     - store_changed: the window's coalesced change signal (ChangeCoalescer.triggered): the picker and
       the preview follow writes through it.
     - context: the ContextBuilder (engine.context): the memory block of the preview's `<context>`.

@@ -8,7 +8,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QLineEdit, QListView, QPlainT
 
 from kiraos_desktop.core.context.builder import ContextBuilder, UserContext
 from kiraos_desktop.core.context.recall import RecallBlock
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.row_reads import RowReads
 
 # Typing in the message field waits this long for a pause before the block is made again.
@@ -52,7 +52,7 @@ def _fit_rows(view: QListView, rows: int, most: int) -> None:
 
 
 class ContextTab(QWidget):
-    def __init__(self, context: ContextBuilder, store: MemoryStore, parent: QWidget | None = None) -> None:
+    def __init__(self, context: ContextBuilder, store: MemoryReader, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._context = context
         self._store = store

@@ -14,7 +14,7 @@ from kiraos_desktop.core.memory.records import (
     StoreUnavailable,
     ValidationError,
 )
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.row_reads import RowReads
@@ -31,7 +31,7 @@ EVENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 class EventsModel(KeyedTableModel):
     write_failed = Signal(str, str)  # field, message
 
-    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent=None) -> None:
+    def __init__(self, store: MemoryReader, writer: UndoableWriter, parent=None) -> None:
         super().__init__(parent)
         self._store = store
         self._writer = writer

@@ -5,7 +5,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QAbstractItemView, QPushButton, QWidget
 
 from kiraos_desktop.core.memory.records import StoreUnavailable
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
 from kiraos_desktop.ui.users.events_model import (
@@ -23,7 +23,7 @@ from kiraos_desktop.ui.users.text_dialog import TextEditDialog, open_text_dialog
 
 
 class EventsTab(TableTab):
-    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
+    def __init__(self, store: MemoryReader, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
         self._writer = writer

@@ -8,7 +8,7 @@ from PySide6.QtCore import QModelIndex, QObject, QPersistentModelIndex, Qt
 
 from kiraos_desktop.core.storage.revert import REVERTIBLE
 from kiraos_desktop.core.memory.records import ChangeRecord
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.row_reads import RowReads
 from kiraos_desktop.ui.users.expiry import format_timestamp
@@ -157,7 +157,7 @@ class HistoryModel(KeyedTableModel):
 
     FIELDS = (ChangeField.TIME, ChangeField.ACTOR, ChangeField.ACTION, ChangeField.TARGET, ChangeField.CHANGE)
 
-    def __init__(self, store: MemoryStore, parent=None, page_size: int = PAGE_SIZE) -> None:
+    def __init__(self, store: MemoryReader, parent=None, page_size: int = PAGE_SIZE) -> None:
         super().__init__(parent)
         self._store = store
         self._user_id: str | None = None

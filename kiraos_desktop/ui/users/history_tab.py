@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtWidgets import QHeaderView, QPushButton, QWidget
 
 from kiraos_desktop.core.memory.records import StoreError
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.history_model import (
     CHANGE_ID_ROLE,
@@ -21,7 +21,7 @@ from kiraos_desktop.ui.users.table_tab import TableTab, build_table_tab
 
 
 class HistoryTab(TableTab):
-    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
+    def __init__(self, store: MemoryReader, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._writer = writer
         self.model = HistoryModel(store, self)

@@ -7,7 +7,7 @@ from PySide6.QtWidgets import QApplication
 
 from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.memory.records import CATEGORY_RANK, LimitError, ProfileEntry, ValidationError
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.core.timeutil import now_iso
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.row_reads import RowReads
@@ -36,7 +36,7 @@ class ProfileModel(KeyedTableModel):
 
     write_failed = Signal(str, str)
 
-    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent=None) -> None:
+    def __init__(self, store: MemoryReader, writer: UndoableWriter, parent=None) -> None:
         super().__init__(parent)
         self._store = store
         self._writer = writer

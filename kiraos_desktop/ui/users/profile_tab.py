@@ -6,7 +6,7 @@ from PySide6.QtWidgets import QAbstractItemView, QCheckBox, QPushButton, QWidget
 
 from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.memory.records import MAX_VALUE_CHARS
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.users.field_validation import check_value_text
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
@@ -27,7 +27,7 @@ from kiraos_desktop.ui.users.text_dialog import TextEditDialog, open_text_dialog
 
 
 class ProfileTab(TableTab):
-    def __init__(self, store: MemoryStore, writer: UndoableWriter, parent: QWidget | None = None) -> None:
+    def __init__(self, store: MemoryReader, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
         self._writer = writer

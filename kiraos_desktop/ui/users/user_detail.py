@@ -10,7 +10,7 @@ from PySide6.QtWidgets import QHBoxLayout, QLabel, QPushButton, QSizePolicy, QTa
 from kiraos_desktop.core.memory.records import StoreUnavailable
 from kiraos_desktop.core.transfer import export_import as transfer
 from kiraos_desktop.core.context.builder import ContextBuilder
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.prompts import Prompts
 from kiraos_desktop.ui.row_reads import RowReads
 from kiraos_desktop.ui.undo import UndoableWriter
@@ -26,7 +26,7 @@ TAB_PROFILE, TAB_EVENTS, TAB_CONTEXT, TAB_HISTORY = range(4)
 class UserDetail(QWidget):
     status_message = Signal(str)
 
-    def __init__(self, store: MemoryStore, writer: UndoableWriter, context: ContextBuilder, prompts: Prompts,
+    def __init__(self, store: MemoryReader, writer: UndoableWriter, context: ContextBuilder, prompts: Prompts,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store

@@ -4,7 +4,7 @@ from __future__ import annotations
 from PySide6.QtCore import QModelIndex, QPersistentModelIndex, Qt, Signal, Slot
 
 from kiraos_desktop.core.memory.records import UserSummary
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.keyed_model import KeyedTableModel
 from kiraos_desktop.ui.tasks import TaskLane, plain
 from kiraos_desktop.ui.users.expiry import format_timestamp
@@ -32,7 +32,7 @@ class UsersModel(KeyedTableModel):
     busy_changed = Signal(bool)  # a content search is running
     failed = Signal(str)
 
-    def __init__(self, store: MemoryStore, parent=None) -> None:
+    def __init__(self, store: MemoryReader, parent=None) -> None:
         super().__init__(parent)
         self._store = store
         self._search = ""

@@ -18,7 +18,7 @@ from PySide6.QtWidgets import (
 )
 
 from kiraos_desktop.core.context.builder import ContextBuilder
-from kiraos_desktop.core.storage.protocol import MemoryStore
+from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.empty_state import EmptyState
 from kiraos_desktop.ui.views import setup_table
 from kiraos_desktop.ui.prompts import Prompts
@@ -34,7 +34,7 @@ ID_SAMPLE = "qq_1000000000"
 class UsersPage(QWidget):
     status_message = Signal(str)
 
-    def __init__(self, store: MemoryStore, writer: UndoableWriter, context: ContextBuilder, prompts: Prompts,
+    def __init__(self, store: MemoryReader, writer: UndoableWriter, context: ContextBuilder, prompts: Prompts,
                  parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store

@@ -34,6 +34,7 @@ from kiraos_desktop.core.memory.records import (
 )
 from kiraos_desktop.core.storage import user_queries
 from kiraos_desktop.core.storage.plugin_layout import PluginLayout, folder_layout
+from kiraos_desktop.core.storage import upkeep
 from kiraos_desktop.core.storage.protocol import KEEP_TAG
 from kiraos_desktop.core.storage.tree.edits import TreeEdits
 from kiraos_desktop.core.storage.tree.journal import journal_path
@@ -151,6 +152,9 @@ class TreeMemoryStore:
         if changed:
             self.changes.publish(ChangeEvent(None, "external", "external"))
         return changed
+
+    def maintain(self, poll: bool = False, build: bool = False) -> None:
+        upkeep.maintain(self, poll, build)
 
     def recall_catch_up(self) -> int:
         return 0
