@@ -161,8 +161,8 @@ def run_load(wrk: str, urls: list[str], script: Path, duration: float, connectio
 
 # `serve` with another number of writer threads than the code's (for --writer-threads): the
 # constant is read when the app is built, after this has set it.
-_WITH_THREADS = ("import runpy, sys\nfrom kiraos_desktop.core.writes import workers\n"
-                 "workers.PG_WRITER_THREADS = int(sys.argv.pop(1))\n"
+_WITH_THREADS = ("import runpy, sys\nfrom kiraos_desktop.core.storage.postgres import store\n"
+                 "store.PG_WRITER_THREADS = int(sys.argv.pop(1))\n"
                  "runpy.run_module('kiraos_desktop', run_name='__main__', alter_sys=True)\n")
 
 

@@ -24,8 +24,9 @@ def test_a_write_after_close_is_refused_and_starts_no_thread():
 class _Store:
     """What the scheduler asks of a store: whether its work may run on the event loop."""
 
-    def __init__(self, inline_ok: bool) -> None:
+    def __init__(self, inline_ok: bool, writers: int = 1) -> None:
         self.inline_ok = inline_ok
+        self.writers = writers
 
 
 def test_stdio_mcp_writes_on_the_same_lanes_as_the_http_api(monkeypatch):
@@ -34,7 +35,7 @@ def test_stdio_mcp_writes_on_the_same_lanes_as_the_http_api(monkeypatch):
     from types import SimpleNamespace
 
     from kiraos_desktop.api.mcp import stdio
-    from kiraos_desktop.core.writes.workers import PG_WRITER_THREADS
+    from kiraos_desktop.core.storage.postgres.store import PG_WRITER_THREADS
 
     built = []
 
@@ -45,7 +46,7 @@ def test_stdio_mcp_writes_on_the_same_lanes_as_the_http_api(monkeypatch):
     monkeypatch.setattr(stdio, "build_mcp_server", build_mcp_server)
     monkeypatch.setattr(stdio.sys, "stdin", object())
     monkeypatch.setattr(stdio.sys, "stdout", object())
-    engine = SimpleNamespace(store=_Store(inline_ok=False), tools=object())
+    engine = SimpleNamespace(store=_Store(inline_ok=False, writers=PG_WRITER_THREADS), tools=object())
     with pytest.raises(RuntimeError, match="stop here"):
         stdio.serve_stdio(engine)
     [(caller, workers)] = built
@@ -53,13 +54,14 @@ def test_stdio_mcp_writes_on_the_same_lanes_as_the_http_api(monkeypatch):
     assert caller._queue._lanes is not None and caller._queue._workers is workers
 
 
-@pytest.mark.parametrize("inline_ok, writers", [(True, 1), (False, None)])
+@pytest.mark.parametrize("inline_ok, writers", [(True, 1), (False, 3), (False, 1)])
 def test_the_scheduler_sizes_its_writers_from_the_store(inline_ok, writers):
+    """Issue 52: the count is the store's `writers` capability, not `inline_ok` (a 3.x tree, whose
+    reads may not run on the loop, got PostgreSQL's two writer lanes)."""
     from kiraos_desktop.core.writes import WriteScheduler
-    from kiraos_desktop.core.writes.workers import PG_WRITER_THREADS
 
-    scheduler = WriteScheduler(_Store(inline_ok), tools=object(), actor="tool")
-    assert scheduler.workers.writers == (writers or PG_WRITER_THREADS)
+    scheduler = WriteScheduler(_Store(inline_ok, writers), tools=object(), actor="tool")
+    assert scheduler.workers.writers == writers
     first, second = scheduler.update_queue(), scheduler.update_queue(max_wait_turns=9)
     assert first._workers is second._workers is scheduler.workers
     scheduler.close()
@@ -131,3 +133,18 @@ def test_close_lets_a_write_that_ends_within_its_grace_answer():
         return await asyncio.wait_for(call, 10)
 
     assert asyncio.run(scenario()) == "made"
+
+
+def test_each_store_says_how_many_writers_it_takes(tmp_path):
+    from kiraos_desktop.core.storage.postgres.store import PG_WRITER_THREADS, PgBackend
+    from kiraos_desktop.core.storage.sqlite.store import SqliteStore
+    from kiraos_desktop.core.storage.tree.store import TreeMemoryStore
+    from tree_fixtures import indexed_tree
+
+    sqlite_store = SqliteStore(tmp_path / "m.db")
+    try:
+        assert sqlite_store.writers == 1
+    finally:
+        sqlite_store.close()
+    assert TreeMemoryStore(indexed_tree(tmp_path / "kira")).writers == 1
+    assert PgBackend.writers.fget(None) == PG_WRITER_THREADS > 1

@@ -10,7 +10,8 @@ import psycopg
 import pytest
 
 from kiraos_desktop.api.server import ApiServer
-from kiraos_desktop.core.writes.workers import PG_WRITER_THREADS, Workers
+from kiraos_desktop.core.storage.postgres.store import PG_WRITER_THREADS
+from kiraos_desktop.core.writes.workers import Workers
 from kiraos_desktop.core.engine import Engine
 from kiraos_desktop.core.tools.memory_tools import MemoryTools
 from kiraos_desktop.core.storage.postgres.store import PgMemoryStore

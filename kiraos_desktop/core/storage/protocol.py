@@ -182,6 +182,12 @@ class MemoryWriter(Protocol):
 
     changes: ChangeBus
 
+    @property
+    def writers(self) -> int:
+        """How many threads a server gives its writes (core/writes): each writes on its own connection,
+        a user's writes always on the same one; 1 where the store takes one writer at a time."""
+        ...
+
     def batch(self, actor: str, users: Iterable[str] | None = None,
               wait: bool = True) -> AbstractContextManager[MemoryBatch]:
         """One transaction of writes; inside another batch or a group(), a savepoint; wait=False raises

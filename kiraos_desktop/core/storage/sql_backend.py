@@ -39,6 +39,11 @@ class SqlBackend(Protocol):
     in_group: bool  # the open transaction is a group()'s
 
     @property
+    def writers(self) -> int:
+        """MemoryWriter.writers."""
+        ...
+
+    @property
     def location(self) -> str: ...
 
     @property

@@ -72,6 +72,7 @@ class SqlStore:
         self.epoch_expiries = backend.epoch_expiries
         self.event_tags = backend.event_tags
         self.inline_ok = backend.inline_ok
+        self.writers = backend.writers
 
     # The limits are read by every batch (the backend's), and changed by the settings at run time.
     @property

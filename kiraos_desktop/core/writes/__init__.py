@@ -1,7 +1,7 @@
 """When and where the writes of a server run: the one home of write scheduling.
 
-`WriteScheduler` owns, for one store, the writer threads (how many: the store's `inline_ok`, see
-workers.py), the lanes that give each user one of them, and the queues that group memory_update
+`WriteScheduler` owns, for one store, the writer threads (how many: the store's `writers`
+capability), the lanes that give each user one of them, and the queues that group memory_update
 calls into one transaction (update_queue.py, one waiting rule: GroupWait). The HTTP API and both
 MCP transports (HTTP and stdio) take theirs from it, so a stdio server on PostgreSQL writes on as
 many lanes as the HTTP one. The store itself decides only what a transaction does inside (its

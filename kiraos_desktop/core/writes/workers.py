@@ -8,21 +8,10 @@ from concurrent.futures import ThreadPoolExecutor
 
 from kiraos_desktop.core.memory.records import StoreUnavailable
 
-#: Writer threads of an API whose store's work may not run on the event loop (PostgreSQL: a group of
-#: writes waits on round trips and on its commit's flush, its thread idle meanwhile). Each thread
-#: writes on its own connection, so that several groups wait at once; each gets a share of the
-#: users, so more threads also mean smaller groups: more commits, hence more CPU, per call. On a
-#: 2-core machine with the database on it (docs/postgresql.md), where CPU and not waiting is the
-#: limit, 2 threads wrote as fast as 1 (within the noise) at about 30% more CPU per call, 4 and 8
-#: no faster at about 50% and more; 2 overlaps a group's waits with the next group's work where the
-#: database is farther away, and keeps groups large enough (about 3 calls at 8 connections).
-PG_WRITER_THREADS = 2
-
-
 def writer_threads(store) -> int:
-    """How many writer threads an API on `store` has: one where its work may run on the event loop
-    (SQLite), PG_WRITER_THREADS where it may not."""
-    return 1 if store.inline_ok else PG_WRITER_THREADS
+    """How many writer threads an API on `store` has: the store's own `writers` capability (one on
+    SQLite and a 3.x tree, storage/postgres/store.PG_WRITER_THREADS on PostgreSQL)."""
+    return store.writers
 
 
 class WorkersClosed(StoreUnavailable):

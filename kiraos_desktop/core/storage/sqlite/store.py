@@ -48,6 +48,7 @@ class SqliteBackend(IndexUpkeep):
     #: SQLite's reads and writes happen in this process (and group(wait=False) refuses a write that
     #: would wait for another one), so they cost less on an event loop than a handoff to a thread.
     inline_ok = True
+    writers = 1  # SQLite takes one writer at a time: more threads would only wait on its lock
 
     def __init__(self, db_path: Path | str, *, max_profiles_per_user: int = 50, max_event_keep: int = 100):
         self.path = Path(db_path)

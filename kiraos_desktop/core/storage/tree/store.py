@@ -63,6 +63,7 @@ class TreeMemoryStore:
     """The read-only MemoryStore of a plugin data folder holding a 3.x tree (see the module's docstring)."""
 
     inline_ok = False  # listing or searching reads thousands of files: never on an event loop
+    writers = 1  # storage/tree/edits.py makes one change at a time: a second writer thread would wait
     epoch_expiries = False
     event_tags = False
     max_profiles_per_user = 50  # limits of writes, which a tree refuses
