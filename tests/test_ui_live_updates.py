@@ -155,3 +155,36 @@ def test_changing_the_api_token_in_settings_restarts_the_server(qtbot, window, s
         assert client.get("/api/stats", headers={"Authorization": f"Bearer {TOKEN}"}).status_code == 401
         assert client.get("/api/stats", headers={"Authorization": "Bearer brand-new-token-456"}).status_code == 200
     qtbot.waitUntil(lambda: window.server_state.state == "running", timeout=5000)
+
+
+def test_an_edit_in_a_tab_is_read_back_once_and_an_undo_or_an_api_write_still_refresh(qtbot, window, server,
+                                                                                     monkeypatch):
+    """Issue 52: the tab reloaded itself after its write, then the change event reloaded it again."""
+    from kiraos_desktop.ui.users import table_tab
+
+    page = window.users_page
+    assert page.select_user("u1")
+    qtbot.waitUntil(lambda: page.detail.user_id == "u1", timeout=2000)
+    tab = page.detail.profile_tab
+    window.coalescer.flush()
+    reloads = []
+    real_refresh = table_tab.TableTab.refresh
+
+    def counted(self):
+        reloads.append(type(self).__name__)
+        return real_refresh(self)
+
+    monkeypatch.setattr(table_tab.TableTab, "refresh", counted)
+    tab.model.setData(tab.model.index(0, COL_VALUE), "改过的值")
+    qtbot.wait(50)
+    window.coalescer.flush()
+    assert reloads == []  # the model shows its edit; the change refresh passes the tab over
+    assert window.users_page.detail._stale == {1, 2, 3}  # the other tabs read it when opened
+    window.undo_stack.undo()
+    qtbot.wait(50)
+    window.coalescer.flush()
+    assert reloads == ["ProfileTab"]  # the undo is no tab's own write
+    with api(server) as client:
+        assert client.put("/api/users/u1/profiles/城市", json={"value": "杭州"}).status_code == 200
+    qtbot.waitUntil(lambda: profile_values(window).get("城市") == "杭州", timeout=3000)
+    assert reloads == ["ProfileTab", "ProfileTab"]

@@ -317,7 +317,7 @@ class MainWindow(QMainWindow):
 
     def _on_coalescer_triggered(self, changed_users) -> None:
         self.overview_page.refresh(changed_users)
-        self.users_page.refresh(changed_users)
+        self.users_page.refresh(changed_users, self.coalescer.last_origins)
 
     def _on_overview_user_activated(self, user_id: str) -> None:
         self.show_page(PAGE_USERS)

@@ -107,11 +107,12 @@ class UndoableWriter(QObject):
         parent = self.parent()
         return parent if isinstance(parent, QWidget) else None
 
-    def write(self, text: str, work: Callable[[MemoryBatch], T]) -> T:
+    def write(self, text: str, work: Callable[[MemoryBatch], T], origin: str | None = None) -> T:
         """Run `work(batch)` in one transaction as actor "gui"; errors propagate and nothing is kept
-        (a StoreUnavailable is also reported on `refused`)."""
+        (a StoreUnavailable is also reported on `refused`). `origin`: the view making the write, which
+        shows it itself (its change events name it: the change refresh passes it over)."""
         def job(wait: bool) -> tuple[T, list[int]]:
-            return self.store.run_batch(GUI_ACTOR, work, wait=wait)
+            return self.store.run_batch(GUI_ACTOR, work, wait=wait, origin=origin)
 
         try:
             result, change_ids = run_write(self.store, job, self._window())

@@ -13,6 +13,7 @@ class ChangeEvent:
     user_id: str | None  # None: any user may have changed (another process, bulk work)
     action: str
     actor: str
+    origin: str | None = None  # the view that made the write and shows it already (run_batch(origin=))
 
 
 Subscriber = Callable[[ChangeEvent], None]

@@ -188,14 +188,16 @@ class MemoryWriter(Protocol):
         a user's writes always on the same one; 1 where the store takes one writer at a time."""
         ...
 
-    def batch(self, actor: str, users: Iterable[str] | None = None,
-              wait: bool = True) -> AbstractContextManager[MemoryBatch]:
+    def batch(self, actor: str, users: Iterable[str] | None = None, wait: bool = True,
+              origin: str | None = None) -> AbstractContextManager[MemoryBatch]:
         """One transaction of writes; inside another batch or a group(), a savepoint; wait=False raises
-        WriterBusy instead of waiting. A caller that can run its work again uses run_batch()."""
+        WriterBusy instead of waiting. `origin`: the view that made it, named in its change events (it
+        shows the write already: it is not refreshed again). A caller that can run its work again uses
+        run_batch()."""
         ...
 
     def run_batch(self, actor: str, work: Callable[[MemoryBatch], T], users: Iterable[str] | None = None,
-                  wait: bool = True) -> tuple[T, list[int]]:
+                  wait: bool = True, origin: str | None = None) -> tuple[T, list[int]]:
         """`work(batch)` in one batch(), run again whole when the store's one retry policy says so (a
         PostgreSQL deadlock or serialization victim; never inside a group or another batch, where it
         is a savepoint); (what work returned, the batch's change ids). Every write a caller opens

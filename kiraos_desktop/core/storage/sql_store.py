@@ -109,7 +109,8 @@ class SqlStore:
     # ---- writing -------------------------------------------------------------------------
 
     @contextmanager
-    def batch(self, actor: str, users: Iterable[str] | None = None, wait: bool = True) -> Iterator[Any]:
+    def batch(self, actor: str, users: Iterable[str] | None = None, wait: bool = True,
+              origin: str | None = None) -> Iterator[Any]:
         """One transaction; change events are published after it commits, never on rollback.
 
         Inside another batch or a group() on the same thread it is a savepoint: its failure undoes
@@ -129,7 +130,7 @@ class SqlStore:
                         batch.declare_users(users)
                     yield batch
                     batch.end_audit()
-                    events.extend(ChangeEvent(user_id, action, actor) for user_id, action in batch.touched())
+                    events.extend(ChangeEvent(user_id, action, actor, origin) for user_id, action in batch.touched())
                     backend.after_batch(batch)  # before the commit: it drains the queues
             except BaseException:
                 backend.after_batch(None)
@@ -192,9 +193,9 @@ class SqlStore:
         return self.backend.allocate_change_ids(count)
 
     def run_batch(self, actor: str, work: Callable[[Any], T], users: Iterable[str] | None = None,
-                  wait: bool = True) -> tuple[T, list[int]]:
+                  wait: bool = True, origin: str | None = None) -> tuple[T, list[int]]:
         def run() -> tuple[T, list[int]]:
-            with self.batch(actor, users=users, wait=wait) as batch:
+            with self.batch(actor, users=users, wait=wait, origin=origin) as batch:
                 result = work(batch)
             return result, list(batch.change_ids)
         backend = self.backend

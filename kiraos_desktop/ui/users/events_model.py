@@ -28,6 +28,9 @@ COL_DATE, COL_SUMMARY, COL_TAG = range(3)
 EVENT_ID_ROLE = Qt.ItemDataRole.UserRole + 1
 
 
+#: The Events tab, as the origin of its writes (ChangeEvent.origin): it shows them as it makes them.
+ORIGIN = "events"
+
 class EventsModel(KeyedTableModel):
     write_failed = Signal(str, str)  # field, message
 
@@ -123,7 +126,7 @@ class EventsModel(KeyedTableModel):
             return True
         try:
             found = self._writer.write(
-                title, lambda batch: batch.update_event(user_id, event.id, summary, written_tag))
+                title, lambda batch: batch.update_event(user_id, event.id, summary, written_tag), origin=ORIGIN)
         except ValidationError as exc:
             self.write_failed.emit(exc.field, exc.message)
             return False

@@ -9,6 +9,7 @@ from kiraos_desktop.core.storage.protocol import MemoryReader
 from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddEventDialog
 from kiraos_desktop.ui.users.events_model import (
+    ORIGIN,
     COL_DATE,
     COL_SUMMARY,
     COL_TAG,
@@ -23,6 +24,8 @@ from kiraos_desktop.ui.users.text_dialog import TextEditDialog, open_text_dialog
 
 
 class EventsTab(TableTab):
+    ORIGIN = ORIGIN  # its writes' origin: the change refresh passes this tab over for them
+
     def __init__(self, store: MemoryReader, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
@@ -80,7 +83,7 @@ class EventsTab(TableTab):
             return
 
         def submit(summary: str) -> None:
-            self._writer.write(self.tr("Add event"), lambda batch: batch.add_event(user_id, summary))
+            self._writer.write(self.tr("Add event"), lambda batch: batch.add_event(user_id, summary), origin=ORIGIN)
             self.refresh()
             self.view.scrollToTop()
 
@@ -98,7 +101,8 @@ class EventsTab(TableTab):
             return
         text = self.tr("Delete event") if len(ids) == 1 else self.tr("Delete %n events", "", len(ids))
         try:
-            deleted = self._writer.write(text, lambda batch: sum(1 for i in ids if batch.delete_event(user_id, i)))
+            deleted = self._writer.write(text, lambda batch: sum(1 for i in ids if batch.delete_event(user_id, i)),
+                                         origin=ORIGIN)
         except StoreUnavailable:  # the writer reported it
             return
         self.refresh()

@@ -27,6 +27,9 @@ def confidence_mark(confidence: float) -> str:
     return "✓" if confidence >= 0.8 else "?" if confidence >= 0.5 else "~"
 
 
+#: The Profile tab, as the origin of its writes (ChangeEvent.origin): it shows them as it makes them.
+ORIGIN = "profile"
+
 class ProfileModel(KeyedTableModel):
     """Rows are `ProfileEntry` values of one user, in the store's order (category, confidence, recency).
 
@@ -197,7 +200,8 @@ class ProfileModel(KeyedTableModel):
             updated = self._writer.write(
                 self.tr("Edit {key}").format(key=key),
                 lambda batch: batch.set_profile(user_id, key, changes["value"], confidence=changes["confidence"],
-                                                category=changes["category"], expires_at=changes["expires_at"]))
+                                                category=changes["category"], expires_at=changes["expires_at"]),
+                origin=ORIGIN)
         except StoreUnavailable:  # the writer reported it
             return False
         except (ValidationError, ExpiryInputError, LimitError, ValueError, TypeError) as exc:

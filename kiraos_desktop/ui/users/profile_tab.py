@@ -12,6 +12,7 @@ from kiraos_desktop.ui.undo import UndoableWriter
 from kiraos_desktop.ui.users.entry_dialogs import AddProfileDialog
 from kiraos_desktop.ui.users.profile_delegate import ProfileDelegate
 from kiraos_desktop.ui.users.profile_model import (
+    ORIGIN,
     COL_CATEGORY,
     COL_CONFIDENCE,
     COL_EXPIRES,
@@ -27,6 +28,8 @@ from kiraos_desktop.ui.users.text_dialog import TextEditDialog, open_text_dialog
 
 
 class ProfileTab(TableTab):
+    ORIGIN = ORIGIN  # its writes' origin: the change refresh passes this tab over for them
+
     def __init__(self, store: MemoryReader, writer: UndoableWriter, parent: QWidget | None = None) -> None:
         super().__init__(parent)
         self._store = store
@@ -104,7 +107,8 @@ class ProfileTab(TableTab):
         def submit(key: str, value: str, category: str, confidence: float, expires_at: str | None) -> None:
             self._writer.write(self.tr("Add {key}").format(key=key),
                                lambda batch: batch.set_profile(user_id, key, value, confidence=confidence,
-                                                               category=category, expires_at=expires_at))
+                                                               category=category, expires_at=expires_at),
+                               origin=ORIGIN)
             self.refresh()
             self.select_key(key)
 
@@ -139,7 +143,8 @@ class ProfileTab(TableTab):
         text = (self.tr("Delete {key}").format(key=keys[0]) if len(keys) == 1
                 else self.tr("Delete %n entries", "", len(keys)))
         try:
-            deleted = self._writer.write(text, lambda batch: sum(1 for k in keys if batch.delete_profile(user_id, k)))
+            deleted = self._writer.write(text, lambda batch: sum(1 for k in keys if batch.delete_profile(user_id, k)),
+                                         origin=ORIGIN)
         except StoreUnavailable:  # the writer reported it
             return
         self.refresh()
@@ -150,7 +155,8 @@ class ProfileTab(TableTab):
         if not user_id:
             return
         try:
-            purged = self._writer.write(self.tr("Purge expired entries"), lambda batch: batch.purge_expired(user_id))
+            purged = self._writer.write(self.tr("Purge expired entries"), lambda batch: batch.purge_expired(user_id),
+                                        origin=ORIGIN)
         except StoreUnavailable:  # the writer reported it
             return
         self.refresh()

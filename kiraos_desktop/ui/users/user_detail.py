@@ -93,12 +93,21 @@ class UserDetail(QWidget):
         self._load_tab(self.tabs.currentIndex())
         self._update_header()
 
-    def refresh(self, changed_users: frozenset | None) -> None:
-        """A coalesced change: re-read what is visible if it concerns this user."""
+    def refresh(self, changed_users: frozenset | None, origins: dict[str, str | None] | None = None) -> None:
+        """A coalesced change: re-read what is visible if it concerns this user, unless the visible tab
+        made every one of the user's changes itself (`origins`, ChangeCoalescer.last_origins) and shows
+        them already: each edit is read back once."""
         if self._user_id is None or (changed_users is not None and self._user_id not in changed_users):
             return
         self._stale = set(range(4))
-        self._load_tab(self.tabs.currentIndex())
+        current = self.tabs.currentIndex()
+        tab = self._tab_widgets()[current]
+        made_here = (origins or {}).get(self._user_id)
+        if (made_here is not None and made_here == getattr(tab, "ORIGIN", None)
+                and not getattr(tab, "refresh_pending", False)):  # a refresh an open editor put off still runs
+            self._stale.discard(current)
+        else:
+            self._load_tab(current)
         self._update_header()
 
     def _load_tab(self, index: int) -> None:

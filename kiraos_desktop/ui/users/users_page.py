@@ -191,14 +191,14 @@ class UsersPage(QWidget):
     def _on_new_user_dialog_destroyed(self, *_args) -> None:
         self.new_user_dialog = None
 
-    def refresh(self, changed_users: frozenset | None) -> None:
+    def refresh(self, changed_users: frozenset | None, origins: dict[str, str | None] | None = None) -> None:
         """Apply a coalesced change now if the page is visible, else when it is shown. The list
         follows when the model's reads arrive (`_on_model_refreshed`)."""
         if not self.isVisible():
             self._merge_stale(changed_users)
             return
         self.model.refresh(changed_users)
-        self.detail.refresh(changed_users)
+        self.detail.refresh(changed_users, origins)
 
     def showEvent(self, event) -> None:
         super().showEvent(event)

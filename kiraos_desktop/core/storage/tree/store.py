@@ -106,12 +106,13 @@ class TreeMemoryStore:
     # ---- writes: refused ----------------------------------------------------------------------
 
     @contextmanager
-    def batch(self, actor: str, users: Iterable[str] | None = None, wait: bool = True) -> Iterator[Any]:
+    def batch(self, actor: str, users: Iterable[str] | None = None, wait: bool = True,
+              origin: str | None = None) -> Iterator[Any]:
         raise read_only(self.tree.root)
         yield  # a generator, as a batch is
 
     def run_batch(self, actor: str, work: Callable[[Any], T], users: Iterable[str] | None = None,
-                  wait: bool = True) -> tuple[T, list[int]]:
+                  wait: bool = True, origin: str | None = None) -> tuple[T, list[int]]:
         raise read_only(self.tree.root)
 
     @contextmanager
