@@ -15,23 +15,14 @@ and a file that cannot be read is never rewritten.
 """
 from __future__ import annotations
 
-import copy
 import errno
-import json
 import os
 from datetime import datetime, timezone
-from typing import Any, Callable
+from typing import Any
 
 from kiraos_desktop.core.memory.records import NotFoundError, StoreError, ValidationError
 from kiraos_desktop.core.storage.tree.change import TreeChange
-from kiraos_desktop.core.storage.tree.files import (
-    JSON_NAMES,
-    PROFILE_FIELDS,
-    FileRefused,
-    parse_json,
-    parse_toml,
-    read_bytes,
-)
+from kiraos_desktop.core.storage.tree.files import FileRefused, parse_toml, read_bytes
 from kiraos_desktop.core.storage.tree.memory_rows import (
     INDEXED_FROM_FILE,
     RUNTIME_STATE,
@@ -40,11 +31,11 @@ from kiraos_desktop.core.storage.tree.memory_rows import (
     memory_of,
 )
 from kiraos_desktop.core.storage.tree.index_rows import RowKey, TreeIndex
-from kiraos_desktop.core.storage.tree.refusals import check_memory_id, refusal
+from kiraos_desktop.core.storage.tree.profile_edits import ProfileEditing
+from kiraos_desktop.core.storage.tree.refusals import check_memory_id, file_refusal, refusal
 from kiraos_desktop.core.storage.tree.layout import (
     ARCHIVE_DIR,
     MEMORY_SUFFIX,
-    PROFILE_FILE,
     EntityRef,
     archive_name,
     scope_dirs,
@@ -63,26 +54,13 @@ from kiraos_desktop.core.storage.tree.writes import (
 
 #: Who keeps reflections (the plugin makes reflections/ for users and groups; the bot's self memory has them).
 REFLECTING_KINDS = ("user", "group", "self")
-#: profile.json as the plugin's EntityProfile writes it: every field, in this order, with these defaults.
-PROFILE_DEFAULTS: dict[str, Any] = {
-    "entity_id": "", "entity_type": "user", "name": "", "nickname": "", "description": "", "platform": "",
-    "traits": [], "preferences": {}, "relationships": {}, "facts": [], "aliases": [], "interaction_count": 0,
-    "last_interaction": 0.0, "metadata": {},
-}
-
-
-def _refused(exc: FileRefused, relative: str) -> StoreError:
-    """A file the reader refuses (not TOML or JSON, nested too deep), as an edit's refusal."""
-    if exc.kind in ("bad_toml", "bad_json"):
-        return refusal(StoreError, exc.kind, path=relative, error=dict(exc.values)["error"])
-    return refusal(StoreError, "unreadable", path=relative, error=exc)
 
 
 class ChangedSince(StoreError):
     """A revert found a file no longer as the change left it (the plugin or someone wrote it since)."""
 
 
-class TreeEditor:
+class TreeEditor(ProfileEditing):
     """Makes changes in the tree under a plugin's `memory/` folder (the one EntityTree reads)."""
 
     def __init__(self, memory_root: str) -> None:
@@ -235,49 +213,6 @@ class TreeEditor:
                 return self.apply(change)
         raise refusal(NotFoundError, "not_archived", id=memory_id, who=ref.label())
 
-    def set_profile(self, ref: EntityRef, name: str, value: Any) -> TreeChange:
-        """One field of the entity's profile.json, the file written whole as the plugin writes it (every
-        field of its EntityProfile in order, UTF-8, indent 2; fields it does not know are not kept)."""
-        if ref.is_global:
-            raise refusal(ValidationError, "no_profile", "entity", who=ref.label())
-        kinds = PROFILE_FIELDS.get(name)
-        if kinds is None or name in ("entity_id", "entity_type"):
-            raise refusal(ValidationError, "no_profile_field", "field", name=name, fields=", ".join(
-                f for f in PROFILE_FIELDS if f not in ("entity_id", "entity_type")))
-        if not isinstance(value, kinds) or (isinstance(value, bool) and bool not in kinds):
-            raise refusal(ValidationError, "field_type", name, expected=" or ".join(JSON_NAMES[k] for k in kinds))
-        return self.update_profile(ref, name, lambda profile: profile.__setitem__(name, value))
-
-    def update_profile(self, ref: EntityRef, label: str, change_profile: Callable[[dict[str, Any]], Any]) -> TreeChange:
-        """profile.json changed by `change_profile(profile)` (every field there, with the plugin's defaults)
-        and written whole; `label` names the change in the history."""
-        relative, before, profile = self._stored_profile(ref)
-        change_profile(profile)
-        change = TreeChange("profile", ref.label(), label, [(relative, before, json.dumps(profile, ensure_ascii=False, indent=2))])
-        change.indexed = TreeIndex.of(self.root) is not None
-        return self.apply(change)
-
-    def profile(self, ref: EntityRef) -> dict[str, Any]:
-        """profile.json as update_profile() starts from: every field, the plugin's defaults where it has
-        none (NotFoundError: no such entity; StoreError: a file that is no JSON object, left as it is)."""
-        return self._stored_profile(ref)[2]
-
-    def _stored_profile(self, ref: EntityRef) -> tuple[str, str | None, dict[str, Any]]:
-        """(profile.json's path, its text or None, the profile with every field)."""
-        base = scope_dirs(ref)[0]
-        self.real_folder(base)
-        relative = f"{base}/{PROFILE_FILE}"
-        before = self.text_or_none(relative)
-        try:
-            stored = parse_json(before) if before is not None else {}
-        except FileRefused as exc:
-            raise _refused(exc, relative) from None
-        if not isinstance(stored, dict):
-            raise refusal(StoreError, "not_object", path=relative)
-        profile = {field: copy.deepcopy(stored.get(field, default)) for field, default in PROFILE_DEFAULTS.items()}
-        profile.update(entity_id=ref.id, entity_type=ref.kind)
-        return relative, before, profile
-
     # ---- applying and reverting ------------------------------------------------------------
 
     def apply(self, change: TreeChange) -> TreeChange:
@@ -382,7 +317,7 @@ class TreeEditor:
         try:
             return read_bytes(path).decode("utf-8")
         except FileRefused as exc:
-            raise _refused(exc, relative) from None
+            raise file_refusal(exc, relative) from None
         except UnicodeDecodeError as exc:
             raise refusal(StoreError, "unreadable", path=relative, error=exc) from None
 
@@ -393,7 +328,7 @@ class TreeEditor:
         try:
             return parse_toml(self._text(relative))
         except FileRefused as exc:
-            raise _refused(exc, relative) from None
+            raise file_refusal(exc, relative) from None
 
     def _free_id(self, folder: str, memory_id: str, text: str) -> str:
         """`memory_id`, or it with "_" and the text's hash when another text (or a file that cannot be

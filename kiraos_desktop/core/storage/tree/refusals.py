@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kiraos_desktop.core.memory.records import StoreError, ValidationError
+from kiraos_desktop.core.storage.tree.files import FileRefused
 
 #: Each kind's English text; its values by name (`path`: a file or folder relative to the memory root,
 #: `who`: an entity's TYPE:ID, `id`: a memory id).
@@ -52,3 +53,10 @@ def check_memory_id(memory_id: str) -> str:
             or any(ch in memory_id for ch in "/\\\x00")):
         raise refusal(ValidationError, "bad_memory_id", "memory", id=memory_id)
     return memory_id
+
+
+def file_refusal(exc: FileRefused, relative: str) -> StoreError:
+    """A file the reader refuses (not TOML or JSON, nested too deep), as an edit's refusal."""
+    if exc.kind in ("bad_toml", "bad_json"):
+        return refusal(StoreError, exc.kind, path=relative, error=dict(exc.values)["error"])
+    return refusal(StoreError, "unreadable", path=relative, error=exc)
