@@ -42,11 +42,6 @@ class TreeEdits:
         self.changes.publish(ChangeEvent(_user_of(change.ref), change.action, actor))
         return change, entry
 
-    def revert(self, entry_id: int, actor: str) -> tuple[TreeChange, JournalEntry]:
-        """Undo change `entry_id` of the history, itself kept as a change that reverts it."""
-        reverted = self.journal.get(entry_id)
-        return self.keep(lambda: self.editor.revert(reverted.change), actor, reverts=reverted.id)
-
 
 def _user_of(label: str) -> str | None:
     """The user a change was about (None for a group, a channel or the bot's own memory: any may show it)."""

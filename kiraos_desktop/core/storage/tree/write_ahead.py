@@ -10,11 +10,11 @@ leaves it alone; where there is no flock (Windows) an intent counts as left behi
 """
 from __future__ import annotations
 
+import itertools
 import json
 import logging
 import os
 import sqlite3
-import threading
 import time
 import uuid
 from contextlib import contextmanager
@@ -33,6 +33,12 @@ try:
 except ImportError:  # Windows
     fcntl = None  # type: ignore[assignment]
 
+log = logging.getLogger(__name__)
+
+STALE_AFTER_S = 600
+SUFFIX = ".json"
+_held: ContextVar["Intent | None"] = ContextVar("tree_write_ahead", default=None)
+_serial = itertools.count(1)  # next() on it is atomic: threads never share a name
 
 
 class TreeEditor(Protocol):
@@ -42,22 +48,13 @@ class TreeEditor(Protocol):
 
     def text_or_none(self, relative: str) -> str | None: ...
 
-log = logging.getLogger(__name__)
-
-STALE_AFTER_S = 600
-SUFFIX = ".json"
-_held: ContextVar["Intent | None"] = ContextVar("tree_write_ahead", default=None)
-_serial = iter(range(1, 1 << 62))
-_serial_lock = threading.Lock()
-
 
 class Intent:
-    """The intent of one kept write: written by announce() when its change is applied, removed by done()."""
+    """The intent of one kept write: written by announce() when its change is applied, removed by
+    close(done=True) once its history entry is written."""
 
     def __init__(self, folder: Path, actor: str, reverts: int | None) -> None:
-        with _serial_lock:
-            serial = next(_serial)
-        self.path = folder / f"{os.getpid()}-{serial}{SUFFIX}"
+        self.path = folder / f"{os.getpid()}-{next(_serial)}{SUFFIX}"
         self.token = uuid.uuid4().hex  # the history entry that finishes it carries this
         self.actor, self.reverts = actor, reverts
         self._fd: int | None = None
@@ -67,8 +64,7 @@ class Intent:
         can be read is complete, and one being written is no intent yet (nothing is applied before)."""
         if self._fd is not None:
             raise RuntimeError("one kept write applies one change")
-        record = {"token": self.token, "actor": self.actor, "reverts": self.reverts, "pid": os.getpid(),
-                  "change": change.record()}
+        record = {"token": self.token, "actor": self.actor, "reverts": self.reverts, "change": change.record()}
         payload = json.dumps(record, ensure_ascii=False).encode("utf-8")
         self.path.parent.mkdir(parents=True, exist_ok=True)
         temporary = self.path.with_name(f".{self.path.name}.tmp")
