@@ -18,6 +18,7 @@ from kiraos_desktop.api.prompt_server import prompt_server
 from kiraos_desktop.api.protocol import GuardedHttpProtocol
 from kiraos_desktop.api.security import is_loopback
 from kiraos_desktop.core.exit_codes import EXIT_FAILURE, EXIT_OK, EXIT_USAGE
+from kiraos_desktop.core.writes.workers import WRITER_THREAD_PREFIX
 
 log = logging.getLogger(__name__)
 
@@ -257,7 +258,7 @@ def _token_source(engine, args) -> str:
     return f"bearer token: in {engine.paths.token_file} (`kiraos-desktop token` prints it)"
 
 
-def _end_within(seconds: float) -> None:
+def _end_within(seconds: float) -> threading.Timer:
     """End the process `seconds` from now if it has not ended by then (a daemon timer): a writer thread
     waiting on another process's lock is abandoned (its store undoes or finishes what it left when it
     is opened next), never waited for."""
@@ -269,6 +270,18 @@ def _end_within(seconds: float) -> None:
     timer = threading.Timer(seconds, abandon)
     timer.daemon = True
     timer.start()
+    return timer
+
+
+def _writers_ended(deadline: float) -> bool:
+    """Whether every writer thread of the API ended by `deadline` (time.monotonic()); idle ones end at
+    once after the stop. Only a write still under way then needs the process ended for it."""
+    for thread in threading.enumerate():
+        if thread.name.startswith(WRITER_THREAD_PREFIX):
+            thread.join(max(0.0, deadline - time.monotonic()))
+            if thread.is_alive():
+                return False
+    return True
 
 
 def serve_forever(engine, args) -> int:
@@ -302,8 +315,10 @@ def serve_forever(engine, args) -> int:
             if not server.running:
                 crashed = True
                 break
-        _end_within(STOP_BUDGET_S)
+        ending = _end_within(STOP_BUDGET_S)
         server.stop()
+        if _writers_ended(time.monotonic() + STOP_BUDGET_S / 2):
+            ending.cancel()  # nothing held up: the process ends by itself (or, run in process, goes on)
         if crashed:
             _say("kiraos-desktop: error: the API server stopped unexpectedly; see the log")
             return EXIT_FAILURE

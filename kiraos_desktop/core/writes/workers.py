@@ -4,9 +4,13 @@ from __future__ import annotations
 import asyncio
 import functools
 import zlib
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor
 
 from kiraos_desktop.core.memory.records import StoreUnavailable
+
+#: The names of the writer threads begin so (a stopping `serve` looks for those still writing).
+WRITER_THREAD_PREFIX = "kiraos-api-writer-"
+
 
 def writer_threads(store) -> int:
     """How many writer threads an API on `store` has: the store's own `writers` capability (one on
@@ -31,7 +35,7 @@ class Workers:
         self._threads: list[ThreadPoolExecutor | None] = [None] * writers
         self._closed = False
         self._loop: asyncio.AbstractEventLoop | None = None
-        self._waiting: set[asyncio.Future] = set()  # the writes awaited now (on the loop's thread)
+        self._waiting: dict[asyncio.Future, Future] = {}  # calls awaiting a write, and it (loop's thread)
 
     def lane_of(self, user_id: str) -> int:
         """The writer thread (0 to writers - 1) of a user's writes: always the same one, so that one
@@ -49,16 +53,16 @@ class Workers:
         thread = self._threads[lane]
         if thread is None:
             thread = self._threads[lane] = ThreadPoolExecutor(
-                max_workers=1, thread_name_prefix=f"kiraos-api-writer-{lane}")
+                max_workers=1, thread_name_prefix=f"{WRITER_THREAD_PREFIX}{lane}")
         loop = self._loop = asyncio.get_running_loop()
+        work = thread.submit(functools.partial(fn, *args, **kwargs))
         answer = loop.create_future()  # answered by the write, or by close() first (a stop cannot wait)
-        loop.run_in_executor(thread, functools.partial(fn, *args, **kwargs)).add_done_callback(
-            functools.partial(_pass_on, answer))
-        self._waiting.add(answer)
+        work.add_done_callback(functools.partial(_hand_back, loop, answer))
+        self._waiting[answer] = work
         try:
             return await answer
         finally:
-            self._waiting.discard(answer)
+            self._waiting.pop(answer, None)
 
     async def read(self, fn, *args, **kwargs):
         """fn(*args, **kwargs) on the loop's shared pool (reads wait on nothing, so any thread will do)."""
@@ -80,9 +84,10 @@ class Workers:
         def give_up() -> None:
             for thread in closing:
                 thread.shutdown(wait=False, cancel_futures=True)
-            for answer in list(self._waiting):
-                if not answer.done():
-                    answer.set_exception(WorkersClosed("the API is stopping: the write was not confirmed"))
+            for answer, work in list(self._waiting.items()):
+                if not answer.done():  # queued: dropped; under way: it may still commit, or not
+                    answer.set_exception(WorkersClosed("the API is stopping: the write was "
+                                                       + ("not made" if work.cancelled() else "not confirmed")))
 
         loop = self._loop
         if loop is None:
@@ -93,15 +98,21 @@ class Workers:
             pass
 
 
-def _pass_on(answer: asyncio.Future, done: asyncio.Future) -> None:
+def _hand_back(loop: asyncio.AbstractEventLoop, answer: asyncio.Future, work: Future) -> None:
+    """On the writer thread when `work` ends: its outcome to the loop (gone when the process ends)."""
+    try:
+        loop.call_soon_threadsafe(_pass_on, answer, work)
+    except RuntimeError:  # the loop is closed: nobody awaits the answer any more
+        pass
+
+
+def _pass_on(answer: asyncio.Future, work: Future) -> None:
     """The write's outcome as the answer, unless close() answered first (or its caller gave up)."""
     if answer.done():
-        if not done.cancelled():
-            done.exception()  # retrieved: an outcome nobody awaits any more is not logged as lost
-        return
-    if done.cancelled():
+        return  # a failure nobody awaits any more was the store's to log
+    if work.cancelled():
         answer.set_exception(WorkersClosed("the API is stopping: the write was not made"))
-    elif done.exception() is not None:
-        answer.set_exception(done.exception())
+    elif work.exception() is not None:
+        answer.set_exception(work.exception())
     else:
-        answer.set_result(done.result())
+        answer.set_result(work.result())
