@@ -54,9 +54,9 @@ class TreeWindow(QMainWindow):
         self._ui_settings = ui_settings if ui_settings is not None else QSettings()
         self._folder = folder
         self.undo_stack = QUndoStack(self)
-        if edits is None:
+        if edits is None:  # the engine's were settled when it opened the tree; these are new
             edits = TreeEdits(tree.root, journal_path(resolve_paths(kira_data=folder).data_dir, tree.root))
-        edits.recover()  # an edit a stopped process left half done: finished or rolled back
+            edits.recover()  # an edit a stopped process left half done: finished or rolled back
         self.edit_actions = TreeEditActions(edits, self.undo_stack, prompts, self)
         self.page = EntitiesPage(tree, actions=self.edit_actions)
         self.note = QLabel()

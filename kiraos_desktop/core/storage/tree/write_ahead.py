@@ -133,10 +133,12 @@ def recover(folder: Path, editor: TreeEditor, finish: Finish, finished: Callable
     writes the history entry of a change that stands whole (unless `finished(token)` says it is
     written); the rest is rolled back. Returns what was done, one line each (also logged)."""
     done: list[str] = []
-    if not folder.is_dir():
+    try:
+        paths = sorted(folder.iterdir())
+    except OSError:  # none yet (or not readable: nothing of ours can be settled then)
         return done
     now = time.time()
-    for path in sorted(folder.iterdir()):
+    for path in paths:
         if path.name.endswith(".tmp"):  # an intent never completed: nothing of its change was applied
             if _age(path, now) > STALE_AFTER_S:
                 path.unlink(missing_ok=True)
